@@ -1,0 +1,111 @@
+"""Command line: ``python -m study run CONFIG --out DIR``, ``quick`` and ``summarize DIR``.
+
+Bad input of any kind ends with exit status 2 and one line on stderr naming the field and the
+value, before anything is simulated or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from study.config import ConfigError, StudyConfig, load_config
+from study.paths import CONFIG_DIR, study_out_dir
+from study.storage import RUNS_FILE
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is the same single ``error:`` line as every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError("arguments", " ".join(sys.argv[1:]), f"are not usable: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m study", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("run", help="simulate a study config into DIR/runs.parquet")
+    run.add_argument("config", type=Path)
+    run.add_argument("--out", type=Path, required=True, help="output folder")
+    quick = commands.add_parser("quick", help="run study/configs/quick.toml and summarize it")
+    quick.add_argument("--out", type=Path, default=None, help="output folder (out/quick)")
+    for command in (run, quick):
+        command.add_argument("--seeds", type=int, default=None, help="override study.seeds")
+        command.add_argument("--threads", type=int, default=None, help="numba threads")
+        command.add_argument("--quiet", action="store_true", help="no progress bar")
+    summary = commands.add_parser("summarize", help="print accuracy per budget of DIR")
+    summary.add_argument("dir", type=Path)
+    return parser
+
+
+def _set_threads(threads: int | None) -> None:
+    import numba
+
+    if threads is None:
+        return
+    most = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= most:
+        raise ConfigError("--threads", threads, f"is outside [1, {most}] (NUMBA_NUM_THREADS)")
+    numba.set_num_threads(threads)
+
+
+def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool) -> None:
+    """Simulate ``config``, write its runs table and manifest into ``out_dir``, and warn on stderr
+    about any run whose state became non-finite."""
+    from study.manifest import build_manifest
+    from study.runner import run_study
+    from study.storage import write_study
+
+    began = time.perf_counter()
+    run = run_study(config, progress=False if quiet else None)
+    manifest = build_manifest(config, run, time.perf_counter() - began)
+    try:
+        write_study(out_dir, run.runs, manifest)
+    except OSError as error:
+        raise ConfigError("--out", str(out_dir), f"cannot be written ({error.strerror})") from None
+    non_finite = manifest["non_finite_rows"]
+    if non_finite:
+        print(f"warning: {non_finite} rows of {config.name} have a non-finite state "
+              "(finite = false); they count as wrong", file=sys.stderr)
+
+
+def _summarize(out_dir: Path) -> None:
+    from study.storage import read_runs
+    from study.summary import summarize
+
+    if not (out_dir / RUNS_FILE).is_file():
+        raise ConfigError("dir", str(out_dir), f"has no {RUNS_FILE}")
+    print(summarize(read_runs(out_dir)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "summarize":
+            _summarize(args.dir)
+            return 0
+        path = CONFIG_DIR / "quick.toml" if args.command == "quick" else args.config
+        config = load_config(path)
+        if args.seeds is not None:
+            config = config.with_seeds(args.seeds)
+        out_dir = args.out or study_out_dir(config.name)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ConfigError("--out", str(out_dir), "is not a folder")
+        _set_threads(args.threads)
+        run_and_write(config, out_dir, args.quiet)
+        if args.command == "quick":
+            _summarize(out_dir)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted: no output was written", file=sys.stderr)
+        return 130
+    return 0

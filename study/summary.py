@@ -1,0 +1,39 @@
+"""The plain-text summary ``python -m study quick`` prints: accuracy per budget with Wilson
+intervals, the gap to the never-training sampler, and what the extra budget bought."""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy.stats import binomtest
+
+from analysis.accuracy import accuracy_table, chance_level
+
+
+def summarize(runs: pd.DataFrame) -> str:
+    """A block of text per cell of the runs table."""
+    table = accuracy_table(runs)
+    blocks = [_cell_block(rows) for _, rows in table.groupby("cell", sort=True)]
+    return "\n\n".join(blocks)
+
+
+def _cell_block(rows: pd.DataFrame) -> str:
+    first, last = rows.iloc[0], rows.iloc[-1]
+    head = (f"cell {first['cell']}: {first['algorithm']}, baseline {first['baseline']}, "
+            f"lr {first['lr']:g}, probs {first['probs']}, cost {first['cost']:g}")
+    lines = [head, f"{'budget':>8}  {'accuracy':>8}  {'95% Wilson interval':>19}  {'seeds':>6}"]
+    for _, row in rows.iterrows():
+        flag = f"  ({row['non_finite']} non-finite)" if row["non_finite"] else ""
+        lines.append(f"{row['budget']:>8}  {row['accuracy']:>8.3f}  "
+                     f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]".ljust(40)
+                     + f"{row['seeds']:>6}{flag}")
+    chance = chance_level(first["probs"])
+    test = binomtest(int(last["correct"]), int(last["seeds"]), chance, alternative="greater")
+    lines.append(
+        f"never-training sampler (zero logits): {chance:.3f} exactly (1/K); gap at budget "
+        f"{last['budget']}: {last['accuracy'] - chance:+.3f} [{last['ci_low'] - chance:+.3f}, "
+        f"{last['ci_high'] - chance:+.3f}], exact binomial test p = {test.pvalue:.2g}")
+    if len(rows) > 1:
+        lines.append(
+            f"{last['budget'] / first['budget']:g}x the rollouts ({first['budget']} -> "
+            f"{last['budget']}) bought {last['accuracy'] - first['accuracy']:+.3f} accuracy")
+    return "\n".join(lines)

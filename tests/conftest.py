@@ -1,0 +1,63 @@
+"""Shared helpers for the tests: a config from keyword arguments, and a CLI runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from study.config import StudyConfig, parse_config
+
+REPO = Path(__file__).resolve().parent.parent
+
+settings.register_profile("default", deadline=None, print_blob=True)
+settings.load_profile("default")
+
+
+def toml_value(value: object) -> str:
+    """A Python value written as TOML (enough for configs: str, bool, numbers, nested lists)."""
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def config_text(study: dict[str, object] | None = None, **grid: object) -> str:
+    """TOML for a small study; ``study`` and ``grid`` entries override the defaults below."""
+    study_table = {"name": "t", "root_seed": 1, "seeds": 8, **(study or {})}
+    grid_table = {"probs": [[0.5, 0.55, 0.6]], "budgets": [10, 50], **grid}
+    lines = ["[study]", *(f"{k} = {toml_value(v)}" for k, v in study_table.items()),
+             "[grid]", *(f"{k} = {toml_value(v)}" for k, v in grid_table.items())]
+    return "\n".join(lines) + "\n"
+
+
+def make_config(study: dict[str, object] | None = None, **grid: object) -> StudyConfig:
+    """A validated config built with ``config_text``."""
+    return parse_config(config_text(study, **grid))
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m study ARGS`` in a real process, as a user would run it."""
+    return subprocess.run([sys.executable, "-m", "study", *args], cwd=REPO, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
+@pytest.fixture
+def write_config(tmp_path: Path):
+    """Write a config's TOML text to a file and return its path."""
+    def write(text: str, name: str = "study.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write
+
+
+# The reference implementation is imported by the tests as a plain module.
+sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -1,0 +1,108 @@
+"""The model, executably: a slow pure-Python run that consumes the same random stream as the
+kernel, through numpy's own ``Philox`` rather than ours. This file is the spec; README.md, "The
+model", says the same in words. Kernel and reference must agree exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def unit(word: int) -> float:
+    """numpy's ``next_double``: the top 53 bits of a 64-bit word, scaled to [0, 1)."""
+    return (int(word) >> 11) * (1.0 / 9007199254740992.0)
+
+
+def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
+    """argmax of ``scores``, exact ties broken by word 0 of Philox block (budget, 0, 0, 1)."""
+    best = max(scores)
+    tied = [k for k, s in enumerate(scores) if s == best]
+    if len(tied) == 1:
+        return tied[0]
+    counter = np.array([budget - 1, 0, 0, 1], dtype=np.uint64)
+    word = np.random.Philox(key=key, counter=counter).random_raw()
+    return tied[int(unit(word) * len(tied))]
+
+
+@dataclass
+class Checkpoint:
+    """The state of a run after ``budget`` episodes."""
+
+    budget: int
+    greedy: int
+    p_best: float
+    reward_sum: int
+    pulls: list[int]
+    scores: list[float]
+    finite: bool
+
+
+def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline: str,
+        budgets: list[int]) -> list[Checkpoint]:
+    """One run of ``max(budgets)`` episodes with Philox key ``key``; one Checkpoint per budget."""
+    n_arms = len(probs)
+    top_p = max(probs)
+    words = np.random.Philox(key=key).random_raw(2 * budgets[-1])
+    logits = [0.0] * n_arms
+    pulls = [0] * n_arms
+    arm_rewards = [0] * n_arms
+    total = 0
+    record = []
+    for t in range(budgets[-1]):
+        u_action, u_reward = unit(words[2 * t]), unit(words[2 * t + 1])
+        if algorithm == "reinforce":
+            top = max(logits)
+            weights = [math.exp(x - top) for x in logits]
+            norm = 0.0
+            for w in weights:
+                norm += w
+            target = u_action * norm
+            arm, cumulative = n_arms - 1, 0.0
+            for k, w in enumerate(weights):
+                cumulative += w
+                if target < cumulative:
+                    arm = k
+                    break
+        elif algorithm == "uniform":
+            arm = t % n_arms
+        else:
+            raise ValueError(algorithm)
+        reward = 1 if u_reward < probs[arm] else 0
+        if algorithm == "reinforce":
+            if baseline == "running_mean":
+                base = total / t if t > 0 else 0.0
+            elif baseline == "per_arm":
+                base = arm_rewards[arm] / pulls[arm] if pulls[arm] > 0 else 0.0
+            else:
+                base = 0.0
+            step = lr * (reward - base)
+            for k in range(n_arms):
+                logits[k] += step * ((1.0 if k == arm else 0.0) - weights[k] / norm)
+        pulls[arm] += 1
+        arm_rewards[arm] += reward
+        total += reward
+        if t + 1 in budgets:
+            budget = t + 1
+            if algorithm == "reinforce":
+                scores = list(logits)
+                finite = all(math.isfinite(x) for x in scores)
+            else:
+                scores = [arm_rewards[k] / pulls[k] if pulls[k] else -math.inf
+                          for k in range(n_arms)]
+                finite = True
+            greedy = tie_break(scores, key, budget) if finite else -1
+            p_best = math.nan
+            if algorithm == "reinforce" and finite:
+                top = max(scores)
+                weights = [math.exp(x - top) for x in scores]
+                norm = best_mass = 0.0
+                for k, w in enumerate(weights):
+                    norm += w
+                    if probs[k] == top_p:
+                        best_mass += w
+                p_best = best_mass / norm
+            record.append(Checkpoint(budget, greedy, p_best, total, list(pulls), scores, finite))
+    return record

@@ -1,0 +1,128 @@
+"""The command line: outputs and their columns, and every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import config_text, run_cli
+from study.cli import main
+from study.runner import RUNS_COLUMNS
+
+BAD_CONFIGS = {
+    "malformed TOML": ("[study\nname = 1", "config"),
+    "unknown top-level key": (config_text() + "[extra]\nx = 1\n", "extra"),
+    "unknown study key": (config_text({"colour": "red"}), "study.colour"),
+    "unknown grid key": (config_text(gamma=[0.9]), "grid.gamma"),
+    "missing grid key": ("[study]\nname = 't'\nroot_seed = 1\nseeds = 2\n[grid]\nbudgets = [5]\n",
+                         "grid.probs"),
+    "probability above 1": (config_text(probs=[[0.5, 1.5]]), "grid.probs[0][1]"),
+    "negative probability": (config_text(probs=[[0.5, 0.6], [-0.1, 0.2]]), "grid.probs[1][0]"),
+    "NaN probability": (config_text(probs=[[0.5, float("nan")]]), "grid.probs[0][1]"),
+    "one arm": (config_text(probs=[[0.5]]), "grid.probs[0]"),
+    "zero budget": (config_text(budgets=[0, 10]), "grid.budgets[0]"),
+    "negative budget": (config_text(budgets=[-5]), "grid.budgets[0]"),
+    "repeated budget": (config_text(budgets=[50, 50]), "grid.budgets[1]"),
+    "decreasing budgets": (config_text(budgets=[200, 50]), "grid.budgets[1]"),
+    "fractional budget": (config_text(budgets=[10.5]), "grid.budgets[0]"),
+    "huge budget": (config_text(budgets=[10**12]), "grid.budgets[0]"),
+    "negative lr": (config_text(lr=[0.1, -0.1]), "grid.lr[1]"),
+    "infinite lr": (config_text(lr=[float("inf")]), "grid.lr[0]"),
+    "NaN lr": (config_text(lr=[float("nan")]), "grid.lr[0]"),
+    "text lr": (config_text(lr=["fast"]), "grid.lr[0]"),
+    "zero seeds": (config_text({"seeds": 0}), "study.seeds"),
+    "boolean seeds": (config_text({"seeds": True}), "study.seeds"),
+    "negative root seed": (config_text({"root_seed": -1}), "study.root_seed"),
+    "unknown baseline": (config_text(baseline=["median"]), "grid.baseline[0]"),
+    "unknown algorithm": (config_text(algorithm=["reinforce", "ppo"]), "grid.algorithm[1]"),
+    "empty axis": (config_text(lr=[]), "grid.lr"),
+    "axis not a list": (config_text(lr=0.1), "grid.lr"),
+    "repeated lr": (config_text(lr=[0.1, 0.1]), "grid.lr[1]"),
+    "negative cost": (config_text(cost=[-1.0]), "grid.cost[0]"),
+    "unknown stream mode": (config_text({"streams": "shared"}), "study.streams"),
+    "bad name": (config_text({"name": "../up"}), "study.name"),
+}
+
+
+def assert_one_line_error(stderr: str, field: str) -> None:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: ") and field in lines[0], stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_exits_2_with_one_line_and_writes_nothing(
+        case: str, write_config, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, field = BAD_CONFIGS[case]
+    out = tmp_path / "out"
+    assert main(["run", str(write_config(text)), "--out", str(out)]) == 2
+    assert_one_line_error(capsys.readouterr().err, field)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["--seeds", "0"], "--seeds"),
+    (["--threads", "0"], "--threads"),
+    (["--threads", "999"], "--threads"),
+    (["--seeds", "many"], "arguments"),
+])
+def test_bad_options_exit_2(args: list[str], field: str, write_config, tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["run", str(write_config(config_text())), "--out", str(out), *args]) == 2
+    assert_one_line_error(capsys.readouterr().err, field)
+    assert not out.exists()
+
+
+def test_missing_config_file_and_missing_runs(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path / "nope.toml"), "--out", str(tmp_path / "o")]) == 2
+    assert_one_line_error(capsys.readouterr().err, "config")
+    assert main(["summarize", str(tmp_path)]) == 2
+    assert_one_line_error(capsys.readouterr().err, "dir")
+
+
+def test_bad_input_in_a_real_process_has_no_traceback(write_config, tmp_path: Path) -> None:
+    done = run_cli("run", str(write_config(config_text(lr=[-1.0]))), "--out", str(tmp_path / "o"))
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr, "grid.lr[0]")
+    assert done.stdout == ""
+    assert list(tmp_path.iterdir()) == [tmp_path / "study.toml"]
+
+
+def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path) -> None:
+    path = write_config(config_text({"seeds": 6}, algorithm=["reinforce", "uniform"],
+                                    lr=[0.1, 0.3], cost=[0.0, 0.01], budgets=[5, 20, 80]))
+    out = tmp_path / "o"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert tuple(runs.columns) == RUNS_COLUMNS
+    # reinforce: 2 lr x 2 costs; uniform: lr and baseline collapse, 2 costs.
+    assert runs["cell"].nunique() == 6
+    assert len(runs) == 6 * 6 * 3
+    assert runs.groupby(["cell", "seed", "budget"]).size().eq(1).all()
+    assert set(runs.loc[runs["algorithm"] == "uniform", "lr"]) == {0.0}
+    assert runs.loc[runs["algorithm"] == "uniform", "p_best"].isna().all()
+    assert runs["probs"].eq("0.5,0.55,0.6").all() and runs["best_arm"].eq(2).all()
+    assert (runs["correct"] == (runs["greedy_arm"] == 2)).all()
+    manifest = json.loads((out / "manifest.json").read_text())
+    for key in ("config", "config_hash", "root_seed", "versions", "git_commit", "wall_seconds",
+                "episodes_per_second"):
+        assert key in manifest
+    assert manifest["config"]["lr"] == [0.1, 0.3] and manifest["seeds"] == 6
+    assert manifest["episodes"] == 3 * 6 * 80
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_quick_prints_the_four_budget_rows(tmp_path: Path) -> None:
+    done = run_cli("quick", "--out", str(tmp_path / "quick"))
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    budget_rows = [row for row in rows if row and row[0] in {"50", "200", "1000", "5000"}]
+    assert [row[0] for row in budget_rows] == ["50", "200", "1000", "5000"]
+    assert all(row[-1] == "40" for row in budget_rows)
+    assert "never-training sampler" in done.stdout and "100x the rollouts" in done.stdout

@@ -1,0 +1,89 @@
+"""Statistical properties the model fixes exactly, checked against theory.
+
+Tolerances: a simulated accuracy over n independent seeds has standard error sqrt(p (1 - p) / n);
+we allow 4.5 of them, so a correct kernel fails one such check with probability below 1e-5
+(normal tail 6.8e-6). Seeds are fixed, so each test is deterministic; the bound says how unlikely
+a false alarm would have been for an arbitrary root seed. Goodness of fit uses scipy's chi-square
+test at the same 1e-5 level.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom, chisquare
+
+from study.grid import Simulation
+from study.runner import simulate
+from study.streams import run_keys
+
+Z = 4.5
+ALPHA = 1e-5
+
+
+def assert_binomial(successes: int, n: int, p: float) -> None:
+    """``successes`` out of ``n`` is within Z standard errors of the binomial mean n p."""
+    tolerance = Z * math.sqrt(p * (1 - p) / n)
+    assert abs(successes / n - p) <= tolerance, (successes / n, p, tolerance)
+
+
+@pytest.mark.parametrize("probs", [(0.5, 0.55, 0.6), (0.9, 0.1), (0.2, 0.4, 0.6, 0.8, 0.3)])
+def test_lr_zero_is_right_at_chance_and_pulls_uniformly(probs: tuple[float, ...]) -> None:
+    seeds, budgets = 20_000, (1, 10, 100)
+    out = simulate(Simulation("reinforce", probs, 0.0, "running_mean"),
+                   run_keys(3, np.arange(seeds)), budgets)
+    arms = len(probs)
+    best = int(np.argmax(probs))
+    for c in range(len(budgets)):
+        greedy = out.greedy[:, c]
+        assert_binomial(int((greedy == best).sum()), seeds, 1 / arms)
+        assert chisquare(np.bincount(greedy, minlength=arms)).pvalue > ALPHA
+        # Every episode picks an arm uniformly: pooled pulls are multinomial(seeds * B, 1/K).
+        pulls = out.pulls[:, c].sum(axis=0)
+        assert pulls.sum() == seeds * budgets[c]
+        assert chisquare(pulls).pvalue > ALPHA
+    assert np.all(out.scores == 0.0)
+
+
+def exact_uniform_accuracy(probs: tuple[float, ...], budget: int) -> float:
+    """P(uniform allocation recommends a best arm), by summing over every outcome of the arms'
+    binomial reward counts; arm k gets budget // K pulls plus one if k < budget % K (round robin),
+    ties in the empirical means are split evenly, unpulled arms are never recommended."""
+    arms = len(probs)
+    pulls = [budget // arms + (1 if k < budget % arms else 0) for k in range(arms)]
+    pulled = [k for k in range(arms) if pulls[k] > 0]
+    pmfs = [binom.pmf(np.arange(pulls[k] + 1), pulls[k], probs[k]) for k in pulled]
+    top = max(probs)
+    total = 0.0
+    for outcome in itertools.product(*(range(pulls[k] + 1) for k in pulled)):
+        weight = math.prod(pmf[s] for pmf, s in zip(pmfs, outcome, strict=True))
+        means = [s / pulls[k] for s, k in zip(outcome, pulled, strict=True)]
+        leaders = [k for k, m in zip(pulled, means, strict=True) if m == max(means)]
+        total += weight * sum(probs[k] == top for k in leaders) / len(leaders)
+    return total
+
+
+@pytest.mark.parametrize("probs", [(0.3, 0.5, 0.6), (0.45, 0.55)])
+def test_uniform_allocation_matches_exact_binomial_probability(probs: tuple[float, ...]) -> None:
+    seeds, budgets = 20_000, (2, 5, 20, 61)
+    out = simulate(Simulation("uniform", probs, 0.0, "none"), run_keys(11, np.arange(seeds)),
+                   budgets)
+    best = int(np.argmax(probs))
+    for c, budget in enumerate(budgets):
+        exact = exact_uniform_accuracy(probs, budget)
+        correct = int((out.greedy[:, c] == best).sum())
+        if exact in (0.0, 1.0):
+            assert correct == exact * seeds
+        else:
+            assert_binomial(correct, seeds, exact)
+
+
+def test_exact_uniform_accuracy_small_case_by_hand() -> None:
+    # Two arms, one pull each: right when the better arm passes and the other fails, and half
+    # the time when both pass or both fail.
+    p, q = 0.3, 0.7
+    by_hand = q * (1 - p) + 0.5 * (p * q + (1 - p) * (1 - q))
+    assert exact_uniform_accuracy((p, q), 2) == pytest.approx(by_hand, abs=1e-15)

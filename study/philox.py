@@ -3,18 +3,22 @@
 Why a counter-based generator written here rather than numpy's BitGenerator through ctypes: a
 block of output is a pure function of (counter, key), so any run can jump to any point of its
 stream without state, a tie-break at checkpoint B can draw from its own counter range without
-shifting the episodes after it, and (for the benchmark issue) many seeds can be advanced in SIMD
-lockstep because the function has no branches and no memory state. Matching numpy's Philox
+shifting the episodes after it, and the kernel can draw the words of a block of seeds for many
+episodes ahead in one tight loop. (On this AVX2 machine Philox4x64 does not pay to vectorize: AVX2
+has no 64-bit vector multiply, and four 32-bit partial products per lane cost more than one scalar
+``mulx``, which ``study.bits.wide_multiply`` emits.) Matching numpy's Philox
 bit for bit lets the tests' pure-Python reference consume numpy's own generator, so the spec is
 checked against an implementation we did not write.
 
 Stream layout of one run (key = two 64-bit words from ``numpy.random.SeedSequence``):
   * main stream: block j (j = 0, 1, ...) is ``philox(counter=(j + 1, 0, 0, 0), key)``, exactly the
-    blocks ``numpy.random.Philox(key=key)`` emits in order; episode t uses words 2t and 2t + 1 of
-    the concatenated stream (action draw, then reward draw);
+    blocks ``numpy.random.Philox(key=key)`` emits in order; episode t uses word t of the
+    concatenated stream, its high 32 bits for the action draw and its low 32 bits for the reward
+    draw (``high_unit``, ``low_unit``). 32-bit draws halve the generator's cost per episode; they
+    move a Bernoulli probability by less than 2^-32, far below any effect the study can resolve;
   * tie-break stream: the tie-break at checkpoint budget B uses word 0 of
-    ``philox(counter=(B, 0, 0, 1), key)``, i.e. the first word of
-    ``numpy.random.Philox(key=key, counter=[B - 1, 0, 0, 1])``. The main stream would need 2^193
+    ``philox(counter=(B, 0, 0, 1), key)`` as a 53-bit uniform (``to_unit``), i.e. the first word of
+    ``numpy.random.Philox(key=key, counter=[B - 1, 0, 0, 1])``. The main stream would need 2^194
     episodes to reach counter word 3 = 1, so the two never overlap.
 """
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from study.bits import double_from_bits, wide_multiply
 from study.jit import jit
 
 _M0 = np.uint64(0xD2E7470EE14C6C93)
@@ -32,23 +37,10 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _S11 = np.uint64(11)
 _TWO_M53 = 1.0 / 9007199254740992.0
+_TWO_M32 = 1.0 / 4294967296.0
+_TWO_52 = 4503599627370496.0
+_TWO_52_BITS = np.uint64(0x4330000000000000)
 ROUNDS = 10
-
-
-@jit
-def mulhilo(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
-    """High and low 64-bit words of the 128-bit product a * b, from 32-bit halves (numba has no
-    128-bit integer)."""
-    a_lo = a & _LOW32
-    a_hi = a >> _S32
-    b_lo = b & _LOW32
-    b_hi = b >> _S32
-    lo_lo = a_lo * b_lo
-    hi_lo = a_hi * b_lo
-    lo_hi = a_lo * b_hi
-    cross = (lo_lo >> _S32) + (hi_lo & _LOW32) + lo_hi
-    hi = a_hi * b_hi + (hi_lo >> _S32) + (cross >> _S32)
-    return hi, a * b
 
 
 @jit
@@ -57,8 +49,8 @@ def philox_block(
 ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:  # pragma: no cover
     """The four output words of Philox4x64-10 for counter (c0, c1, c2, c3) and key (k0, k1)."""
     for _ in range(ROUNDS):
-        hi0, lo0 = mulhilo(_M0, c0)
-        hi1, lo1 = mulhilo(_M1, c2)
+        hi0, lo0 = wide_multiply(_M0, c0)
+        hi1, lo1 = wide_multiply(_M1, c2)
         c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
         k0 += _W0
         k1 += _W1
@@ -69,6 +61,21 @@ def philox_block(
 def to_unit(x: np.uint64) -> float:  # pragma: no cover
     """A uniform double in [0, 1) from the top 53 bits of x (numpy's ``next_double``)."""
     return float(x >> _S11) * _TWO_M53
+
+
+@jit
+def high_unit(x: np.uint64) -> float:  # pragma: no cover
+    """The high 32 bits of x as a uniform in [0, 1) with 32-bit resolution: (x >> 32) / 2^32.
+
+    The integer becomes a double by placing it in the mantissa of 2^52 and subtracting 2^52,
+    which is exact and vectorizes (AVX2 has no 64-bit integer to double conversion)."""
+    return (double_from_bits((x >> _S32) | _TWO_52_BITS) - _TWO_52) * _TWO_M32
+
+
+@jit
+def low_unit(x: np.uint64) -> float:  # pragma: no cover
+    """The low 32 bits of x as a uniform in [0, 1): (x mod 2^32) / 2^32 (see ``high_unit``)."""
+    return (double_from_bits((x & _LOW32) | _TWO_52_BITS) - _TWO_52) * _TWO_M32
 
 
 @jit

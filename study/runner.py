@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from study.config import StudyConfig
 from study.grid import Cell, Simulation, cells, simulations
-from study.kernel import simulate_cell
+from study.kernel import LANES, simulate_cell
 from study.model import ALGORITHM_CODES, BASELINE_CODES
 from study.streams import run_keys
 
@@ -63,6 +63,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...])
     )
     simulate_cell(
         np.ascontiguousarray(keys, dtype=np.uint64),
+        LANES,
         np.asarray(simulation.probs, dtype=np.float64),
         np.asarray(simulation.best_arms, dtype=np.bool_),
         ALGORITHM_CODES[simulation.algorithm],

@@ -16,6 +16,29 @@ def unit(word: int) -> float:
     return (int(word) >> 11) * (1.0 / 9007199254740992.0)
 
 
+def halves(word: int) -> tuple[float, float]:
+    """The high and the low 32 bits of a word, each as a uniform in [0, 1): (action, reward)."""
+    word = int(word)
+    return (word >> 32) * 2.0**-32, (word & 0xFFFFFFFF) * 2.0**-32
+
+
+def exp(x: float) -> float:
+    """fdlibm's exp (as in ``study.fastexp``): Cody-Waite reduction, then the rational
+    approximation of exp(r); flushed to 0 below -708.39."""
+    if not x >= -708.39:
+        return 0.0
+    k = float(math.floor(x * 1.44269504088896338700e00 + 0.5))
+    hi = x - k * 6.93147180369123816490e-01
+    lo = k * 1.90821492927058770002e-10
+    r = hi - lo
+    t = r * r
+    c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03 + t * (
+        6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06
+                                          + t * 4.13813679705723846039e-08))))
+    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    return math.ldexp(y, int(k))
+
+
 def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
     """argmax of ``scores``, exact ties broken by word 0 of Philox block (budget, 0, 0, 1)."""
     best = max(scores)
@@ -45,17 +68,17 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
     """One run of ``max(budgets)`` episodes with Philox key ``key``; one Checkpoint per budget."""
     n_arms = len(probs)
     top_p = max(probs)
-    words = np.random.Philox(key=key).random_raw(2 * budgets[-1])
+    words = np.random.Philox(key=key).random_raw(budgets[-1])
     logits = [0.0] * n_arms
     pulls = [0] * n_arms
     arm_rewards = [0] * n_arms
     total = 0
     record = []
     for t in range(budgets[-1]):
-        u_action, u_reward = unit(words[2 * t]), unit(words[2 * t + 1])
+        u_action, u_reward = halves(words[t])
         if algorithm == "reinforce":
             top = max(logits)
-            weights = [math.exp(x - top) for x in logits]
+            weights = [exp(x - top) for x in logits]
             norm = 0.0
             for w in weights:
                 norm += w
@@ -73,14 +96,15 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
         reward = 1 if u_reward < probs[arm] else 0
         if algorithm == "reinforce":
             if baseline == "running_mean":
-                base = total / t if t > 0 else 0.0
+                base = total * (1.0 / t) if t > 0 else 0.0
             elif baseline == "per_arm":
                 base = arm_rewards[arm] / pulls[arm] if pulls[arm] > 0 else 0.0
             else:
                 base = 0.0
             step = lr * (reward - base)
+            inverse = 1.0 / norm
             for k in range(n_arms):
-                logits[k] += step * ((1.0 if k == arm else 0.0) - weights[k] / norm)
+                logits[k] += step * ((1.0 if k == arm else 0.0) - weights[k] * inverse)
         pulls[arm] += 1
         arm_rewards[arm] += reward
         total += reward
@@ -97,7 +121,7 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
             p_best = math.nan
             if algorithm == "reinforce" and finite:
                 top = max(scores)
-                weights = [math.exp(x - top) for x in scores]
+                weights = [exp(x - top) for x in scores]
                 norm = best_mass = 0.0
                 for k, w in enumerate(weights):
                     norm += w

@@ -13,7 +13,7 @@ STUDY_RUNS := $(patsubst study/configs/%.toml,out/%/runs.parquet,$(CONFIGS))
 SIMULATION_CODE := $(wildcard study/*.py)
 
 .DEFAULT_GOAL := help
-.PHONY: help all quick test lint clean distclean venv
+.PHONY: help all quick test lint bench clean distclean venv
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -45,3 +45,6 @@ clean: ## remove every generated file (out/)
 
 distclean: clean ## also remove the virtual environment
 	rm -rf $(VENV)
+
+bench: $(INSTALLED) ## benchmark the kernel against its references (out/bench/bench.md)
+	$(PY) -m benchmarks.run

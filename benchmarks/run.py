@@ -1,0 +1,227 @@
+"""``make bench``: the package's kernel against every reference, measured in one process.
+
+Writes ``out/bench/bench.json`` and ``out/bench/bench.md`` and prints the tables. Every timing is
+the median of REPEATS runs after a warm-up run, reported as ns per episode and as the ratio to the
+package's kernel on one thread measured in the same process, so that the machine's speed (noisy on
+a shared 2-core VM) cancels out of the ratios.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from benchmarks.floor import floor_loop
+from benchmarks.numpy_peer import numpy_reinforce
+from benchmarks.scalar_numba import scalar_reinforce
+from study.grid import Simulation
+from study.kernel import LANES
+from study.paths import OUT_DIR, REPO_ROOT
+from study.runner import simulate
+from study.streams import run_keys
+
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+from reference import run as reference_run
+
+REPEATS = 5
+PROBS = (0.5, 0.55, 0.6)
+LR = 0.1
+SIM = Simulation("reinforce", PROBS, LR, "running_mean")
+
+
+def median_seconds(work: Callable[[], object], repeats: int = REPEATS) -> float:
+    """Median wall time of ``repeats`` calls after one warm-up call."""
+    work()
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def kernel_ns(seeds: int, budget: int, threads: int, probs: tuple[float, ...] = PROBS,
+              repeats: int = REPEATS) -> float:
+    """ns per episode of the package's kernel (all cores' time together, i.e. wall time)."""
+    numba.set_num_threads(threads)
+    keys = run_keys(1, np.arange(seeds))
+    sim = Simulation("reinforce", probs, LR, "running_mean")
+    seconds = median_seconds(lambda: simulate(sim, keys, (budget,)), repeats)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return seconds / (seeds * budget) * 1e9
+
+
+def references() -> list[dict[str, object]]:
+    """One row per implementation: what it ran, ns per episode, ratio to the 1-thread kernel."""
+    probs = np.array(PROBS)
+    rows = []
+
+    def row(name: str, workload: str, episodes: int, seconds: float) -> None:
+        rows.append({"name": name, "workload": workload,
+                     "ns_per_episode": seconds / episodes * 1e9})
+
+    seeds, budget = 2048, 10_000
+    keys = run_keys(1, np.arange(seeds))
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        row(f"package kernel, {threads} thread{'s' if threads > 1 else ''}",
+            f"{seeds} seeds x {budget} episodes", seeds * budget,
+            median_seconds(lambda: simulate(SIM, keys, (budget,))))
+    numba.set_num_threads(1)
+    row("floor: draws + K exps only, 1 thread", f"{seeds} seeds x {budget} episodes",
+        seeds * budget, median_seconds(lambda: floor_loop(keys, len(PROBS), budget, LANES)))
+    scalar_seeds, scalar_budget = 1024, 2_000
+    row("scalar numba loop (libm exp, np.random), 1 thread",
+        f"{scalar_seeds} seeds x {scalar_budget} episodes", scalar_seeds * scalar_budget,
+        median_seconds(lambda: scalar_reinforce(probs, LR, scalar_budget, scalar_seeds, 1)))
+    numpy_seeds, numpy_budget = 10_000, 200
+    rng = np.random.default_rng(1)
+    row("numpy vectorized across seeds", f"{numpy_seeds} seeds x {numpy_budget} episodes",
+        numpy_seeds * numpy_budget,
+        median_seconds(lambda: numpy_reinforce(probs, LR, numpy_budget, numpy_seeds, rng)))
+    py_seeds, py_budget = 2, 2_000
+    row("pure-Python reference (tests/reference.py)", f"{py_seeds} seeds x {py_budget} episodes",
+        py_seeds * py_budget, median_seconds(lambda: [
+            reference_run(keys[i], list(PROBS), "reinforce", LR, "running_mean", [py_budget])
+            for i in range(py_seeds)]))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    base = rows[0]["ns_per_episode"]
+    for r in rows:
+        r["ratio_to_kernel"] = r["ns_per_episode"] / base
+    return rows
+
+
+def fitted_exponent(xs: list[float], seconds: list[float]) -> float:
+    """Slope of log(time) against log(x): 1 means the cost grows linearly in x."""
+    return float(np.polyfit(np.log(xs), np.log(seconds), 1)[0])
+
+
+def scaling() -> dict[str, dict[str, object]]:
+    """Wall time (all threads) against budget, seeds and K, each with its fitted exponent."""
+    axes: dict[str, dict[str, object]] = {}
+
+    def axis(name: str, values: list[int], run: Callable[[int], float]) -> None:
+        seconds = [run(v) for v in values]
+        axes[name] = {"values": values, "seconds": seconds,
+                      "exponent": fitted_exponent(values, seconds)}
+
+    threads = numba.config.NUMBA_NUM_THREADS
+
+    def timed(seeds: int, budget: int, probs: tuple[float, ...]) -> float:
+        return kernel_ns(seeds, budget, threads, probs, repeats=3) * seeds * budget * 1e-9
+
+    axis("budget (256 seeds, K = 3)", [1_000, 10_000, 100_000, 1_000_000],
+         lambda b: timed(256, b, PROBS))
+    axis("seeds (budget 1000, K = 3)", [100, 1_000, 10_000, 100_000],
+         lambda s: timed(s, 1_000, PROBS))
+    axis("K (512 seeds, budget 2000)", [2, 5, 10, 20, 50, 100],
+         lambda k: timed(512, 2_000, tuple(np.linspace(0.4, 0.6, k))))
+    return axes
+
+
+_PROBE = textwrap.dedent("""
+    import resource, sys, time
+    began = time.perf_counter()
+    import numpy as np
+    from study.config import parse_config
+    from study.runner import run_study
+    seeds, budgets = int(sys.argv[1]), sys.argv[2]
+    config = parse_config(f'''
+    [study]
+    name = "probe"
+    root_seed = 1
+    seeds = {seeds}
+    [grid]
+    probs = [[0.5, 0.55, 0.6]]
+    budgets = [{budgets}]
+    ''')
+    run_study(config, progress=False)
+    print(time.perf_counter() - began, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+""")
+
+
+def probe(seeds: int, budgets: list[int], cache: Path) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of a fresh process that imports the package and runs a study."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(seeds), ", ".join(map(str, budgets))],
+                          capture_output=True, text=True, env=env, cwd=REPO_ROOT, check=True)
+    seconds, kib = done.stdout.split()
+    return float(seconds), float(kib) / 1024
+
+
+def start_up_and_memory() -> dict[str, object]:
+    """Cold (compiling) and warm (cache loading) start-up, and peak memory of 10,000-seed runs."""
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Path(folder)
+        cold, _ = probe(32, [10], cache)
+        warm, _ = probe(32, [10], cache)
+        memory = []
+        for budgets in ([10, 100, 1_000], [10, 1_000, 100_000],
+                        [10 * (i + 1) for i in range(30)] + [1_000]):
+            _, mib = probe(10_000, budgets, cache)
+            memory.append({"seeds": 10_000, "largest budget": budgets[-1],
+                           "checkpoints": len(budgets), "peak_rss_mib": mib})
+    return {"cold_start_seconds": cold, "warm_start_seconds": warm, "memory": memory}
+
+
+def markdown(result: dict[str, object]) -> str:
+    """The benchmark as Markdown tables."""
+    lines = [f"# Benchmark ({result['machine']})", "",
+             "Medians of 5 runs after a warm-up, one process; ratio = ns per episode / the package "
+             "kernel's on 1 thread (> 1: slower than the kernel).", "",
+             "| implementation | workload | ns per episode | ratio to kernel |",
+             "|---|---|---:|---:|"]
+    for r in result["references"]:
+        lines.append(f"| {r['name']} | {r['workload']} | {r['ns_per_episode']:.2f} | "
+                     f"{r['ratio_to_kernel']:.3g} |")
+    lines += ["", f"Thread scaling: {result['thread_scaling']:.2f}x with "
+              f"{numba.config.NUMBA_NUM_THREADS} threads.", "",
+              "| scaling axis | values | seconds | fitted exponent |", "|---|---|---|---:|"]
+    for name, axis in result["scaling"].items():
+        lines.append(f"| {name} | {', '.join(map(str, axis['values']))} | "
+                     f"{', '.join(f'{s:.3g}' for s in axis['seconds'])} | {axis['exponent']:.2f} |")
+    start = result["start_up"]
+    lines += ["", f"Start-up of a fresh process importing the package and running a tiny study: "
+              f"{start['cold_start_seconds']:.1f} s with an empty numba cache (compiling), "
+              f"{start['warm_start_seconds']:.1f} s with a warm one.", "",
+              "| seeds | largest budget | checkpoints | peak RSS (MiB) |", "|---:|---:|---:|---:|"]
+    for m in start["memory"]:
+        lines.append(f"| {m['seeds']} | {m['largest budget']} | {m['checkpoints']} | "
+                     f"{m['peak_rss_mib']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Run everything, write out/bench/, print the tables."""
+    began = time.perf_counter()
+    rows = references()
+    result: dict[str, object] = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, numba {numba.__version__}",
+        "references": rows,
+        "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
+        "scaling": scaling(),
+        "start_up": start_up_and_memory(),
+    }
+    result["bench_seconds"] = time.perf_counter() - began
+    out = OUT_DIR / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(result, indent=2) + "\n")
+    text = markdown(result)
+    (out / "bench.md").write_text(text)
+    print(text + f"\n({result['bench_seconds']:.0f} s; written to {out})")
+
+
+if __name__ == "__main__":
+    main()

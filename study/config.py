@@ -26,11 +26,16 @@ MAX_BUDGET = 10**9
 typo far more often than an intent."""
 
 MAX_SEEDS = 10**7
+
+DEFAULT_DEPLOYMENT_PULLS = 100_000
+"""D, the pulls a trained policy serves after training, when a config names none: 20 times the
+headline 5,000-rollout budget, so that training is a real but not dominant cost (README, "Cost")."""
 STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description"}
 _GRID_KEYS = {"algorithm", "probs", "lr", "baseline", "cost", "budgets"}
+_ANALYSIS_KEYS = {"deployment_pulls"}
 
 
 class ConfigError(ValueError):
@@ -66,6 +71,7 @@ class StudyConfig:
     budgets: tuple[int, ...]
     streams: str = "per_seed"
     description: str = ""
+    deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -106,9 +112,11 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError("config", source, f"is not valid TOML ({error})") from None
-    _check_keys("config", data, {"study", "grid"}, required={"study", "grid"})
+    _check_keys("config", data, {"study", "grid", "analysis"}, required={"study", "grid"})
     study = _table("study", data["study"])
     grid = _table("grid", data["grid"])
+    analysis = _table("analysis", data.get("analysis", {}))
+    _check_keys("analysis", analysis, _ANALYSIS_KEYS, required=set())
     _check_keys("study", study, _STUDY_KEYS, required={"name", "root_seed", "seeds"})
     _check_keys("grid", grid, _GRID_KEYS, required={"probs", "budgets"})
 
@@ -144,6 +152,9 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         budgets=budgets,
         streams=streams,
         description=description,
+        deployment_pulls=_check_int("analysis.deployment_pulls",
+                                    analysis.get("deployment_pulls", DEFAULT_DEPLOYMENT_PULLS),
+                                    1, 10**15),
     )
 
 

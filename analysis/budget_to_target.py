@@ -1,0 +1,81 @@
+"""The budget at which accuracy first reaches a target (0.9), with a bootstrap interval.
+
+Accuracy against budget is fitted with isotonic regression (``scipy.optimize.isotonic_regression``,
+weighted by seeds): a monotone fit without a parametric shape, which matters because REINFORCE with
+a large lr plateaus below 1 and a logistic from chance to 1 would not fit it. The fitted curve is
+interpolated linearly in log budget and inverted at the target. The interval resamples whole seeds
+(all checkpoints of a seed move together, so their correlation is kept) and takes percentiles.
+A target not reached by the largest budget is reported as a lower bound, never extrapolated.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+TARGET = 0.9
+BOOTSTRAP = 1000
+
+
+def crossing(budgets: np.ndarray, accuracy: np.ndarray, target: float = TARGET) -> float:
+    """Budget where the isotonic fit of ``accuracy`` first reaches ``target``, interpolated in log
+    budget; ``budgets[0]`` if it starts there, ``inf`` if it never does."""
+    fit = isotonic_regression(accuracy, increasing=True).x
+    above = np.flatnonzero(fit >= target)
+    if above.size == 0:
+        return math.inf
+    i = int(above[0])
+    if i == 0:
+        return float(budgets[0])
+    lo, hi = fit[i - 1], fit[i]
+    share = (target - lo) / (hi - lo)
+    return float(np.exp(np.log(budgets[i - 1]) + share * np.log(budgets[i] / budgets[i - 1])))
+
+
+@dataclass(frozen=True)
+class BudgetEstimate:
+    """Budget to the target with a percentile bootstrap interval; ``reached`` is False when the
+    point estimate is beyond the largest budget (then ``estimate`` is that budget, a lower bound);
+    ``ci_high`` is inf when more than 2.5% of resamples never reach the target."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    reached: bool
+    largest_budget: float
+    seeds: int
+
+    def describe(self) -> str:
+        """The estimate as a sentence fragment, e.g. ``27,300 [25,900, 28,800]``."""
+        largest = f"{self.largest_budget:,.0f}"
+        if not self.reached:
+            return f"not reached by {largest} (budget > {largest})"
+        high = f"> {largest}" if math.isinf(self.ci_high) else f"{self.ci_high:,.0f}"
+        return f"{self.estimate:,.0f} [{self.ci_low:,.0f}, {high}]"
+
+
+def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = TARGET,
+                     resamples: int = BOOTSTRAP, seed: int = 0) -> BudgetEstimate:
+    """Estimate from a (seeds, checkpoints) boolean matrix of outcomes at ``budgets``."""
+    correct = np.asarray(correct, dtype=float)
+    budgets = np.asarray(budgets, dtype=float)
+    seeds = correct.shape[0]
+    point = crossing(budgets, correct.mean(axis=0), target)
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
+    curves = weights @ correct / seeds
+    values = np.array([crossing(budgets, curve, target) for curve in curves])
+    low, high = np.quantile(values, [0.025, 0.975])  # inf sorts last, so a tail of inf is inf
+    reached = math.isfinite(point)
+    return BudgetEstimate(point if reached else float(budgets[-1]), float(low), float(high),
+                          reached, float(budgets[-1]), seeds)
+
+
+def hardness(probs: tuple[float, ...]) -> float:
+    """Best-arm-identification complexity H = sum over non-best arms of 1 / gap^2 (Audibert and
+    Bubeck 2010); the budget a fixed-budget algorithm needs grows like H log K."""
+    top = max(probs)
+    return sum(1.0 / (top - p) ** 2 for p in probs if p < top)

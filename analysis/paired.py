@@ -1,0 +1,116 @@
+"""Paired comparisons of two cells on common random numbers: seed i of one cell against seed i of
+the other, at the same budget. McNemar's exact test on the discordant pairs, and Newcombe's
+(1998) hybrid score interval (his method 10) for the difference in accuracy."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest, norm
+from statsmodels.stats.multitest import multipletests
+
+
+@dataclass(frozen=True)
+class PairedTable:
+    """Counts of seeds by outcome of (A, B): both right, only A, only B, neither."""
+
+    both: int
+    only_a: int
+    only_b: int
+    neither: int
+
+    @property
+    def n(self) -> int:
+        """Number of pairs (seeds)."""
+        return self.both + self.only_a + self.only_b + self.neither
+
+    @property
+    def difference(self) -> float:
+        """Accuracy of A minus accuracy of B."""
+        return (self.only_a - self.only_b) / self.n
+
+    def mcnemar_pvalue(self) -> float:
+        """Two-sided exact McNemar test: under H0 the discordant pairs split 50:50, so only_a is
+        Binomial(only_a + only_b, 1/2)."""
+        discordant = self.only_a + self.only_b
+        return 1.0 if discordant == 0 else binomtest(self.only_a, discordant, 0.5).pvalue
+
+    def mcnemar_statistic(self) -> float:
+        """The asymptotic McNemar chi-square (b - c)^2 / (b + c), without continuity correction."""
+        discordant = self.only_a + self.only_b
+        return 0.0 if discordant == 0 else (self.only_a - self.only_b) ** 2 / discordant
+
+    def difference_ci(self, confidence: float = 0.95) -> tuple[float, float]:
+        """Newcombe's hybrid score interval for the paired difference: Wilson intervals of the two
+        marginal accuracies combined with the correlation of the pairs (phi, corrected as he
+        specifies: zero between 0 and n/2, reduced by n/2 above)."""
+        n = self.n
+        p1, p2 = (self.both + self.only_a) / n, (self.both + self.only_b) / n
+        l1, u1 = _wilson(self.both + self.only_a, n, confidence)
+        l2, u2 = _wilson(self.both + self.only_b, n, confidence)
+        margins = ((self.both + self.only_a) * (self.only_b + self.neither)
+                   * (self.both + self.only_b) * (self.only_a + self.neither))
+        cross = self.both * self.neither - self.only_a * self.only_b
+        corrected = cross - n / 2 if cross > n / 2 else (cross if cross < 0 else 0.0)
+        phi = corrected / math.sqrt(margins) if margins > 0 else 0.0
+        delta = p1 - p2
+        low = delta - math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2)
+                                    + (u2 - p2) ** 2, 0.0))
+        high = delta + math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2)
+                                     + (p2 - l2) ** 2, 0.0))
+        return max(low, -1.0), min(high, 1.0)
+
+
+def _wilson(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    interval = binomtest(successes, n).proportion_ci(confidence, method="wilson")
+    return interval.low, interval.high
+
+
+def paired_table(a: np.ndarray, b: np.ndarray) -> PairedTable:
+    """The 2 x 2 table of two boolean outcome vectors, aligned seed by seed."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    return PairedTable(int((a & b).sum()), int((a & ~b).sum()), int((~a & b).sum()),
+                       int((~a & ~b).sum()))
+
+
+def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int) -> pd.DataFrame:
+    """Cell A against cell B at every budget they share, paired by seed.
+
+    Columns: budget, seeds, accuracy_a, accuracy_b, difference, ci_low, ci_high (Newcombe 95%),
+    only_a, only_b (discordant pairs), p_value (exact McNemar).
+    """
+    a = runs[runs["cell"] == cell_a].set_index(["seed", "budget"])["correct"]
+    b = runs[runs["cell"] == cell_b].set_index(["seed", "budget"])["correct"]
+    joined = pd.concat({"a": a, "b": b}, axis=1, join="inner").reset_index()
+    rows = []
+    for budget, group in joined.groupby("budget", sort=True):
+        table = paired_table(group["a"].to_numpy(), group["b"].to_numpy())
+        low, high = table.difference_ci()
+        rows.append({"budget": budget, "seeds": table.n,
+                     "accuracy_a": (table.both + table.only_a) / table.n,
+                     "accuracy_b": (table.both + table.only_b) / table.n,
+                     "difference": table.difference, "ci_low": low, "ci_high": high,
+                     "only_a": table.only_a, "only_b": table.only_b,
+                     "p_value": table.mcnemar_pvalue()})
+    return pd.DataFrame(rows)
+
+
+def holm(p_values: pd.Series | np.ndarray) -> np.ndarray:
+    """Holm-adjusted p-values (step-down, controls the family-wise error rate)."""
+    return multipletests(np.asarray(p_values, dtype=float), method="holm")[1]
+
+
+def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,
+                  alpha: float = 0.05) -> np.ndarray:
+    """Power of the two-sided McNemar test by its normal approximation (Connor 1987) for
+    discordant-pair probabilities P(only A) and P(only B), at each number of seeds."""
+    psi = only_a_rate + only_b_rate
+    delta = abs(only_a_rate - only_b_rate)
+    if psi <= 0 or psi - delta**2 <= 0:
+        return np.where(delta > 0, 1.0, alpha) * np.ones(len(seeds))
+    seeds = np.asarray(seeds, dtype=float)
+    z = norm.ppf(1 - alpha / 2)
+    return norm.cdf((delta * np.sqrt(seeds) - z * math.sqrt(psi)) / math.sqrt(psi - delta**2))

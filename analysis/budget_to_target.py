@@ -68,7 +68,9 @@ def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = T
     weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
     curves = weights @ correct / seeds
     values = np.array([crossing(budgets, curve, target) for curve in curves])
-    low, high = np.quantile(values, [0.025, 0.975])  # inf sorts last, so a tail of inf is inf
+    # Order statistics, not interpolation: inf sorts last, so a tail of resamples that never
+    # reach the target makes the upper limit inf rather than NaN.
+    low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
     reached = math.isfinite(point)
     return BudgetEstimate(point if reached else float(budgets[-1]), float(low), float(high),
                           reached, float(budgets[-1]), seeds)

@@ -1,0 +1,169 @@
+"""Each statistical function against a case with a known answer."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binom, norm
+
+from analysis.accuracy import accuracy_table, chance_level
+from analysis.budget_to_target import budget_to_target, crossing, hardness
+from analysis.cost import break_even_costs, net_value_table
+from analysis.paired import PairedTable, holm, mcnemar_power, paired_table
+from analysis.power import (
+    chance_power,
+    chance_power_mc,
+    paired_power_mc,
+    seeds_for_power,
+    smallest_chance_effect,
+)
+
+
+def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
+               greedy: np.ndarray | None = None, cell: int = 0) -> pd.DataFrame:
+    """A runs table for one cell from a (seeds, checkpoints) matrix of outcomes."""
+    seeds, checkpoints = correct.shape
+    if greedy is None:
+        greedy = np.where(correct, 2, 0)
+    return pd.DataFrame({
+        "cell": cell, "algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
+        "probs": probs, "cost": 0.0, "seed": np.repeat(np.arange(seeds), checkpoints),
+        "budget": np.tile(budgets, seeds), "greedy_arm": greedy.ravel(), "best_arm": 2,
+        "correct": correct.ravel(), "finite": True})
+
+
+def test_wilson_interval_matches_its_formula() -> None:
+    k, n, z = 33, 40, norm.ppf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    correct = np.zeros((n, 1), dtype=bool)
+    correct[:k] = True
+    row = accuracy_table(runs_frame(correct, [50])).iloc[0]
+    assert row["accuracy"] == p and row["seeds"] == n and row["non_finite"] == 0
+    assert row["ci_low"] == pytest.approx(centre - half, abs=1e-12)
+    assert row["ci_high"] == pytest.approx(centre + half, abs=1e-12)
+
+
+def test_chance_level_counts_tied_best_arms() -> None:
+    assert chance_level("0.5,0.55,0.6") == pytest.approx(1 / 3)
+    assert chance_level("0.6,0.5,0.6,0.1") == pytest.approx(0.5)
+
+
+def test_mcnemar_on_agresti_presidential_approval_table() -> None:
+    # Agresti (2007), An Introduction to Categorical Data Analysis, Table 8.1: 1600 people asked
+    # twice; 794 approve both times, 150 approve then disapprove, 86 the reverse, 570 neither.
+    # McNemar z^2 = (150 - 86)^2 / 236 = 17.36; the Wald 95% interval of the drop in approval
+    # 0.59 - 0.55 = 0.04 is (0.020, 0.060); Newcombe's interval agrees to rounding at this n.
+    table = PairedTable(both=794, only_a=150, only_b=86, neither=570)
+    assert table.mcnemar_statistic() == pytest.approx(17.36, abs=0.005)
+    assert table.mcnemar_pvalue() < 1e-4
+    assert table.difference == pytest.approx(0.04)
+    low, high = table.difference_ci()
+    assert low == pytest.approx(0.020, abs=0.002) and high == pytest.approx(0.060, abs=0.002)
+
+
+def test_newcombe_interval_covers_the_true_difference_at_its_nominal_rate() -> None:
+    # 4000 paired samples of 60 pairs with a true difference of 0.1; the interval's coverage is
+    # estimated within 4.5 standard errors (sqrt(0.95 * 0.05 / 4000) = 0.0034), and Newcombe
+    # reports method 10 close to nominal: we require 0.93 or more.
+    rng = np.random.default_rng(7)
+    probs = [0.55, 0.2, 0.1, 0.15]  # both, only A, only B, neither: difference 0.1
+    hits = 0
+    trials = 4000
+    for counts in rng.multinomial(60, probs, size=trials):
+        low, high = PairedTable(*map(int, counts)).difference_ci()
+        hits += low <= 0.1 <= high
+    assert hits / trials >= 0.93
+
+
+def test_paired_table_counts_and_holm() -> None:
+    table = paired_table(np.array([1, 1, 0, 0, 1], bool), np.array([1, 0, 1, 0, 0], bool))
+    assert (table.both, table.only_a, table.only_b, table.neither) == (1, 2, 1, 1)
+    # Holm by hand: sorted 0.01, 0.02, 0.04 times 3, 2, 1, then made monotone.
+    np.testing.assert_allclose(holm(np.array([0.04, 0.01, 0.02])), [0.04, 0.03, 0.04])
+
+
+def test_power_of_a_known_one_sample_design() -> None:
+    # Cohen (1988), Table 6.3.1: h = 0.2 (0.6 against 0.5), n = 100, one-sided alpha = 0.05 gives
+    # power 0.64. The exact binomial power is the reference for the Monte Carlo estimate
+    # (2000 resamples: standard error <= 0.011, we allow 4.5 of them).
+    assert chance_power(0.6, 0.5, [100])[0] == pytest.approx(0.64, abs=0.006)
+    critical = int(binom.isf(0.05, 100, 0.5)) + 1  # smallest k with P(K >= k) <= 0.05
+    exact = binom.sf(critical - 1, 100, 0.6)
+    assert chance_power_mc(0.6, 0.5, np.array([100]))[0] == pytest.approx(exact, abs=0.05)
+    n80 = seeds_for_power(lambda n: chance_power(0.6, 0.5, [n])[0])
+    assert chance_power(0.6, 0.5, [n80])[0] >= 0.8 > chance_power(0.6, 0.5, [n80 - 1])[0]
+    assert smallest_chance_effect(0.5, 100) == pytest.approx(0.1, abs=0.03)
+
+
+def test_mcnemar_power_formula_and_monte_carlo_agree() -> None:
+    # Connor (1987): n = ((z_a sqrt(psi) + z_b sqrt(psi - delta^2)) / delta)^2 pairs give power
+    # 1 - beta; psi = 0.3, delta = 0.1, two-sided 0.05, power 0.8: n = 233.1.
+    psi, delta = 0.3, 0.1
+    n = ((norm.ppf(0.975) * math.sqrt(psi) + norm.ppf(0.8) * math.sqrt(psi - delta**2))
+         / delta) ** 2
+    assert n == pytest.approx(233.1, abs=0.1)
+    assert mcnemar_power(0.2, 0.1, np.array([n]))[0] == pytest.approx(0.8, abs=1e-9)
+    # The exact test is slightly conservative against the approximation; 4.5 MC standard errors
+    # (0.009 each) plus 0.02 for the approximation.
+    assert paired_power_mc(0.2, 0.1, np.array([234]))[0] == pytest.approx(0.8, abs=0.06)
+
+
+def test_crossing_interpolates_in_log_budget_and_reports_never() -> None:
+    budgets = np.array([10.0, 100.0, 1000.0])
+    assert crossing(budgets, np.array([0.5, 0.8, 1.0])) == pytest.approx(10 ** 2.5)
+    assert crossing(budgets, np.array([0.95, 0.97, 0.99])) == 10.0
+    assert math.isinf(crossing(budgets, np.array([0.5, 0.6, 0.7])))
+    # isotonic: a dip is pooled before the crossing is read off
+    assert crossing(budgets, np.array([0.5, 0.96, 0.9])) == pytest.approx(
+        crossing(budgets, np.array([0.5, 0.93, 0.93])))
+
+
+def test_budget_to_target_interval_covers_a_known_logistic_crossing() -> None:
+    # Seeds with a latent uniform u are right at budget B when u < acc(B), a logistic in log B
+    # from chance 1/3 to 1: the marginal accuracy is exactly acc(B), and acc = 0.9 at B* below.
+    # Over 40 repetitions the 95% interval should cover B* about 38 times; 30 or fewer would
+    # happen with probability < 0.01 even if the true coverage were only 0.9.
+    budgets = np.geomspace(100, 100_000, 25)
+    chance, mid, slope = 1 / 3, math.log(3000.0), 1.3
+
+    def accuracy(b: np.ndarray) -> np.ndarray:
+        return chance + (1 - chance) / (1 + np.exp(-slope * (np.log(b) - mid)))
+
+    share = (0.9 - chance) / (1 - chance)
+    truth = math.exp(mid + math.log(share / (1 - share)) / slope)
+    rng = np.random.default_rng(3)
+    covered = 0
+    for repetition in range(40):
+        latent = rng.random((400, 1))
+        estimate = budget_to_target(latent < accuracy(budgets), budgets, resamples=300,
+                                    seed=repetition)
+        covered += estimate.ci_low <= truth <= estimate.ci_high
+    assert covered > 30
+
+
+def test_budget_not_reached_is_a_lower_bound() -> None:
+    estimate = budget_to_target(np.zeros((50, 3), dtype=bool), np.array([10, 100, 1000]))
+    assert not estimate.reached and estimate.estimate == 1000
+    assert "not reached" in estimate.describe()
+
+
+def test_hardness_of_the_headline_and_narrow_instances() -> None:
+    assert hardness((0.5, 0.55, 0.6)) == pytest.approx(1 / 0.1**2 + 1 / 0.05**2)
+    assert hardness((0.50, 0.51, 0.52)) == pytest.approx(2500 + 10_000)
+
+
+def test_net_value_and_break_even_on_a_hand_made_table() -> None:
+    # Four seeds; at budget 10 two deploy the 0.6 arm and two the 0.5 arm (mean 0.55); at 20 all
+    # deploy 0.6. With D = 1000 the step 10 -> 20 gains 1000 * 0.05 over 10 pulls: break-even 5.
+    correct = np.array([[1, 1], [1, 1], [0, 1], [0, 1]], dtype=bool)
+    runs = runs_frame(correct, [10, 20])
+    net = net_value_table(runs, 1000)
+    assert net["net_value"].tolist() == pytest.approx([550.0, 600.0])
+    step = break_even_costs(runs, 1000).iloc[0]
+    assert step["break_even_cost"] == pytest.approx(5.0)
+    assert step["ci_low"] < 5.0 < step["ci_high"]

@@ -8,12 +8,21 @@ INSTALLED := $(VENV)/.installed
 # numba's compiled-kernel cache lives with the other generated files, not beside the code.
 export NUMBA_CACHE_DIR := $(CURDIR)/out/numba-cache
 
+# `make all SEEDS=200` runs every study with 200 seeds into out/seeds-200/, for a fast look.
+SEEDS ?=
+OUT := out$(if $(SEEDS),/seeds-$(SEEDS))
+SEEDS_FLAG := $(if $(SEEDS),--seeds $(SEEDS))
+
 CONFIGS := $(wildcard study/configs/*.toml)
-STUDY_RUNS := $(patsubst study/configs/%.toml,out/%/runs.parquet,$(CONFIGS))
+STUDIES := $(patsubst study/configs/%.toml,%,$(CONFIGS))
+STUDY_RUNS := $(STUDIES:%=$(OUT)/%/runs.parquet)
+STUDY_TABLES := $(STUDIES:%=$(OUT)/tables/%/index.json)
 SIMULATION_CODE := $(wildcard study/*.py)
+ANALYSIS_CODE := $(wildcard analysis/*.py)
+FIGURE_CODE := $(filter-out figures/report.py,$(wildcard figures/*.py))
 
 .DEFAULT_GOAL := help
-.PHONY: help all quick test lint bench clean distclean venv
+.PHONY: help all runs report quick test lint bench clean distclean venv
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -26,13 +35,26 @@ $(INSTALLED): pyproject.toml
 
 venv: $(INSTALLED) ## create .venv and install the pinned dependencies from pyproject.toml
 
-out/%/runs.parquet: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m study run $< --out out/$*
+$(OUT)/%/runs.parquet: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
+	$(PY) -m study run $< --out $(OUT)/$* $(SEEDS_FLAG)
 
-all: $(STUDY_RUNS) ## regenerate every study's outputs under out/ (one folder per config)
+$(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet $(ANALYSIS_CODE)
+	$(PY) -m analysis $(OUT)/$* --out $(OUT)/tables/$*
 
-quick: out/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
-	@$(PY) -m study summarize out/quick
+$(OUT)/figures/index.json: $(STUDY_TABLES) $(FIGURE_CODE)
+	$(PY) -m figures $(OUT)/tables --out $(OUT)/figures
+
+$(OUT)/report.md: $(OUT)/figures/index.json $(STUDY_TABLES) figures/report.py
+	$(PY) -m figures.report --tables $(OUT)/tables --figures $(OUT)/figures --runs $(OUT) --out $@
+
+all: $(OUT)/report.md ## regenerate every output: runs, tables, figures, report.md, numbers.tex
+
+runs: $(STUDY_RUNS) ## simulate every study in study/configs/ (one folder per config)
+
+report: $(OUT)/report.md ## the report (and everything it needs)
+
+quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
+	@$(PY) -m study summarize $(OUT)/quick
 
 test: $(INSTALLED) ## run the test suite (pytest with hypothesis)
 	$(PY) -m pytest

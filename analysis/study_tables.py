@@ -1,0 +1,284 @@
+"""Every analysis table of one study, from its runs table and manifest.
+
+Which tables a study gets follows from what its grid holds: accuracy always; the paired
+comparison with uniform allocation when the grid has ``uniform``; per-arm against running-mean
+when it has both baselines; budget to 0.9 for every cell; power for the headline cell; net value
+and break-even costs when it prices more than one cost. Families for the Holm correction are the
+rows of one table (one question asked of many cells and budgets).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from analysis.accuracy import CELL_KEYS, accuracy_table, chance_level
+from analysis.budget_to_target import (
+    BudgetEstimate,
+    budget_to_target,
+    crossing,
+    hardness,
+)
+from analysis.cost import best_budgets, break_even_costs, net_value_table
+from analysis.paired import compare_cells, holm, mcnemar_power
+from analysis.power import (
+    chance_power,
+    chance_power_mc,
+    paired_power_mc,
+    seeds_for_power,
+    smallest_chance_effect,
+    smallest_paired_effect,
+)
+from analysis.tables import macro_name, number_word
+
+HEADLINE_BUDGETS = (50, 200, 1000, 5000)
+DEFAULT_LR = 0.1
+POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
+CLAIM_SEEDS = 40
+
+
+def load(run_dir: Path) -> tuple[pd.DataFrame, dict]:
+    """The runs table and the manifest a study wrote."""
+    return pd.read_parquet(run_dir / "runs.parquet"), json.loads(
+        (run_dir / "manifest.json").read_text())
+
+
+def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell with its axes."""
+    return runs.drop_duplicates("cell")[CELL_KEYS].sort_values("cell").reset_index(drop=True)
+
+
+def headline_cell(cells: pd.DataFrame) -> int:
+    """The default-lr, running-mean REINFORCE cell at the first probs and cost (else the first
+    REINFORCE cell): the cell the write-up's headline numbers describe."""
+    reinforce = cells[cells["algorithm"] == "reinforce"]
+    first = reinforce[(reinforce["probs"] == reinforce["probs"].iat[0])
+                      & (reinforce["cost"] == reinforce["cost"].min())]
+    default = first[(first["lr"] == DEFAULT_LR) & (first["baseline"] == "running_mean")]
+    return int((default if len(default) else first)["cell"].iat[0])
+
+
+def _partner(cells: pd.DataFrame, cell: int, **axes: object) -> int | None:
+    row = cells[cells["cell"] == cell].iloc[0]
+    match = cells
+    for key in ("probs", "cost", "lr", "baseline", "algorithm"):
+        value = axes.get(key, row[key])
+        match = match[match[key] == value]
+    return int(match["cell"].iat[0]) if len(match) else None
+
+
+def accuracy_with_chance_test(runs: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per (cell, budget) with Wilson intervals, and the one-sided exact binomial test
+    against the never-training sampler's chance level (Holm over the whole table)."""
+    table = accuracy_table(runs)
+    table["chance"] = table["probs"].map(chance_level)
+    table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
+                            for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
+                                               strict=True)]
+    table["p_vs_chance_holm"] = holm(table["p_vs_chance"])
+    return table
+
+
+def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]],
+                  cells: pd.DataFrame) -> pd.DataFrame:
+    """compare_cells for each (A, B) pair, with A's axes, and Holm over all rows."""
+    frames = []
+    for a, b in pairs:
+        row = cells[cells["cell"] == a].iloc[0]
+        frame = compare_cells(runs, a, b)
+        for key in ("probs", "lr", "baseline", "cost"):
+            frame.insert(0, key, row[key])
+        frame.insert(0, "cell_b", b)
+        frame.insert(0, "cell_a", a)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    table["p_value_holm"] = holm(table["p_value"])
+    return table
+
+
+def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(seeds, checkpoints) boolean outcomes of one cell, and its budgets."""
+    rows = runs[runs["cell"] == cell]
+    if seeds is not None:
+        rows = rows[rows["seed"].isin(seeds)]
+    wide = rows.pivot(index="seed", columns="budget", values="correct")
+    return wide.to_numpy(dtype=bool), wide.columns.to_numpy(dtype=float)
+
+
+def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:
+    return {"budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
+            "ci_high": estimate.ci_high, "reached": estimate.reached,
+            "largest_budget": estimate.largest_budget, "seeds": estimate.seeds,
+            "hardness_H": h, "ratio_to_H": estimate.estimate / h if h > 0 else math.nan,
+            "summary": estimate.describe()}
+
+
+def _point_crossing(runs: pd.DataFrame, cell: int, seeds: np.ndarray) -> float:
+    correct, budgets = outcome_matrix(runs, cell, seeds)
+    return crossing(budgets, correct.mean(axis=0))
+
+
+def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """Budget to 0.9 for every cell (first cost only: cost does not change the simulation), and
+    at the best lr per (probs, baseline): the lr is chosen on the even seeds (smallest estimated
+    budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate."""
+    rows = []
+    priced = cells[cells["cost"] == cells["cost"].min()]
+    for _, cell in priced.iterrows():
+        h = hardness(tuple(float(p) for p in cell["probs"].split(",")))
+        correct, budgets = outcome_matrix(runs, int(cell["cell"]))
+        rows.append({**cell.to_dict(), "selection": "this lr",
+                     **_estimate_row(budget_to_target(correct, budgets), h)})
+    seeds = np.sort(runs["seed"].unique())
+    even, odd = seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
+    reinforce = priced[priced["algorithm"] == "reinforce"]
+    for (_probs, _baseline), group in reinforce.groupby(["probs", "baseline"], sort=False):
+        if len(group) < 2:
+            continue
+        chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
+        cell = cells[cells["cell"] == chosen.cell].iloc[0]
+        h = hardness(tuple(float(p) for p in cell["probs"].split(",")))
+        estimate = budget_to_target(*outcome_matrix(runs, chosen.cell, odd))
+        rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
+                     "estimated on odd seeds", **_estimate_row(estimate, h)})
+    return pd.DataFrame(rows)
+
+
+def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For the headline comparisons at the headline budgets: the seeds needed for 80% power, the
+    power of 40 seeds, and the smallest effect 40 seeds detect (summary), and power against the
+    number of seeds, analytic and Monte Carlo (curves). Effects are the observed ones."""
+    budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
+    accuracy = accuracy_table(runs[runs["cell"] == headline]).set_index("budget")
+    chance = chance_level(cells.loc[cells["cell"] == headline, "probs"].iat[0])
+    comparisons: list[tuple[str, int | None]] = [
+        ("trained vs never-training sampler", None),
+        ("trained vs uniform allocation", _partner(cells, headline, algorithm="uniform",
+                                                   lr=0.0, baseline="none")),
+        ("per-arm vs running-mean baseline", _partner(cells, headline, baseline="per_arm")),
+    ]
+    summary, curves = [], []
+    for name, partner in comparisons:
+        if name != comparisons[0][0] and partner is None:
+            continue
+        paired = compare_cells(runs, headline, partner) if partner is not None else None
+        for budget in budgets:
+            if paired is None:
+                p = float(accuracy.loc[budget, "accuracy"])
+                effect = p - chance
+                analytic = lambda n, p=p: chance_power(p, chance, [n])[0]  # noqa: E731
+                monte_carlo = chance_power_mc(p, chance, POWER_SEEDS)
+                smallest = smallest_chance_effect(chance, CLAIM_SEEDS)
+            else:
+                row = paired[paired["budget"] == budget].iloc[0]
+                a, b = row["only_a"] / row["seeds"], row["only_b"] / row["seeds"]
+                effect = a - b
+                analytic = lambda n, a=a, b=b: mcnemar_power(a, b, np.array([n]))[0]  # noqa: E731
+                monte_carlo = paired_power_mc(a, b, POWER_SEEDS)
+                smallest = smallest_paired_effect(a + b, CLAIM_SEEDS)
+            curve = np.array([analytic(n) for n in POWER_SEEDS])
+            needed = seeds_for_power(analytic) if abs(effect) > 0 else math.inf
+            summary.append({"comparison": name, "budget": budget, "observed_effect": effect,
+                            "seeds_for_80_percent_power": needed,
+                            "power_at_40_seeds": analytic(CLAIM_SEEDS),
+                            "smallest_effect_40_seeds_detect": smallest})
+            curves += [{"comparison": name, "budget": budget, "seeds": int(n),
+                        "analytic": float(pa), "monte_carlo": float(pm)}
+                       for n, pa, pm in zip(POWER_SEEDS, curve, monte_carlo, strict=True)]
+    return pd.DataFrame(summary), pd.DataFrame(curves)
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}f}"
+
+
+def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int) -> dict[str, str]:
+    """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values."""
+    prefix = "".join(part.capitalize() for part in study.replace("-", "_").split("_"))
+    numbers: dict[str, str] = {}
+    accuracy = tables["accuracy"]
+    head = accuracy[accuracy["cell"] == headline].set_index("budget")
+    for budget in HEADLINE_BUDGETS:
+        if budget in head.index:
+            row = head.loc[budget]
+            word = number_word(int(budget))
+            numbers[macro_name(prefix, "AccAt", word)] = _fmt(row["accuracy"])
+            numbers[macro_name(prefix, "AccAt", word, "Low")] = _fmt(row["ci_low"])
+            numbers[macro_name(prefix, "AccAt", word, "High")] = _fmt(row["ci_high"])
+            numbers[macro_name(prefix, "GapToChanceAt", word)] = _fmt(
+                row["accuracy"] - row["chance"])
+    if "per_arm_vs_running_mean" in tables:
+        paired = tables["per_arm_vs_running_mean"]
+        lr = accuracy.loc[accuracy["cell"] == headline, "lr"].iat[0]
+        rows = paired[paired["lr"] == lr].set_index("budget")
+        for budget in HEADLINE_BUDGETS:
+            if budget in rows.index:
+                word = number_word(int(budget))
+                numbers[macro_name(prefix, "PerArmMinusRunningMeanAt", word)] = _fmt(
+                    rows.loc[budget, "difference"])
+    if "budget_to_target" in tables:
+        best = tables["budget_to_target"]
+        best = best[best["selection"].str.startswith("best lr")]
+        for _, row in best.iterrows():
+            name = macro_name(prefix, "BudgetToNinety",
+                              "".join(p.capitalize() for p in row["baseline"].split("_")))
+            numbers[name] = f"{row['budget_to_target']:,.0f}" if row["reached"] else (
+                f"> {row['largest_budget']:,.0f}")
+            if row["reached"]:
+                numbers[name + "Low"] = f"{row['ci_low']:,.0f}"
+                numbers[name + "High"] = (f"{row['ci_high']:,.0f}" if math.isfinite(
+                    row["ci_high"]) else f"> {row['largest_budget']:,.0f}")
+    if "power" in tables:
+        for _, row in tables["power"].iterrows():
+            if row["budget"] == 1000:
+                words = "".join(w.capitalize() for w in row["comparison"].replace("-", " ")
+                                .split() if w.isalpha())
+                needed = row["seeds_for_80_percent_power"]
+                numbers[macro_name(prefix, "SeedsNeeded", words)] = (
+                    f"{needed:,.0f}" if math.isfinite(needed) else "more than 10^7")
+    if "break_even" in tables:
+        steps = tables["break_even"]
+        steps = steps[steps["algorithm"] == "reinforce"]
+        for _, row in steps.iterrows():
+            if int(row["to_budget"]) in HEADLINE_BUDGETS:
+                numbers[macro_name(prefix, "BreakEvenTo", number_word(int(row["to_budget"])))] = (
+                    f"{row['break_even_cost']:.3g}")
+    return numbers
+
+
+def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """All tables of the study in ``run_dir`` and its headline numbers."""
+    runs, manifest = load(run_dir)
+    cells = cells_frame(runs)
+    headline = headline_cell(cells)
+    tables: dict[str, pd.DataFrame] = {"cells": cells,
+                                       "accuracy": accuracy_with_chance_test(runs)}
+    reinforce = cells[cells["algorithm"] == "reinforce"]["cell"].tolist()
+    if (cells["algorithm"] == "uniform").any():
+        pairs = [(c, _partner(cells, c, algorithm="uniform", lr=0.0, baseline="none"))
+                 for c in reinforce]
+        tables["vs_uniform"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells)
+    if {"per_arm", "running_mean"} <= set(cells["baseline"]):
+        pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in reinforce
+                 if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
+        tables["per_arm_vs_running_mean"] = paired_family(
+            runs, [p for p in pairs if p[1] is not None], cells)
+    tables["budget_to_target"] = budget_table(runs, cells)
+    tables["power"], tables["power_curves"] = power_tables(runs, cells, headline)
+    if cells["cost"].nunique() > 1:
+        deployment = manifest["config"].get("deployment_pulls")
+        net = net_value_table(runs, deployment)
+        tables["net_value"] = net
+        tables["best_budget"] = best_budgets(net)
+        tables["break_even"] = break_even_costs(runs, deployment)
+    numbers = headline_numbers(manifest["study"], tables, headline)
+    numbers[macro_name("".join(p.capitalize() for p in manifest["study"].split("_")), "Seeds")] = (
+        str(manifest["seeds"]))
+    return tables, numbers

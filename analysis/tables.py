@@ -1,0 +1,60 @@
+"""Writing analysis tables (CSV and Markdown) and headline numbers (LaTeX macros)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+_ONES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+         "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen",
+         "Eighteen", "Nineteen"]
+_TENS = ["", "", "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety"]
+
+
+def number_word(n: int) -> str:
+    """An integer as CamelCase English words, for LaTeX macro names (which take no digits):
+    5000 -> ``FiveThousand``, 200 -> ``TwoHundred``."""
+    if n == 0:
+        return "Zero"
+    for size, name in ((10**9, "Billion"), (10**6, "Million"), (1000, "Thousand"),
+                       (100, "Hundred")):
+        if n >= size:
+            rest = n % size
+            return number_word(n // size) + name + (number_word(rest) if rest else "")
+    return _ONES[n] if n < 20 else _TENS[n // 10] + _ONES[n % 10]
+
+
+def macro_name(*parts: str) -> str:
+    """A LaTeX command name from parts: letters only, each part capitalised."""
+    name = "".join(part[:1].upper() + part[1:] for part in parts)
+    if not re.fullmatch(r"[A-Za-z]+", name):
+        raise ValueError(f"not a LaTeX macro name: {name!r}")
+    return name
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_dir: Path) -> None:
+    """Each table as ``<name>.csv`` and ``<name>.md``, the numbers as ``numbers.json``; then
+    ``index.json`` last, the file make depends on, so a half-finished step is redone."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        _atomic_write(out_dir / f"{name}.csv", table.to_csv(index=False))
+        _atomic_write(out_dir / f"{name}.md",
+                      table.to_markdown(index=False, floatfmt=".4g") + "\n")
+    _atomic_write(out_dir / "numbers.json", json.dumps(numbers, indent=2, sort_keys=True) + "\n")
+    _atomic_write(out_dir / "index.json", json.dumps(sorted(tables), indent=2) + "\n")
+
+
+def latex_macros(numbers: dict[str, str]) -> str:
+    """``\\newcommand{\\Name}{value}`` lines, sorted by name."""
+    return "".join(f"\\newcommand{{\\{name}}}{{{value}}}\n"
+                   for name, value in sorted(numbers.items()))

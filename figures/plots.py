@@ -1,0 +1,200 @@
+"""The study's figures, each drawn from analysis tables (never from the raw runs)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
+
+BUDGET_LABEL = "rollout budget B (episodes, log scale)"
+ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"
+
+
+def _band(ax: plt.Axes, rows: pd.DataFrame, x: str, y: str, colour: object, label: str,
+          low: str = "ci_low", high: str = "ci_high") -> None:
+    ax.plot(rows[x], rows[y], color=colour, label=label)
+    ax.fill_between(rows[x], rows[low], rows[high], color=colour, alpha=BAND_ALPHA, linewidth=0)
+
+
+def _uniform_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
+    uniform = accuracy[accuracy["algorithm"] == "uniform"].sort_values("budget")
+    if len(uniform):
+        _band(ax, uniform, "budget", "accuracy", "black", "uniform allocation")
+    ax.axhline(accuracy["chance"].iat[0], label="never-training sampler (chance)", **REFERENCE)
+
+
+def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """One panel per baseline: accuracy against budget, a line per lr with its 95% Wilson band,
+    uniform allocation and the chance level for reference."""
+    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
+    baselines = list(dict.fromkeys(reinforce["baseline"]))
+    lrs = sorted(reinforce["lr"].unique())
+    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
+    figure, axes = plt.subplots(1, len(baselines), figsize=(3.4 * len(baselines), 3.2),
+                                sharey=True, squeeze=False, layout="constrained")
+    for ax, baseline in zip(axes[0], baselines, strict=True):
+        for lr in lrs:
+            rows = reinforce[(reinforce["baseline"] == baseline) & (reinforce["lr"] == lr)]
+            _band(ax, rows.sort_values("budget"), "budget", "accuracy", colours[lr], f"lr {lr:g}")
+        _uniform_and_chance(ax, accuracy)
+        ax.set_xscale("log")
+        ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
+        ax.set_xlabel(BUDGET_LABEL)
+    axes[0][0].set_ylabel(ACCURACY_LABEL)
+    outside_legend(figure, axes[0][-1])
+    return save(figure, out_dir, name)
+
+
+def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """Accuracy over lr x budget, one panel per baseline."""
+    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
+    baselines = list(dict.fromkeys(reinforce["baseline"]))
+    figure, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.0),
+                                squeeze=False, layout="constrained")
+    for ax, baseline in zip(axes[0], baselines, strict=True):
+        grid = reinforce[reinforce["baseline"] == baseline].pivot(
+            index="lr", columns="budget", values="accuracy")
+        image = ax.imshow(grid.to_numpy(), aspect="auto", origin="lower", cmap="cividis",
+                          vmin=accuracy["chance"].iat[0], vmax=1.0)
+        budgets = grid.columns.to_numpy()
+        ticks = [i for i, b in enumerate(budgets) if math.log10(b).is_integer()]
+        ax.set_xticks(ticks, [f"{budgets[i]:,.0f}" for i in ticks])
+        ax.set_yticks(range(len(grid.index)), [f"{lr:g}" for lr in grid.index])
+        ax.set_xlabel("rollout budget B (episodes, log-spaced columns)")
+        ax.set_ylabel("learning rate lr")
+        ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
+        ax.grid(False)
+    figure.colorbar(image, ax=axes[0].tolist(), label=ACCURACY_LABEL, shrink=0.9)
+    return save(figure, out_dir, name)
+
+
+def narrow_margins(accuracy: pd.DataFrame, budgets: pd.DataFrame, out_dir: Path,
+                   name: str) -> list[Path]:
+    """Accuracy against budget per lr with bands, the 0.9 target, and each budget-to-0.9
+    estimate with its bootstrap interval drawn on the target line."""
+    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
+    baselines = list(dict.fromkeys(reinforce["baseline"]))
+    lrs = sorted(reinforce["lr"].unique())
+    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
+    figure, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.3),
+                                sharey=True, squeeze=False, layout="constrained")
+    per_lr = budgets[budgets["selection"] == "this lr"]
+    for ax, baseline in zip(axes[0], baselines, strict=True):
+        for lr in lrs:
+            rows = reinforce[(reinforce["baseline"] == baseline) & (reinforce["lr"] == lr)]
+            _band(ax, rows.sort_values("budget"), "budget", "accuracy", colours[lr], f"lr {lr:g}")
+            mark = per_lr[(per_lr["baseline"] == baseline) & (per_lr["lr"] == lr)
+                          & per_lr["reached"]]
+            for _, m in mark.iterrows():
+                high = m["ci_high"] if math.isfinite(m["ci_high"]) else m["largest_budget"]
+                ax.errorbar([m["budget_to_target"]], [0.9], color=colours[lr], fmt="o",
+                            markersize=3.5, capsize=2,
+                            xerr=[[m["budget_to_target"] - m["ci_low"]],
+                                  [high - m["budget_to_target"]]])
+        _uniform_and_chance(ax, accuracy)
+        ax.axhline(0.9, color=OKABE_ITO[3], linewidth=0.8, label="target 0.9")
+        ax.set_xscale("log")
+        ax.set_xlabel(BUDGET_LABEL)
+        ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
+    axes[0][0].set_ylabel(ACCURACY_LABEL)
+    outside_legend(figure, axes[0][-1])
+    return save(figure, out_dir, name)
+
+
+def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """Power against seeds, one panel per comparison, a colour per budget: analytic (line) and
+    Monte Carlo resampling of seeds (points); 80% power and 40 seeds marked."""
+    comparisons = list(dict.fromkeys(curves["comparison"]))
+    budgets = sorted(curves["budget"].unique())
+    colours = dict(zip(budgets, OKABE_ITO, strict=False))
+    figure, axes = plt.subplots(1, len(comparisons), figsize=(3.4 * len(comparisons), 3.1),
+                                sharey=True, squeeze=False, layout="constrained")
+    for ax, comparison in zip(axes[0], comparisons, strict=True):
+        for budget in budgets:
+            rows = curves[(curves["comparison"] == comparison) & (curves["budget"] == budget)]
+            ax.plot(rows["seeds"], rows["analytic"], color=colours[budget], label=f"B = {budget}")
+            ax.plot(rows["seeds"], rows["monte_carlo"], "o", color=colours[budget],
+                    markersize=3, markerfacecolor="none")
+        ax.axhline(0.8, **REFERENCE)
+        ax.axvline(40, color="0.6", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_xlabel("seeds per cell (log scale)")
+        ax.set_title(comparison)
+    axes[0][0].set_ylabel("power at alpha = 0.05")
+    outside_legend(figure, axes[0][0], title="line: normal approx.\nrings: Monte Carlo")
+    return save(figure, out_dir, name)
+
+
+def net_value(net: pd.DataFrame, best: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """Expected net value against budget, a line per cost with its 95% band, the optimum marked."""
+    rows = net[net["algorithm"] == "reinforce"]
+    costs = sorted(rows["cost"].unique())
+    colours = dict(zip(costs, ordered_colours(len(costs)), strict=True))
+    figure, ax = plt.subplots(figsize=(6.2, 3.6), layout="constrained")
+    for cost in costs:
+        line = rows[rows["cost"] == cost].sort_values("budget")
+        _band(ax, line, "budget", "net_value", colours[cost], f"c = {cost:g}")
+        top = best[(best["algorithm"] == "reinforce") & (best["cost"] == cost)].iloc[0]
+        ax.plot([top["best_budget"]], [top["net_value"]], "*", color=colours[cost],
+                markersize=9, markeredgecolor="black", markeredgewidth=0.5)
+    ax.set_xscale("log")
+    ax.set_xlabel(BUDGET_LABEL)
+    ax.set_ylabel("expected net value (reward units)")
+    outside_legend(figure, ax, title="per-pull cost\n(star: best budget)")
+    return save(figure, out_dir, name)
+
+
+def paired_difference(paired: pd.DataFrame, out_dir: Path, name: str,
+                      ylabel: str) -> list[Path]:
+    """A paired accuracy difference (A - B) against budget, a line per lr with its 95% Newcombe
+    band, and zero marked."""
+    lrs = sorted(paired["lr"].unique())
+    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
+    figure, ax = plt.subplots(figsize=(6.2, 3.4), layout="constrained")
+    for lr in lrs:
+        rows = paired[paired["lr"] == lr].sort_values("budget")
+        _band(ax, rows, "budget", "difference", colours[lr], f"lr {lr:g}")
+    ax.axhline(0.0, **REFERENCE)
+    ax.set_xscale("log")
+    ax.set_xlabel(BUDGET_LABEL)
+    ax.set_ylabel(ylabel)
+    outside_legend(figure, ax)
+    return save(figure, out_dir, name)
+
+
+def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
+    """Every figure whose tables exist under ``tables_root/<study>/``; returns name -> files."""
+    def table(study: str, name: str) -> pd.DataFrame | None:
+        path = tables_root / study / f"{name}.csv"
+        return pd.read_csv(path) if path.is_file() else None
+
+    drawn: dict[str, list[Path]] = {}
+    sweep = table("budget_sweep", "accuracy")
+    if sweep is not None:
+        drawn["accuracy_vs_budget"] = accuracy_vs_budget(sweep, out_dir, "accuracy_vs_budget")
+        drawn["lr_heatmap"] = lr_heatmap(sweep, out_dir, "lr_heatmap")
+    paired = table("budget_sweep", "per_arm_vs_running_mean")
+    if paired is not None:
+        drawn["per_arm_vs_running_mean"] = paired_difference(
+            paired, out_dir, "per_arm_vs_running_mean",
+            "accuracy difference, per-arm minus running-mean")
+    versus = table("budget_sweep", "vs_uniform")
+    if versus is not None:
+        drawn["vs_uniform"] = paired_difference(
+            versus[versus["baseline"] == "running_mean"], out_dir, "vs_uniform",
+            "accuracy difference, REINFORCE minus uniform")
+    narrow, narrow_budgets = table("narrow_margins", "accuracy"), table("narrow_margins",
+                                                                        "budget_to_target")
+    if narrow is not None and narrow_budgets is not None:
+        drawn["narrow_margins"] = narrow_margins(narrow, narrow_budgets, out_dir, "narrow_margins")
+    curves = table("budget_sweep", "power_curves")
+    if curves is not None:
+        drawn["power_curves"] = power_curves(curves, out_dir, "power_curves")
+    net, best = table("cost", "net_value"), table("cost", "best_budget")
+    if net is not None and best is not None:
+        drawn["net_value"] = net_value(net, best, out_dir, "net_value")
+    return {name: [p.name for p in paths] for name, paths in drawn.items()}

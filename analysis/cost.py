@@ -48,18 +48,27 @@ def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def best_budgets(net: pd.DataFrame) -> pd.DataFrame:
-    """For each (cell, cost), the checkpoint with the largest expected net value, and whether its
-    interval overlaps the runner-up's (then the optimum is not resolved by these seeds)."""
+def best_budgets(runs: pd.DataFrame, net: pd.DataFrame,
+                 deployment_pulls: float) -> pd.DataFrame:
+    """For each (cell, cost), the checkpoint with the largest expected net value, and whether it
+    beats the runner-up checkpoint: a paired t interval (same seeds at both budgets) of the
+    difference in net value that lies above 0 means these seeds resolve the optimum."""
+    frame = runs.assign(deployed=deployed_probability(runs))
     rows = []
     for (cell, cost), group in net.groupby(["cell", "cost"], sort=True):
         ranked = group.sort_values("net_value", ascending=False)
         best, second = ranked.iloc[0], ranked.iloc[min(1, len(ranked) - 1)]
+        seeds = frame[frame["cell"] == cell].pivot(index="seed", columns="budget",
+                                                   values="deployed")
+        gain = (deployment_pulls * (seeds[best["budget"]] - seeds[second["budget"]])
+                - cost * (best["budget"] - second["budget"]))
+        _, low, high = _mean_ci(gain.to_numpy()) if len(gain) > 1 else (0.0, 0.0, 0.0)
         rows.append({"cell": cell, "algorithm": best["algorithm"], "cost": cost,
                      "best_budget": int(best["budget"]), "net_value": best["net_value"],
                      "ci_low": best["ci_low"], "ci_high": best["ci_high"],
                      "runner_up_budget": int(second["budget"]),
-                     "resolved": bool(best["ci_low"] > second["ci_high"])})
+                     "gain_over_runner_up_low": low, "gain_over_runner_up_high": high,
+                     "resolved": bool(low > 0)})
     return pd.DataFrame(rows)
 
 

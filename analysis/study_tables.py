@@ -115,7 +115,8 @@ def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:
     return {"budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
             "ci_high": estimate.ci_high, "reached": estimate.reached,
             "largest_budget": estimate.largest_budget, "seeds": estimate.seeds,
-            "hardness_H": h, "ratio_to_H": estimate.estimate / h if h > 0 else math.nan,
+            "hardness_H": h,
+            "ratio_to_H": estimate.estimate / h if h > 0 and estimate.reached else math.nan,
             "summary": estimate.describe()}
 
 
@@ -276,7 +277,7 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
         deployment = manifest["config"].get("deployment_pulls")
         net = net_value_table(runs, deployment)
         tables["net_value"] = net
-        tables["best_budget"] = best_budgets(net)
+        tables["best_budget"] = best_budgets(runs, net, deployment)
         tables["break_even"] = break_even_costs(runs, deployment)
     numbers = headline_numbers(manifest["study"], tables, headline)
     numbers[macro_name("".join(p.capitalize() for p in manifest["study"].split("_")), "Seeds")] = (

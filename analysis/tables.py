@@ -49,7 +49,7 @@ def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_d
     for name, table in tables.items():
         _atomic_write(out_dir / f"{name}.csv", table.to_csv(index=False))
         _atomic_write(out_dir / f"{name}.md",
-                      table.to_markdown(index=False, floatfmt=".4g") + "\n")
+                      table.to_markdown(index=False, floatfmt=".5g") + "\n")
     _atomic_write(out_dir / "numbers.json", json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     _atomic_write(out_dir / "index.json", json.dumps(sorted(tables), indent=2) + "\n")
 

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
@@ -58,13 +59,16 @@ def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     for ax, baseline in zip(axes[0], baselines, strict=True):
         grid = reinforce[reinforce["baseline"] == baseline].pivot(
             index="lr", columns="budget", values="accuracy")
-        image = ax.imshow(grid.to_numpy(), aspect="auto", origin="lower", cmap="cividis",
-                          vmin=accuracy["chance"].iat[0], vmax=1.0)
-        budgets = grid.columns.to_numpy()
-        ticks = [i for i, b in enumerate(budgets) if math.log10(b).is_integer()]
-        ax.set_xticks(ticks, [f"{budgets[i]:,.0f}" for i in ticks])
-        ax.set_yticks(range(len(grid.index)), [f"{lr:g}" for lr in grid.index])
-        ax.set_xlabel("rollout budget B (episodes, log-spaced columns)")
+        budgets = grid.columns.to_numpy(dtype=float)
+        # Cell edges halfway between checkpoints in log budget, so the x axis is a true log axis.
+        middle = np.sqrt(budgets[:-1] * budgets[1:])
+        edges = np.concatenate([[budgets[0] ** 2 / middle[0]], middle,
+                                [budgets[-1] ** 2 / middle[-1]]])
+        image = ax.pcolormesh(edges, np.arange(len(grid.index) + 1), grid.to_numpy(),
+                              cmap="cividis", vmin=accuracy["chance"].iat[0], vmax=1.0)
+        ax.set_xscale("log")
+        ax.set_yticks(np.arange(len(grid.index)) + 0.5, [f"{lr:g}" for lr in grid.index])
+        ax.set_xlabel(BUDGET_LABEL)
         ax.set_ylabel("learning rate lr")
         ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
         ax.grid(False)

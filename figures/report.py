@@ -46,7 +46,7 @@ class Report:
             self.add(f"*(figure {name} not drawn: its tables are missing)*", "")
 
     def markdown(self, frame: pd.DataFrame) -> None:
-        self.add(frame.to_markdown(index=False, floatfmt=".4g"), "")
+        self.add(frame.to_markdown(index=False, floatfmt=".5g"), "")
 
     # Sections -----------------------------------------------------------------------------
     def headline(self) -> None:
@@ -168,7 +168,7 @@ class Report:
                  "The budget that maximizes expected net value, per cost (REINFORCE, lr 0.1):", "")
         self.markdown(best[best["algorithm"] == "reinforce"][
             ["cost", "best_budget", "net_value", "ci_low", "ci_high", "runner_up_budget",
-             "resolved"]])
+             "gain_over_runner_up_low", "gain_over_runner_up_high", "resolved"]])
         rows = steps[(steps["algorithm"] == "reinforce")]
         self.add("Break-even cost per pull of each step between checkpoints (the extra rollouts "
                  "pay for themselves below it; 95% t interval of the paired per-seed gain):", "")

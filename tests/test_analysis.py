@@ -11,7 +11,7 @@ from scipy.stats import binom, norm
 
 from analysis.accuracy import accuracy_table, chance_level
 from analysis.budget_to_target import budget_to_target, crossing, hardness
-from analysis.cost import break_even_costs, net_value_table
+from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.paired import PairedTable, holm, mcnemar_power, paired_table
 from analysis.power import (
     chance_power,
@@ -164,6 +164,12 @@ def test_net_value_and_break_even_on_a_hand_made_table() -> None:
     runs = runs_frame(correct, [10, 20])
     net = net_value_table(runs, 1000)
     assert net["net_value"].tolist() == pytest.approx([550.0, 600.0])
+    best = best_budgets(runs, net, 1000).iloc[0]
+    # Gains per seed 0, 0, 100, 100: mean 50 but a t interval with 3 degrees of freedom that
+    # includes 0, so four seeds do not resolve the optimum.
+    assert best["best_budget"] == 20 and best["runner_up_budget"] == 10
+    assert best["gain_over_runner_up_low"] < 0 < best["gain_over_runner_up_high"]
+    assert not best["resolved"]
     step = break_even_costs(runs, 1000).iloc[0]
     assert step["break_even_cost"] == pytest.approx(5.0)
     assert step["ci_low"] < 5.0 < step["ci_high"]

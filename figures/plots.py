@@ -21,6 +21,18 @@ def _band(ax: plt.Axes, rows: pd.DataFrame, x: str, y: str, colour: object, labe
     ax.fill_between(rows[x], rows[low], rows[high], color=colour, alpha=BAND_ALPHA, linewidth=0)
 
 
+def _series(ax: plt.Axes, frame: pd.DataFrame, by: str, y: str,
+            label: str) -> dict[float, object]:
+    """One banded line against budget per value of ``by`` (ordered colours); returns the colours.
+    ``label`` is a format string for the value, e.g. ``"lr {:g}"``."""
+    values = sorted(frame[by].unique())
+    colours = dict(zip(values, ordered_colours(len(values)), strict=True))
+    for value in values:
+        rows = frame[frame[by] == value].sort_values("budget")
+        _band(ax, rows, "budget", y, colours[value], label.format(value))
+    return colours
+
+
 def _uniform_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
     uniform = accuracy[accuracy["algorithm"] == "uniform"].sort_values("budget")
     if len(uniform):
@@ -28,26 +40,42 @@ def _uniform_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
     ax.axhline(accuracy["chance"].iat[0], label="never-training sampler (chance)", **REFERENCE)
 
 
-def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
+                       targets: pd.DataFrame | None = None) -> list[Path]:
     """One panel per baseline: accuracy against budget, a line per lr with its 95% Wilson band,
-    uniform allocation and the chance level for reference."""
+    uniform allocation and the chance level for reference. With ``targets`` (a budget-to-target
+    table) each lr's budget to 0.9 is drawn on the 0.9 line with its bootstrap interval."""
     reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
     baselines = list(dict.fromkeys(reinforce["baseline"]))
-    lrs = sorted(reinforce["lr"].unique())
-    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
-    figure, axes = plt.subplots(1, len(baselines), figsize=(3.4 * len(baselines), 3.2),
+    figure, axes = plt.subplots(1, len(baselines), figsize=(3.5 * len(baselines), 3.3),
                                 sharey=True, squeeze=False, layout="constrained")
     for ax, baseline in zip(axes[0], baselines, strict=True):
-        for lr in lrs:
-            rows = reinforce[(reinforce["baseline"] == baseline) & (reinforce["lr"] == lr)]
-            _band(ax, rows.sort_values("budget"), "budget", "accuracy", colours[lr], f"lr {lr:g}")
+        colours = _series(ax, reinforce[reinforce["baseline"] == baseline], "lr", "accuracy",
+                          "lr {:g}")
+        for lr, colour in colours.items():
+            if targets is not None:
+                _target_marks(ax, targets, baseline, lr, colour)
         _uniform_and_chance(ax, accuracy)
+        if targets is not None:
+            ax.axhline(0.9, color=OKABE_ITO[3], linewidth=0.8, label="target 0.9")
         ax.set_xscale("log")
         ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
         ax.set_xlabel(BUDGET_LABEL)
     axes[0][0].set_ylabel(ACCURACY_LABEL)
     outside_legend(figure, axes[0][-1])
     return save(figure, out_dir, name)
+
+
+def _target_marks(ax: plt.Axes, targets: pd.DataFrame, baseline: str, lr: float,
+                  colour: object) -> None:
+    """This lr's budget to 0.9 as a point on the target line, with its interval."""
+    marks = targets[(targets["selection"] == "this lr") & (targets["baseline"] == baseline)
+                    & (targets["lr"] == lr) & targets["reached"]]
+    for _, m in marks.iterrows():
+        high = m["ci_high"] if math.isfinite(m["ci_high"]) else m["largest_budget"]
+        ax.errorbar([m["budget_to_target"]], [0.9], color=colour, fmt="o", markersize=3.5,
+                    capsize=2, xerr=[[m["budget_to_target"] - m["ci_low"]],
+                                     [high - m["budget_to_target"]]])
 
 
 def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
@@ -73,39 +101,6 @@ def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
         ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
         ax.grid(False)
     figure.colorbar(image, ax=axes[0].tolist(), label=ACCURACY_LABEL, shrink=0.9)
-    return save(figure, out_dir, name)
-
-
-def narrow_margins(accuracy: pd.DataFrame, budgets: pd.DataFrame, out_dir: Path,
-                   name: str) -> list[Path]:
-    """Accuracy against budget per lr with bands, the 0.9 target, and each budget-to-0.9
-    estimate with its bootstrap interval drawn on the target line."""
-    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
-    baselines = list(dict.fromkeys(reinforce["baseline"]))
-    lrs = sorted(reinforce["lr"].unique())
-    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
-    figure, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.3),
-                                sharey=True, squeeze=False, layout="constrained")
-    per_lr = budgets[budgets["selection"] == "this lr"]
-    for ax, baseline in zip(axes[0], baselines, strict=True):
-        for lr in lrs:
-            rows = reinforce[(reinforce["baseline"] == baseline) & (reinforce["lr"] == lr)]
-            _band(ax, rows.sort_values("budget"), "budget", "accuracy", colours[lr], f"lr {lr:g}")
-            mark = per_lr[(per_lr["baseline"] == baseline) & (per_lr["lr"] == lr)
-                          & per_lr["reached"]]
-            for _, m in mark.iterrows():
-                high = m["ci_high"] if math.isfinite(m["ci_high"]) else m["largest_budget"]
-                ax.errorbar([m["budget_to_target"]], [0.9], color=colours[lr], fmt="o",
-                            markersize=3.5, capsize=2,
-                            xerr=[[m["budget_to_target"] - m["ci_low"]],
-                                  [high - m["budget_to_target"]]])
-        _uniform_and_chance(ax, accuracy)
-        ax.axhline(0.9, color=OKABE_ITO[3], linewidth=0.8, label="target 0.9")
-        ax.set_xscale("log")
-        ax.set_xlabel(BUDGET_LABEL)
-        ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
-    axes[0][0].set_ylabel(ACCURACY_LABEL)
-    outside_legend(figure, axes[0][-1])
     return save(figure, out_dir, name)
 
 
@@ -135,15 +130,11 @@ def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
 
 def net_value(net: pd.DataFrame, best: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Expected net value against budget, a line per cost with its 95% band, the optimum marked."""
-    rows = net[net["algorithm"] == "reinforce"]
-    costs = sorted(rows["cost"].unique())
-    colours = dict(zip(costs, ordered_colours(len(costs)), strict=True))
     figure, ax = plt.subplots(figsize=(6.2, 3.6), layout="constrained")
-    for cost in costs:
-        line = rows[rows["cost"] == cost].sort_values("budget")
-        _band(ax, line, "budget", "net_value", colours[cost], f"c = {cost:g}")
+    colours = _series(ax, net[net["algorithm"] == "reinforce"], "cost", "net_value", "c = {:g}")
+    for cost, colour in colours.items():
         top = best[(best["algorithm"] == "reinforce") & (best["cost"] == cost)].iloc[0]
-        ax.plot([top["best_budget"]], [top["net_value"]], "*", color=colours[cost],
+        ax.plot([top["best_budget"]], [top["net_value"]], "*", color=colour,
                 markersize=9, markeredgecolor="black", markeredgewidth=0.5)
     ax.set_xscale("log")
     ax.set_xlabel(BUDGET_LABEL)
@@ -156,12 +147,8 @@ def paired_difference(paired: pd.DataFrame, out_dir: Path, name: str,
                       ylabel: str) -> list[Path]:
     """A paired accuracy difference (A - B) against budget, a line per lr with its 95% Newcombe
     band, and zero marked."""
-    lrs = sorted(paired["lr"].unique())
-    colours = dict(zip(lrs, ordered_colours(len(lrs)), strict=True))
     figure, ax = plt.subplots(figsize=(6.2, 3.4), layout="constrained")
-    for lr in lrs:
-        rows = paired[paired["lr"] == lr].sort_values("budget")
-        _band(ax, rows, "budget", "difference", colours[lr], f"lr {lr:g}")
+    _series(ax, paired, "lr", "difference", "lr {:g}")
     ax.axhline(0.0, **REFERENCE)
     ax.set_xscale("log")
     ax.set_xlabel(BUDGET_LABEL)
@@ -185,16 +172,17 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     if paired is not None:
         drawn["per_arm_vs_running_mean"] = paired_difference(
             paired, out_dir, "per_arm_vs_running_mean",
-            "accuracy difference, per-arm minus running-mean")
+            "accuracy difference\n(per-arm minus running-mean)")
     versus = table("budget_sweep", "vs_uniform")
     if versus is not None:
         drawn["vs_uniform"] = paired_difference(
             versus[versus["baseline"] == "running_mean"], out_dir, "vs_uniform",
-            "accuracy difference, REINFORCE minus uniform")
+            "accuracy difference\n(REINFORCE minus uniform)")
     narrow, narrow_budgets = table("narrow_margins", "accuracy"), table("narrow_margins",
                                                                         "budget_to_target")
     if narrow is not None and narrow_budgets is not None:
-        drawn["narrow_margins"] = narrow_margins(narrow, narrow_budgets, out_dir, "narrow_margins")
+        drawn["narrow_margins"] = accuracy_vs_budget(narrow, out_dir, "narrow_margins",
+                                                     narrow_budgets)
     curves = table("budget_sweep", "power_curves")
     if curves is not None:
         drawn["power_curves"] = power_curves(curves, out_dir, "power_curves")

@@ -105,7 +105,8 @@ def holm(p_values: pd.Series | np.ndarray) -> np.ndarray:
 
 def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,
                   alpha: float = 0.05) -> np.ndarray:
-    """Power of the two-sided McNemar test by its normal approximation (Connor 1987) for
+    """Power of the two-sided McNemar test by its normal approximation (Connor 1987, with the
+    second tail added) for
     discordant-pair probabilities P(only A) and P(only B), at each number of seeds."""
     psi = only_a_rate + only_b_rate
     delta = abs(only_a_rate - only_b_rate)
@@ -113,4 +114,8 @@ def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,
         return np.where(delta > 0, 1.0, alpha) * np.ones(len(seeds))
     seeds = np.asarray(seeds, dtype=float)
     z = norm.ppf(1 - alpha / 2)
-    return norm.cdf((delta * np.sqrt(seeds) - z * math.sqrt(psi)) / math.sqrt(psi - delta**2))
+    spread = math.sqrt(psi - delta**2)
+    # Both tails of the two-sided test: the far one matters only when the effect is near 0,
+    # where it brings the power back to alpha instead of alpha / 2.
+    return (norm.cdf((delta * np.sqrt(seeds) - z * math.sqrt(psi)) / spread)
+            + norm.cdf((-delta * np.sqrt(seeds) - z * math.sqrt(psi)) / spread))

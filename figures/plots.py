@@ -11,7 +11,7 @@ import pandas as pd
 
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 
-BUDGET_LABEL = "rollout budget B (episodes, log scale)"
+BUDGET_LABEL = "budget B (rollouts, log scale)"
 ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
 
@@ -21,6 +22,16 @@ BAND_WILSON = ("Bands and brackets are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
 BAND_NEWCOMBE = ("Bands are 95% Newcombe hybrid-score intervals for a paired difference of "
                  "proportions (seed i of one cell against seed i of the other).")
+
+
+def pvalue(p: float) -> str:
+    """A p-value as text; one that underflows double precision is shown as a bound."""
+    return "< 1e-300" if p == 0 else f"= {p:.2g}"
+
+
+def baseline_name(baseline: str) -> str:
+    """``none`` -> ``no baseline``, ``running_mean`` -> ``the running-mean baseline``."""
+    return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
 
 
 class Report:
@@ -87,8 +98,9 @@ class Report:
                         & (accuracy["baseline"] == "running_mean")
                         & accuracy["budget"].isin(HEADLINE)]
         gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
-                f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p = "
-                f"{r.p_vs_chance:.2g}, Holm {r.p_vs_chance_holm:.2g})" for r in head.itertuples()]
+                f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
+                f"{pvalue(r.p_vs_chance)}, Holm {pvalue(r.p_vs_chance_holm)})"
+                for r in head.itertuples()]
         self.add("The never-training sampler (zero logits, ties broken at random) is right with "
                  "probability exactly 1/3. The trained policy's gap to it is " + "; ".join(gaps)
                  + ". Holm's correction is over every (cell, budget) of the study.", "")
@@ -101,8 +113,14 @@ class Report:
                             "ci_low", "ci_high", "only_a", "only_b", "p_value", "p_value_holm"]]
                       .rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}))
         significant = rows[rows["p_value_holm"] < 0.05]
+        found = [f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] at {r.budget:,} "
+                 f"(Holm p {pvalue(r.p_value_holm)})" for r in significant.itertuples()]
         self.add(f"At the default lr the difference is significant after Holm at "
-                 f"{len(significant)} of {len(rows)} headline budgets.", "")
+                 f"{len(significant)} of {len(rows)} headline budgets"
+                 + (": " + "; ".join(found) if found else "") + f". The largest difference "
+                 f"anywhere in the family is {versus['difference'].abs().max():.3f} in size; "
+                 "where REINFORCE is not significantly different from uniform allocation, the "
+                 "interval bounds how large a difference these seeds leave room for.", "")
         self.figure("vs_uniform", "REINFORCE (running-mean baseline) minus uniform allocation, "
                     "per lr. " + BAND_NEWCOMBE)
 
@@ -114,7 +132,7 @@ class Report:
             return
         rows = paired[(paired["lr"] == 0.1) & paired["budget"].isin(HEADLINE)]
         parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
-                 f"(McNemar p = {r.p_value:.2g}, Holm {r.p_value_holm:.2g})"
+                 f"(McNemar p {pvalue(r.p_value)}, Holm {pvalue(r.p_value_holm)})"
                  for r in rows.itertuples()]
         worse = (paired["ci_high"] < 0).sum()
         self.add("Paired by seed at lr 0.1, per-arm minus running-mean accuracy is "
@@ -139,8 +157,8 @@ class Report:
         best = budgets[budgets["selection"].str.startswith("best lr")]
         uniform = budgets[budgets["algorithm"] == "uniform"]
         h = budgets["hardness_H"].iat[0]
-        parts = [f"{r.summary} with the {r.baseline.replace('_', ' ')} baseline (best lr "
-                 f"{r.lr:g}; {r.budget_to_target / h:.2f} H)" for r in best.itertuples()]
+        parts = [f"{r.summary} with {baseline_name(r.baseline)} (best lr {r.lr:g}; "
+                 f"{r.budget_to_target / h:.2f} H)" for r in best.itertuples()]
         self.add(f"On (0.50, 0.51, 0.52), H = sum of 1/gap^2 = {h:,.0f}. At the best lr REINFORCE "
                  f"reaches 0.9 accuracy at " + "; ".join(parts) + ". Uniform allocation needs "
                  + ", ".join(f"{r.summary} ({r.budget_to_target / h:.2f} H)"
@@ -191,13 +209,33 @@ class Report:
         self.figure("power_curves", "power against seeds per comparison and budget: lines are "
                     "normal approximations, rings Monte Carlo resampling of seeds; dashed: 80% "
                     "power; dotted: 40 seeds.")
+        chance = power[power["comparison"] == "trained vs never-training sampler"]
+        paired = power[power["comparison"] != "trained vs never-training sampler"]
+        self.add("With 40 seeds, the test against the never-training sampler has power "
+                 + ", ".join(f"{r.power_at_40_seeds:.2f} at {r.budget:,}"
+                             for r in chance.itertuples())
+                 + f" (it detects a gain of {chance['smallest_effect_40_seeds_detect'].iat[0]:.2f}"
+                 " over chance with 80% power); a paired comparison needs a difference of at "
+                 f"least {paired['smallest_effect_40_seeds_detect'].min():.2f} in accuracy to "
+                 "reach 80% power with 40 seeds (none where too few pairs disagree), and the "
+                 "REINFORCE-against-uniform differences measured here need "
+                 + ", ".join(f"{r.seeds_for_80_percent_power:,.0f}" if math.isfinite(
+                     r.seeds_for_80_percent_power) else "more than 10^7"
+                     for r in paired[paired["comparison"].str.contains("uniform")].itertuples())
+                 + " seeds at the headline budgets.", "")
         if quick is not None:
             rows = quick[quick["budget"].isin(HEADLINE)]
             parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                      for r in rows.itertuples()]
+            widths = rows["ci_high"] - rows["ci_low"]
+            sweep = self.table("budget_sweep", "accuracy")
+            sweep = sweep[(sweep["algorithm"] == "reinforce") & (sweep["lr"] == 0.1)
+                          & (sweep["baseline"] == "running_mean") & sweep["budget"].isin(HEADLINE)]
+            wide = sweep["ci_high"] - sweep["ci_low"]
             self.add("The seed exercise (`quick`, 40 seeds) measured " + ", ".join(parts)
-                     + ". Its intervals are 0.2 to 0.3 wide: 40 seeds show that training beats "
-                     "chance from a few hundred rollouts on, and nothing finer.", "")
+                     + f": intervals {widths.min():.3f} to {widths.max():.3f} wide, against "
+                     f"{wide.min():.3f} to {wide.max():.3f} for the {sweep['seeds'].iat[0]:,} "
+                     "seeds of section 1.", "")
 
     def provenance(self) -> None:
         self.add("## Provenance", "")

@@ -107,7 +107,9 @@ def test_mcnemar_power_formula_and_monte_carlo_agree() -> None:
     n = ((norm.ppf(0.975) * math.sqrt(psi) + norm.ppf(0.8) * math.sqrt(psi - delta**2))
          / delta) ** 2
     assert n == pytest.approx(233.1, abs=0.1)
-    assert mcnemar_power(0.2, 0.1, np.array([n]))[0] == pytest.approx(0.8, abs=1e-9)
+    # Connor's one-tailed formula gives 0.8 exactly; the far tail adds Phi(-4.8) = 7e-7.
+    assert mcnemar_power(0.2, 0.1, np.array([n]))[0] == pytest.approx(0.8, abs=1e-6)
+    assert mcnemar_power(0.1, 0.1, np.array([100, 10_000])) == pytest.approx(0.05)
     # The exact test is slightly conservative against the approximation; 4.5 MC standard errors
     # (0.009 each) plus 0.02 for the approximation.
     assert paired_power_mc(0.2, 0.1, np.array([234]))[0] == pytest.approx(0.8, abs=0.06)

@@ -76,6 +76,42 @@ def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = T
                           reached, float(budgets[-1]), seeds)
 
 
+@dataclass(frozen=True)
+class BudgetRatio:
+    """Budget to the target of A divided by B's, with a percentile bootstrap interval; inf where A
+    (or NaN where both) never reaches the target."""
+
+    ratio: float
+    ci_low: float
+    ci_high: float
+    seeds: int
+
+
+def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
+                 target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0) -> BudgetRatio:
+    """Ratio of two cells' budgets to the target, seeds paired: each resample draws the same
+    seeds for both cells (rows of the two matrices are the same seeds), so the interval keeps the
+    correlation that common random numbers give the two estimates."""
+    correct_a = np.asarray(correct_a, dtype=float)
+    correct_b = np.asarray(correct_b, dtype=float)
+    budgets = np.asarray(budgets, dtype=float)
+    seeds = correct_a.shape[0]
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
+
+    def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
+        a, b = crossing(budgets, curve_a, target), crossing(budgets, curve_b, target)
+        return a / b if math.isfinite(b) else math.nan
+
+    values = np.array([ratio(a, b) for a, b in zip(weights @ correct_a / seeds,
+                                                   weights @ correct_b / seeds, strict=True)])
+    values = values[~np.isnan(values)]
+    low, high = (np.quantile(values, [0.025, 0.975], method="inverted_cdf") if len(values)
+                 else (math.nan, math.nan))
+    return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low),
+                       float(high), seeds)
+
+
 def hardness(probs: tuple[float, ...]) -> float:
     """Best-arm-identification complexity H = sum over non-best arms of 1 / gap^2 (Audibert and
     Bubeck 2010); the budget a fixed-budget algorithm needs grows like H log K."""

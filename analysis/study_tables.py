@@ -20,6 +20,7 @@ from scipy.stats import binomtest
 from analysis.accuracy import CELL_KEYS, accuracy_table, chance_level
 from analysis.budget_to_target import (
     BudgetEstimate,
+    budget_ratio,
     budget_to_target,
     crossing,
     hardness,
@@ -37,6 +38,7 @@ from analysis.power import (
 from analysis.tables import macro_name, number_word
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
+REFERENCE_ALGORITHMS = ("uniform", "successive_rejects", "sequential_halving")
 DEFAULT_LR = 0.1
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
@@ -149,6 +151,38 @@ def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
                      "estimated on odd seeds", **_estimate_row(estimate, h)})
     return pd.DataFrame(rows)
+
+
+def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
+                               budgets: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """REINFORCE against the best-arm-identification algorithms on the same seeds: paired
+    McNemar tests of the headline cell and of the best-lr running-mean cell against each, at every
+    budget (Holm over the table), and the ratio of REINFORCE's (best lr) budget to 0.9 to each
+    algorithm's, on the odd seeds (the best lr was chosen on the even ones), with a paired
+    bootstrap interval."""
+    if not {"successive_rejects", "sequential_halving"} & set(cells["algorithm"]):
+        return {}
+    best_rows = budgets[budgets["selection"].str.startswith("best lr")
+                        & (budgets["baseline"] == "running_mean")]
+    best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
+    references = [c for c in (_partner(cells, headline, algorithm=a, lr=0.0, baseline="none")
+                              for a in REFERENCE_ALGORITHMS) if c is not None]
+    algorithm = cells.set_index("cell")["algorithm"]
+    versus = paired_family(runs, [(a, b) for a in dict.fromkeys([headline, best])
+                                  for b in references], cells)
+    versus.insert(2, "algorithm_b", versus["cell_b"].map(algorithm))
+    seeds = np.sort(runs["seed"].unique())
+    odd = seeds[seeds % 2 == 1]
+    rows = []
+    for reference in references:
+        ours, checkpoints = outcome_matrix(runs, best, odd)
+        theirs, _ = outcome_matrix(runs, reference, odd)
+        ratio = budget_ratio(ours, theirs, checkpoints)
+        rows.append({"reinforce_cell": best,
+                     "lr": cells.set_index("cell").loc[best, "lr"],
+                     "reference": algorithm[reference], "ratio": ratio.ratio,
+                     "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds})
+    return {"vs_best_arm_identification": versus, "budget_ratio": pd.DataFrame(rows)}
 
 
 def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
@@ -272,6 +306,7 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
         tables["per_arm_vs_running_mean"] = paired_family(
             runs, [p for p in pairs if p[1] is not None], cells)
     tables["budget_to_target"] = budget_table(runs, cells)
+    tables.update(best_identification_tables(runs, cells, headline, tables["budget_to_target"]))
     tables["power"], tables["power_curves"] = power_tables(runs, cells, headline)
     if cells["cost"].nunique() > 1:
         deployment = manifest["config"].get("deployment_pulls")

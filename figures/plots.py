@@ -104,6 +104,43 @@ def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     return save(figure, out_dir, name)
 
 
+ALGORITHM_NAMES = {"uniform": "uniform allocation", "successive_rejects": "successive rejects",
+                   "sequential_halving": "sequential halving"}
+
+
+def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                            out_dir: Path, name: str) -> list[Path]:
+    """All algorithms on one figure, a panel per bandit: REINFORCE (running-mean baseline) at the
+    default and at the best lr against uniform allocation, successive rejects and sequential
+    halving, each with its 95% Wilson band; the chance level and the 0.9 target marked."""
+    figure, axes = plt.subplots(1, len(studies), figsize=(3.8 * len(studies), 3.4),
+                                sharey=True, squeeze=False, layout="constrained")
+    for ax, (title, (accuracy, targets)) in zip(axes[0], studies.items(), strict=True):
+        best = targets[targets["selection"].str.startswith("best lr")
+                       & (targets["baseline"] == "running_mean")]["lr"]
+        best_lr = best.iat[0] if len(best) else 0.1
+        # The best lr differs between bandits, so the legend names the role and the title the lr.
+        lines = [("reinforce", 0.1, "REINFORCE, lr 0.1"),
+                 ("reinforce", best_lr, "REINFORCE, best lr (in title)")]
+        lines += [(algorithm, 0.0, label) for algorithm, label in ALGORITHM_NAMES.items()]
+        for colour, (algorithm, lr, label) in zip(OKABE_ITO, lines, strict=False):
+            rows = accuracy[(accuracy["algorithm"] == algorithm) & (accuracy["lr"] == lr)
+                            & accuracy["baseline"].isin(["running_mean", "none"])]
+            if algorithm == "reinforce":
+                rows = rows[rows["baseline"] == "running_mean"]
+            if len(rows):
+                _band(ax, rows.sort_values("budget"), "budget", "accuracy", colour, label)
+        ax.axhline(accuracy["chance"].iat[0], label="never-training sampler (chance)",
+                   **REFERENCE)
+        ax.axhline(0.9, color="0.6", linewidth=0.8, label="target 0.9")
+        ax.set_xscale("log")
+        ax.set_xlabel(BUDGET_LABEL)
+        ax.set_title(f"{title}; best lr {best_lr:g}")
+    axes[0][0].set_ylabel(ACCURACY_LABEL)
+    outside_legend(figure, axes[0][0])
+    return save(figure, out_dir, name)
+
+
 def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Power against seeds, one panel per comparison, a colour per budget: analytic (line) and
     Monte Carlo resampling of seeds (points); 80% power and 40 seeds marked."""
@@ -183,6 +220,16 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     if narrow is not None and narrow_budgets is not None:
         drawn["narrow_margins"] = accuracy_vs_budget(narrow, out_dir, "narrow_margins",
                                                      narrow_budgets)
+    studies = {}
+    for study, title in (("budget_sweep", "probs 0.5, 0.55, 0.6"),
+                         ("narrow_margins", "probs 0.50, 0.51, 0.52")):
+        accuracy, targets = table(study, "accuracy"), table(study, "budget_to_target")
+        if accuracy is not None and targets is not None and (
+                accuracy["algorithm"] == "sequential_halving").any():
+            studies[title] = (accuracy, targets)
+    if studies:
+        drawn["best_arm_identification"] = best_arm_identification(
+            studies, out_dir, "best_arm_identification")
     curves = table("budget_sweep", "power_curves")
     if curves is not None:
         drawn["power_curves"] = power_curves(curves, out_dir, "power_curves")

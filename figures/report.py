@@ -18,6 +18,8 @@ import pandas as pd
 from analysis.tables import latex_macros
 
 HEADLINE = (50, 200, 1000, 5000)
+COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
+"""Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
 BAND_WILSON = ("Bands and brackets are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
 BAND_NEWCOMBE = ("Bands are 95% Newcombe hybrid-score intervals for a paired difference of "
@@ -172,8 +174,47 @@ class Report:
         self.markdown(budgets[["algorithm", "baseline", "lr", "selection", "seeds", "summary",
                                "ratio_to_H"]])
 
+    def best_arm_identification(self) -> None:
+        self.add("## 5. REINFORCE against best-arm identification", "")
+        studies = [(study, self.table(study, "budget_to_target"),
+                    self.table(study, "vs_best_arm_identification"),
+                    self.table(study, "budget_ratio"))
+                   for study in ("budget_sweep", "narrow_margins")]
+        if any(table is None for _, *tables in studies for table in tables):
+            self.add("*the studies with the best-arm-identification algorithms have not been "
+                     "analysed.*", "")
+            return
+        self.add("Successive rejects (Audibert and Bubeck 2010) and sequential halving (Karnin, "
+                 "Koren and Somekh 2013) are built to find the best arm with a fixed budget; they "
+                 "run on the same seeds (common random numbers), once per checkpoint because their "
+                 "phases depend on the budget.", "")
+        self.figure("best_arm_identification", "accuracy against budget of every algorithm on "
+                    "both bandits. " + BAND_WILSON)
+        for study, budgets, versus, ratios in studies:
+            h = budgets["hardness_H"].iat[0]
+            rows = budgets[(budgets["algorithm"] != "reinforce")
+                           | budgets["selection"].str.startswith("best lr")]
+            rows = rows[rows["baseline"].isin(["none", "running_mean"])]
+            self.add(f"**{study}** (H = {h:,.0f}): budget to 0.9 accuracy with 95% bootstrap "
+                     "intervals, and its ratio to H:", "")
+            self.markdown(rows[["algorithm", "baseline", "lr", "selection", "seeds", "summary",
+                                "ratio_to_H"]])
+            parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
+                     f"{r.reference.replace('_', ' ')}" for r in ratios.itertuples()]
+            self.add(f"REINFORCE at its best lr ({ratios['lr'].iat[0]:g}, running-mean "
+                     "baseline) needs " + "; ".join(parts) + " to reach 0.9 (ratio of the two "
+                     "budgets on the odd seeds, 95% paired bootstrap interval).", "")
+            head = versus[versus["budget"].isin(COMPARED_AT[study])]
+            if len(head):
+                listed = ", ".join(f"{b:,}" for b in COMPARED_AT[study])
+                self.add(f"Paired by seed at budgets {listed} (exact McNemar; Holm over every "
+                         "budget and pair of the table):", "")
+                self.markdown(head[["lr", "algorithm_b", "budget", "accuracy_a", "accuracy_b",
+                                    "difference", "ci_low", "ci_high", "p_value",
+                                    "p_value_holm"]].rename(columns={"accuracy_a": "reinforce"}))
+
     def cost(self) -> None:
-        self.add("## 5. With a per-pull cost: does the extra compute pay for itself?", "")
+        self.add("## 6. With a per-pull cost: does the extra compute pay for itself?", "")
         best = self.table("cost", "best_budget")
         steps = self.table("cost", "break_even")
         if best is None or steps is None:
@@ -195,7 +236,7 @@ class Report:
                     "mark the best budget. Bands are 95% t intervals of the mean over seeds.")
 
     def seeds(self) -> None:
-        self.add("## 6. How many seeds each claim needs", "")
+        self.add("## 7. How many seeds each claim needs", "")
         power = self.table("budget_sweep", "power")
         quick = self.table("quick", "accuracy")
         if power is None:
@@ -260,7 +301,7 @@ class Report:
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
-                        self.cost, self.seeds, self.provenance):
+                        self.best_arm_identification, self.cost, self.seeds, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 

@@ -22,8 +22,9 @@ import numba as nb
 import numpy as np
 
 from study.fastexp import fast_exp
+from study.fixed_budget import fixed_budget_run
 from study.jit import jit, parallel_jit
-from study.model import BASELINE_PER_ARM, BASELINE_RUNNING_MEAN, REINFORCE
+from study.model import BASELINE_PER_ARM, BASELINE_RUNNING_MEAN, REINFORCE, UNIFORM
 from study.philox import high_unit, low_unit, philox_block, to_unit
 
 LANES = 32
@@ -267,8 +268,18 @@ def simulate_cell(
     Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
     the state is not finite), ``p_best`` (policy mass on the best arms; NaN for ``uniform``),
     ``reward_sum`` (int64), ``pulls`` (int64), ``scores`` (the logits, or the empirical means for
-    ``uniform``) and ``finite`` (bool).
+    the other algorithms) and ``finite`` (bool). Successive rejects and sequential halving run once
+    per checkpoint (``study.fixed_budget``), one seed per thread task.
     """
+    if algorithm not in (REINFORCE, UNIFORM):
+        for i in nb.prange(keys.shape[0]):
+            for c in range(budgets.shape[0]):
+                greedy[i, c], reward_sum[i, c] = fixed_budget_run(
+                    keys[i, 0], keys[i, 1], probs, algorithm, budgets[c], pulls[i, c],
+                    scores[i, c])
+                p_best[i, c] = np.nan
+                finite[i, c] = True
+        return
     blocks = (keys.shape[0] + lanes - 1) // lanes
     for b in nb.prange(blocks):
         lo = b * lanes

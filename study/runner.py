@@ -18,7 +18,7 @@ from tqdm import tqdm
 from study.config import StudyConfig
 from study.grid import Cell, Simulation, cells, simulations
 from study.kernel import LANES, simulate_cell
-from study.model import ALGORITHM_CODES, BASELINE_CODES
+from study.model import ALGORITHM_CODES, BASELINE_CODES, NESTED
 from study.streams import run_keys
 
 DEFAULT_CHUNK = 2048
@@ -26,8 +26,8 @@ DEFAULT_CHUNK = 2048
 progress bar moves and memory stays at chunk x checkpoints x K."""
 
 RUNS_COLUMNS = (
-    "cell", "algorithm", "baseline", "lr", "probs", "cost", "seed", "budget", "greedy_arm",
-    "best_arm", "correct", "p_best", "reward_sum", "best_arm_pulls", "finite",
+    "cell", "algorithm", "nested", "baseline", "lr", "probs", "cost", "seed", "budget",
+    "greedy_arm", "best_arm", "correct", "p_best", "reward_sum", "best_arm_pulls", "finite",
 )
 
 
@@ -137,6 +137,7 @@ def _cell_rows(cell: Cell, out: KernelOutput, seeds: np.ndarray,
     return pd.DataFrame({
         "cell": np.full(rows, cell.index, dtype=np.int64),
         "algorithm": np.full(rows, sim.algorithm, dtype=object),
+        "nested": np.full(rows, NESTED[sim.algorithm]),
         "baseline": np.full(rows, sim.baseline, dtype=object),
         "lr": np.full(rows, sim.lr),
         "probs": np.full(rows, sim.probs_text, dtype=object),

@@ -130,3 +130,63 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
                 p_best = best_mass / norm
             record.append(Checkpoint(budget, greedy, p_best, total, list(pulls), scores, finite))
     return record
+
+
+def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[float]:
+    """Tie-break priority of each arm in a phase: word a mod 4 of block (B, phase, a div 4, 1)."""
+    out = []
+    for a in range(arms):
+        counter = np.array([budget - 1, phase, a // 4, 1], dtype=np.uint64)
+        out.append(unit(np.random.Philox(key=key, counter=counter).random_raw(4)[a % 4]))
+    return out
+
+
+def fixed_budget_run(key: np.ndarray, probs: list[float], algorithm: str,
+                     budget: int) -> Checkpoint:
+    """Successive rejects or sequential halving with budget ``budget`` (study.fixed_budget)."""
+    arms = len(probs)
+    words = np.random.Philox(key=key).random_raw(budget + 1)
+    alive = list(range(arms))
+    pulls, wins = [0] * arms, [0] * arms
+    t = total = 0
+
+    def pull(a: int) -> int:
+        nonlocal t, total
+        reward = 1 if halves(words[t])[1] < probs[a] else 0
+        t += 1
+        pulls[a] += 1
+        wins[a] += reward
+        total += reward
+        return reward
+
+    def drop_worst(means: dict[int, float], priority: list[float]) -> None:
+        alive.remove(min(alive, key=lambda a: (means[a], priority[a])))
+
+    if algorithm == "successive_rejects":
+        log_bar = 0.5 + sum(1.0 / i for i in range(2, arms + 1))
+        previous = 0
+        for phase in range(1, arms):
+            target = max(math.ceil((budget - arms) / (log_bar * (arms + 1 - phase))), 0)
+            for _ in range(target - previous):
+                for a in list(alive):
+                    pull(a)
+            previous = target
+            means = {a: wins[a] / pulls[a] if pulls[a] else -math.inf for a in alive}
+            drop_worst(means, priorities(key, budget, phase, arms))
+    elif algorithm == "sequential_halving":
+        rounds = math.ceil(math.log2(arms))
+        for phase in range(1, rounds + 1):
+            each = budget // (len(alive) * rounds)
+            gained = dict.fromkeys(alive, 0)
+            for _ in range(each):
+                for a in list(alive):
+                    gained[a] += pull(a)
+            means = {a: gained[a] / each if each else -math.inf for a in alive}
+            priority = priorities(key, budget, phase, arms)
+            keep = (len(alive) + 1) // 2
+            while len(alive) > keep:
+                drop_worst(means, priority)
+    else:
+        raise ValueError(algorithm)
+    scores = [wins[a] / pulls[a] if pulls[a] else -math.inf for a in range(arms)]
+    return Checkpoint(budget, alive[0], math.nan, total, list(pulls), scores, True)

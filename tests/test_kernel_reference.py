@@ -6,8 +6,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference import fixed_budget_run
 from reference import run as reference_run
 from study.grid import Simulation
+from study.model import NESTED
 from study.runner import simulate
 from study.streams import run_keys
 
@@ -20,7 +22,8 @@ def simulations(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
     # Repeated probabilities on purpose: they exercise ties between best arms.
     probs = tuple(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0]) | probabilities,
                                 min_size=arms, max_size=arms)))
-    algorithm = draw(st.sampled_from(["reinforce", "uniform"]))
+    algorithm = draw(st.sampled_from(["reinforce", "uniform", "successive_rejects",
+                                      "sequential_halving"]))
     lr = 0.0
     if algorithm == "reinforce":
         lr = draw(st.sampled_from([0.0, 0.1, 1.0]) | st.floats(0.0, 20.0))
@@ -37,8 +40,12 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
     keys = run_keys(root_seed, np.arange(seeds))
     out = simulate(sim, keys, budgets)
     for i in range(seeds):
-        expected = reference_run(keys[i], list(sim.probs), sim.algorithm, sim.lr, sim.baseline,
-                                 list(budgets))
+        if NESTED[sim.algorithm]:
+            expected = reference_run(keys[i], list(sim.probs), sim.algorithm, sim.lr,
+                                     sim.baseline, list(budgets))
+        else:
+            expected = [fixed_budget_run(keys[i], list(sim.probs), sim.algorithm, b)
+                        for b in budgets]
         for c, point in enumerate(expected):
             assert out.greedy[i, c] == point.greedy
             assert out.finite[i, c] == point.finite

@@ -40,18 +40,19 @@ def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) -> None:
     report = (study_outputs / "report.md").read_text()
     for heading in ("## 1. How accuracy rises with the budget", "## 2. Above the never-training",
-                    "## 3. Per-arm baseline", "## 4. Narrow margins", "## 5. With a per-pull cost",
-                    "## 6. How many seeds", "## Provenance"):
+                    "## 3. Per-arm baseline", "## 4. Narrow margins",
+                    "## 5. REINFORCE against best-arm identification",
+                    "## 6. With a per-pull cost", "## 7. How many seeds", "## Provenance"):
         assert heading in report
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
-    assert report.count("*Figure:") == 7 and "Wilson" in report and "Newcombe" in report
+    assert report.count("*Figure:") == 8 and "Wilson" in report and "Newcombe" in report
 
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
-    assert len(drawn) == 7
+    assert len(drawn) == 8
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:

@@ -70,6 +70,23 @@ def _worst(alive: np.ndarray, means: np.ndarray, priority: np.ndarray) -> int:  
 
 
 @jit
+def _phase(k0: np.uint64, k1: np.uint64, probs: np.ndarray, alive: np.ndarray, repeats: int,
+           t: int, pulls: np.ndarray, wins: np.ndarray, phase_wins: np.ndarray,
+           cache: np.ndarray) -> int:  # pragma: no cover
+    """Pull every surviving arm ``repeats`` times in turn from pull index t, counting pulls and
+    wins overall and in ``phase_wins``; returns the next pull index."""
+    for _ in range(repeats):
+        for a in range(probs.shape[0]):
+            if alive[a]:
+                reward = _pull(k0, k1, t, probs[a], cache)
+                t += 1
+                pulls[a] += 1
+                wins[a] += reward
+                phase_wins[a] += reward
+    return t
+
+
+@jit
 def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm: int, budget: int,
                      pulls: np.ndarray, means: np.ndarray) -> tuple[int, int]:  # pragma: no cover
     """One run of successive rejects or sequential halving with budget ``budget``.
@@ -85,7 +102,6 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
     cache = np.zeros(5, dtype=np.uint64)
     pulls[:] = 0
     t = 0
-    total = 0
     survivors = arms
     if algorithm == SUCCESSIVE_REJECTS:
         log_bar = 0.5
@@ -94,14 +110,7 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         previous = 0
         for phase in range(1, arms):
             target = max(math.ceil((budget - arms) / (log_bar * (arms + 1 - phase))), 0)
-            for _ in range(target - previous):
-                for a in range(arms):
-                    if alive[a]:
-                        reward = _pull(k0, k1, t, probs[a], cache)
-                        t += 1
-                        pulls[a] += 1
-                        wins[a] += reward
-                        total += reward
+            t = _phase(k0, k1, probs, alive, target - previous, t, pulls, wins, round_wins, cache)
             previous = target
             for a in range(arms):
                 decision[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
@@ -112,15 +121,7 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         for phase in range(1, rounds + 1):
             each = budget // (survivors * rounds)
             round_wins[:] = 0
-            for _ in range(each):
-                for a in range(arms):
-                    if alive[a]:
-                        reward = _pull(k0, k1, t, probs[a], cache)
-                        t += 1
-                        pulls[a] += 1
-                        wins[a] += reward
-                        round_wins[a] += reward
-                        total += reward
+            t = _phase(k0, k1, probs, alive, each, t, pulls, wins, round_wins, cache)
             for a in range(arms):
                 decision[a] = round_wins[a] / each if each > 0 else -np.inf
             _priorities(k0, k1, budget, phase, priority)
@@ -133,4 +134,4 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         means[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
         if alive[a]:
             recommended = a
-    return recommended, total
+    return recommended, int(wins.sum())

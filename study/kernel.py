@@ -6,7 +6,8 @@ simulation serves every checkpoint).
 
 Seeds advance in lockstep, ``LANES`` at a time: the state is a structure of arrays of shape
 (K, LANES) and every loop over lanes is innermost and branch-free, so LLVM turns it into SIMD code
-(Philox, the exponentials, sampling and the update all vectorize). The blocks of lanes are spread
+(the exponentials, sampling and the update vectorize; Philox runs scalar, one lane after another,
+because AVX2 has no 64-bit vector multiply, see ``study.philox``). The blocks of lanes are spread
 over threads with ``prange``; a run writes only its own rows, and its arithmetic does not depend on
 which block or thread it lands in, so results are the same for any thread count or chunking.
 
@@ -72,8 +73,8 @@ def _break_tie(
 def _draw_words(first_block: int, k0: np.ndarray, k1: np.ndarray,
                 words: np.ndarray) -> None:  # pragma: no cover
     """Main-stream words of blocks first_block, first_block + 1, ... of every lane, one row of
-    ``words`` per episode. Generating them apart from the floating-point work of the episodes
-    measured 2.5 times faster than one block per lane inside the episode loop."""
+    ``words`` per episode, so the integer work of Philox is one tight loop apart from the
+    floating-point lane loops of the episodes."""
     for b in range(words.shape[0] // 4):
         counter = np.uint64(first_block + b + 1)
         for j in range(k0.shape[0]):

@@ -102,7 +102,10 @@ def run_study(
     seeds = np.arange(config.seeds) if seed_indices is None else np.asarray(seed_indices)
     grid = cells(config)
     sims = simulations(grid)
-    episodes = len(sims) * len(seeds) * config.budgets[-1]
+    # A nested simulation runs once to the largest budget; a fixed-budget one once per checkpoint.
+    horizon = {sim: config.budgets[-1] if NESTED[sim.algorithm] else sum(config.budgets)
+               for sim in sims}
+    episodes = len(seeds) * sum(horizon.values())
     show = sys.stderr.isatty() if progress is None else progress
     outputs: dict[Simulation, KernelOutput] = {}
     shared_keys = run_keys(config.root_seed, seeds) if config.streams == "per_seed" else None
@@ -120,7 +123,7 @@ def run_study(
                 began = time.perf_counter()
                 parts.append(simulate(sim, keys[start:start + chunk], config.budgets))
                 kernel_seconds += time.perf_counter() - began
-                bar.update(len(keys[start:start + chunk]) * config.budgets[-1])
+                bar.update(len(keys[start:start + chunk]) * horizon[sim])
             outputs[sim] = KernelOutput.concat(parts)
     table = pd.concat([_cell_rows(c, outputs[c.simulation], seeds, config.budgets) for c in grid],
                       ignore_index=True)

@@ -95,18 +95,21 @@ def test_bad_input_in_a_real_process_has_no_traceback(write_config, tmp_path: Pa
 
 
 def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path) -> None:
-    path = write_config(config_text({"seeds": 6}, algorithm=["reinforce", "uniform"],
+    path = write_config(config_text({"seeds": 6}, algorithm=["reinforce", "uniform",
+                                                             "successive_rejects"],
                                     lr=[0.1, 0.3], cost=[0.0, 0.01], budgets=[5, 20, 80]))
     out = tmp_path / "o"
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     runs = pd.read_parquet(out / "runs.parquet")
     assert tuple(runs.columns) == RUNS_COLUMNS
-    # reinforce: 2 lr x 2 costs; uniform: lr and baseline collapse, 2 costs.
-    assert runs["cell"].nunique() == 6
-    assert len(runs) == 6 * 6 * 3
+    # reinforce: 2 lr x 2 costs; uniform and successive rejects: lr and baseline collapse.
+    assert runs["cell"].nunique() == 8
+    assert len(runs) == 8 * 6 * 3
+    assert runs.groupby("algorithm")["nested"].first().to_dict() == {
+        "reinforce": True, "successive_rejects": False, "uniform": True}
     assert runs.groupby(["cell", "seed", "budget"]).size().eq(1).all()
-    assert set(runs.loc[runs["algorithm"] == "uniform", "lr"]) == {0.0}
-    assert runs.loc[runs["algorithm"] == "uniform", "p_best"].isna().all()
+    assert set(runs.loc[runs["algorithm"] != "reinforce", "lr"]) == {0.0}
+    assert runs.loc[runs["algorithm"] != "reinforce", "p_best"].isna().all()
     assert runs["probs"].eq("0.5,0.55,0.6").all() and runs["best_arm"].eq(2).all()
     assert (runs["correct"] == (runs["greedy_arm"] == 2)).all()
     manifest = json.loads((out / "manifest.json").read_text())
@@ -114,7 +117,8 @@ def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path
                 "episodes_per_second"):
         assert key in manifest
     assert manifest["config"]["lr"] == [0.1, 0.3] and manifest["seeds"] == 6
-    assert manifest["episodes"] == 3 * 6 * 80
+    # Nested simulations run to the largest budget, the fixed-budget one once per checkpoint.
+    assert manifest["episodes"] == 6 * (3 * 80 + (5 + 20 + 80))
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
 
 

@@ -197,7 +197,7 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
         ("trained vs never-training sampler", None),
         ("trained vs uniform allocation", _partner(cells, headline, algorithm="uniform",
                                                    lr=0.0, baseline="none")),
-        ("per-arm vs running-mean baseline", _partner(cells, headline, baseline="per_arm")),
+        ("running-mean vs per-arm baseline", _partner(cells, headline, baseline="per_arm")),
     ]
     summary, curves = [], []
     for name, partner in comparisons:

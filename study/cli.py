@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="simulate a study config into DIR/runs.parquet")
     run.add_argument("config", type=Path)
     run.add_argument("--out", type=Path, required=True, help="output folder")
+    run.add_argument("--cache", type=Path, default=None,
+                     help="shard cache folder (default: cache/<out folder name> beside --out)")
     quick = commands.add_parser("quick", help="run study/configs/quick.toml and summarize it")
     quick.add_argument("--out", type=Path, default=None, help="output folder (out/quick)")
     for command in (run, quick):
@@ -55,15 +57,33 @@ def _set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool) -> None:
-    """Simulate ``config``, write its runs table and manifest into ``out_dir``, and warn on stderr
-    about any run whose state became non-finite."""
+def default_cache(out_dir: Path) -> Path:
+    """Where a study writing to ``out_dir`` keeps its shards: ``cache/<name>`` beside it, so
+    ``out/budget_sweep`` caches in ``out/cache/budget_sweep``."""
+    return out_dir.parent / "cache" / out_dir.name
+
+
+def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
+                  cache_dir: Path | None = None) -> None:
+    """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
+    ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``, and warn on
+    stderr about any run whose state became non-finite."""
     from study.manifest import build_manifest
     from study.runner import run_study
     from study.storage import write_study
 
+    cache_dir = cache_dir or default_cache(out_dir)
+    for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
     began = time.perf_counter()
-    run = run_study(config, progress=False if quiet else None)
+    try:
+        run = run_study(config, progress=False if quiet else None, cache_dir=cache_dir)
+    except OSError as error:
+        raise ConfigError("--cache", str(cache_dir),
+                          f"cannot be written ({error.strerror})") from None
     manifest = build_manifest(config, run, time.perf_counter() - began)
     try:
         write_study(out_dir, run.runs, manifest)
@@ -99,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError("--out", str(out_dir), "is not a folder")
         _set_threads(args.threads)
-        run_and_write(config, out_dir, args.quiet)
+        run_and_write(config, out_dir, args.quiet, getattr(args, "cache", None))
         if args.command == "quick":
             _summarize(out_dir)
     except ConfigError as error:

@@ -1,8 +1,9 @@
-"""Run a study: simulations x seed chunks through the kernel, assembled into the tidy runs table.
+"""Run a study: shards (simulation x block of seeds, ``study.shards``) through the kernel, reused
+from the cache where they are already done, assembled into the tidy runs table.
 
-One row per (cell, seed, budget checkpoint), ordered by cell, then seed, then budget. Seeds are
-simulated in chunks (for progress and bounded memory); each run's stream depends only on its own
-seed index, so the table is the same whatever the chunk size or thread count.
+One row per (cell, seed, budget checkpoint), ordered by cell, then seed, then budget. Each run's
+stream depends only on its own seed index, so the table is the same whatever the shard size, the
+thread count, or which shards came from the cache.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,11 +21,8 @@ from study.config import StudyConfig
 from study.grid import Cell, Simulation, cells, simulations
 from study.kernel import LANES, simulate_cell
 from study.model import ALGORITHM_CODES, BASELINE_CODES, NESTED
+from study.shards import Shard, ShardResult, cached, plan, remove_stale_temporaries, save
 from study.streams import run_keys
-
-DEFAULT_CHUNK = 2048
-"""Seeds per kernel call: enough runs per call to keep both cores busy, few enough that the
-progress bar moves and memory stays at chunk x checkpoints x K."""
 
 RUNS_COLUMNS = (
     "cell", "algorithm", "nested", "baseline", "lr", "probs", "cost", "seed", "budget",
@@ -43,11 +42,11 @@ class KernelOutput:
     scores: np.ndarray
     finite: np.ndarray
 
-    @staticmethod
-    def concat(parts: list[KernelOutput]) -> KernelOutput:
-        """Join chunk outputs along the seed axis, in order."""
-        return KernelOutput(*(np.concatenate([getattr(p, f) for p in parts]) for f in
-                              ("greedy", "p_best", "reward_sum", "pulls", "scores", "finite")))
+    def reduce(self, simulation: Simulation) -> ShardResult:
+        """What the runs table keeps: the per-arm arrays summed over the best arms."""
+        best = np.asarray(simulation.best_arms)
+        return ShardResult(self.greedy, self.p_best, self.reward_sum,
+                           self.pulls[:, :, best].sum(axis=2), self.finite)
 
 
 def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...]) -> KernelOutput:
@@ -75,62 +74,87 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...])
     return out
 
 
+def run_shard(shard: Shard) -> ShardResult:
+    """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
+    seeds = np.arange(shard.start, shard.stop)
+    stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
+    keys = run_keys(shard.root_seed, seeds, stream_id)
+    return simulate(shard.simulation, keys, shard.budgets).reduce(shard.simulation)
+
+
 @dataclass(frozen=True)
 class StudyRun:
-    """A finished study: its runs table and what it cost to simulate."""
+    """A finished study: its runs table, what it cost to simulate, and how much came from the
+    cache."""
 
     runs: pd.DataFrame
     episodes: int
+    episodes_computed: int
     kernel_seconds: float
+    shards: int
+    shards_reused: int
 
     @property
     def episodes_per_second(self) -> float:
-        """Simulated episodes per second of kernel time (all threads together)."""
-        return self.episodes / self.kernel_seconds if self.kernel_seconds > 0 else float("nan")
+        """Simulated episodes per second of kernel time (all threads together), counting only
+        the shards computed in this run."""
+        if self.kernel_seconds <= 0:
+            return float("nan")
+        return self.episodes_computed / self.kernel_seconds
 
 
 def run_study(
     config: StudyConfig,
     seed_indices: np.ndarray | None = None,
-    chunk: int = DEFAULT_CHUNK,
+    chunk: int | None = None,
     progress: bool | None = None,
+    cache_dir: Path | None = None,
 ) -> StudyRun:
-    """Simulate every cell of ``config`` for ``seed_indices`` (default: 0 .. seeds - 1).
+    """Simulate every cell of ``config`` for the contiguous ``seed_indices`` (default: 0 ..
+    seeds - 1), ``chunk`` seeds per shard (default: about ``SHARD_EPISODES`` per shard).
 
-    ``progress`` None shows a bar on stderr only when it is a terminal.
+    With ``cache_dir`` every shard already there is reused and every new one is saved there as
+    soon as it is done. ``progress`` None shows a bar on stderr only when it is a terminal.
     """
     seeds = np.arange(config.seeds) if seed_indices is None else np.asarray(seed_indices)
+    if len(seeds) == 0 or not np.array_equal(seeds, np.arange(seeds[0], seeds[0] + len(seeds))):
+        raise ValueError("seed_indices must be a non-empty contiguous range")
     grid = cells(config)
     sims = simulations(grid)
-    # A nested simulation runs once to the largest budget; a fixed-budget one once per checkpoint.
-    horizon = {sim: config.budgets[-1] if NESTED[sim.algorithm] else sum(config.budgets)
-               for sim in sims}
-    episodes = len(seeds) * sum(horizon.values())
+    shards = plan(sims, int(seeds[0]), int(seeds[-1]) + 1, config.budgets, config.root_seed,
+                  config.streams, chunk)
     show = sys.stderr.isatty() if progress is None else progress
-    outputs: dict[Simulation, KernelOutput] = {}
-    shared_keys = run_keys(config.root_seed, seeds) if config.streams == "per_seed" else None
     # Load (or compile) the kernel before the clock starts, so episodes per second measures
     # simulation rather than numba's one-off start-up.
     simulate(sims[0], run_keys(config.root_seed, seeds[:1]), (1,))
-    kernel_seconds = 0.0
-    with tqdm(total=episodes, disable=not show, unit="ep", unit_scale=True,
-              desc=config.name, file=sys.stderr) as bar:
-        for sim in sims:
-            keys = shared_keys if shared_keys is not None else run_keys(
-                config.root_seed, seeds, sim.stream_id())
-            parts = []
-            for start in range(0, len(seeds), chunk):
+    if cache_dir is not None and cache_dir.is_dir():
+        remove_stale_temporaries(cache_dir)
+    parts: dict[Simulation, list[ShardResult]] = {sim: [] for sim in sims}
+    kernel_seconds, computed_episodes, reused = 0.0, 0, 0
+    with tqdm(total=sum(s.episodes for s in shards), disable=not show, unit="ep",
+              unit_scale=True, desc=config.name, file=sys.stderr) as bar:
+        for shard in shards:
+            result = cached(cache_dir, shard)
+            if result is None:
                 began = time.perf_counter()
-                parts.append(simulate(sim, keys[start:start + chunk], config.budgets))
+                result = run_shard(shard)
                 kernel_seconds += time.perf_counter() - began
-                bar.update(len(keys[start:start + chunk]) * horizon[sim])
-            outputs[sim] = KernelOutput.concat(parts)
+                computed_episodes += shard.episodes
+                if cache_dir is not None:
+                    cache_dir.mkdir(parents=True, exist_ok=True)
+                    save(cache_dir / f"{shard.key()}.parquet", shard, result)
+            else:
+                reused += 1
+            parts[shard.simulation].append(result)
+            bar.update(shard.episodes)
+    outputs = {sim: ShardResult.concat(results) for sim, results in parts.items()}
     table = pd.concat([_cell_rows(c, outputs[c.simulation], seeds, config.budgets) for c in grid],
                       ignore_index=True)
-    return StudyRun(table, episodes, kernel_seconds)
+    return StudyRun(table, sum(s.episodes for s in shards), computed_episodes, kernel_seconds,
+                    len(shards), reused)
 
 
-def _cell_rows(cell: Cell, out: KernelOutput, seeds: np.ndarray,
+def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
                budgets: tuple[int, ...]) -> pd.DataFrame:
     sim = cell.simulation
     rows = out.greedy.size
@@ -152,6 +176,6 @@ def _cell_rows(cell: Cell, out: KernelOutput, seeds: np.ndarray,
         "correct": (greedy >= 0) & best[np.maximum(greedy, 0)],
         "p_best": out.p_best.ravel(),
         "reward_sum": out.reward_sum.ravel(),
-        "best_arm_pulls": out.pulls[:, :, best].sum(axis=2).ravel(),
+        "best_arm_pulls": out.best_pulls.ravel(),
         "finite": out.finite.ravel(),
     }, columns=list(RUNS_COLUMNS))

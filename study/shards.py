@@ -1,0 +1,182 @@
+"""Shards: one simulation over one block of seed indices, the unit of work that is cached,
+resumed and (later) distributed.
+
+A shard is pure: its result depends only on what its key hashes (the simulation, the seed block,
+the checkpoints, the root seed and stream mode, the package version and the source of the modules
+that compute it). Each finished shard is one Parquet file ``<key>.parquet`` in the study's cache
+folder, written under a temporary name and renamed, with its key and a SHA-256 checksum of its
+columns in the file's metadata. A re-run reuses every shard whose file is present and valid, so a
+study killed half-way loses at most the shards in flight; a truncated or altered file is reported
+on stderr and recomputed. Two studies never share a cache folder (one per study name), and two
+runs of the same study write the same bytes under the same names, so concurrent runs cannot
+corrupt each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import study
+from study.grid import Simulation
+from study.model import NESTED
+
+SHARD_EPISODES = 200_000_000
+"""Target work per shard (about 2 s on one core here): long enough that the per-shard overhead
+(key, file, checksum) is noise, short enough that an interruption loses little and a cluster gets
+many shards to balance."""
+
+_CODE = ("bits.py", "fastexp.py", "fixed_budget.py", "kernel.py", "model.py", "philox.py",
+         "streams.py", "shards.py")
+_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite")
+
+
+@cache
+def code_version() -> str:
+    """SHA-256 of the source of every module a shard's result depends on."""
+    digest = hashlib.sha256()
+    for name in _CODE:
+        digest.update((Path(study.__file__).parent / name).read_bytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One simulation over the seed indices ``start .. stop - 1``."""
+
+    simulation: Simulation
+    start: int
+    stop: int
+    budgets: tuple[int, ...]
+    root_seed: int
+    streams: str
+
+    @property
+    def episodes(self) -> int:
+        """Episodes (pulls) the shard simulates."""
+        horizon = self.budgets[-1] if NESTED[self.simulation.algorithm] else sum(self.budgets)
+        return (self.stop - self.start) * horizon
+
+    def key(self) -> str:
+        """Content hash of everything the shard's result depends on."""
+        content = {"algorithm": self.simulation.algorithm, "probs": list(self.simulation.probs),
+                   "lr": self.simulation.lr, "baseline": self.simulation.baseline,
+                   "seeds": [self.start, self.stop], "budgets": list(self.budgets),
+                   "root_seed": self.root_seed, "streams": self.streams,
+                   "version": study.__version__, "code": code_version()}
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """What the runs table needs from a shard, each of shape (seeds, checkpoints)."""
+
+    greedy: np.ndarray
+    p_best: np.ndarray
+    reward_sum: np.ndarray
+    best_pulls: np.ndarray
+    finite: np.ndarray
+
+    def checksum(self) -> str:
+        """SHA-256 of every array's bytes, in a fixed order."""
+        digest = hashlib.sha256()
+        for name in _FIELDS:
+            digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
+        return digest.hexdigest()
+
+    @staticmethod
+    def concat(parts: list[ShardResult]) -> ShardResult:
+        """Join shard results along the seed axis, in order."""
+        return ShardResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+
+
+def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
+         root_seed: int, streams: str, seeds_per_shard: int | None = None) -> list[Shard]:
+    """Every shard of the study, simulation by simulation and block by block, in the fixed order
+    in which the runs table is assembled."""
+    shards = []
+    for simulation in simulations:
+        horizon = budgets[-1] if NESTED[simulation.algorithm] else sum(budgets)
+        block = seeds_per_shard or max(64, min(8192, SHARD_EPISODES // horizon))
+        shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams)
+                   for first in range(start, stop, block)]
+    return shards
+
+
+class CorruptShardError(Exception):
+    """A cached shard file that cannot be trusted; ``str()`` says why."""
+
+
+def save(path: Path, shard: Shard, result: ShardResult) -> None:
+    """Write ``result`` to ``path`` atomically, with its key and checksum in the metadata."""
+    seeds, checkpoints = result.greedy.shape
+    table = pa.table({name: getattr(result, name).ravel() for name in _FIELDS})
+    table = table.replace_schema_metadata({
+        "shard_key": shard.key(), "checksum": result.checksum(),
+        "shape": json.dumps([seeds, checkpoints])})
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def load(path: Path, shard: Shard) -> ShardResult:
+    """The cached result of ``shard`` at ``path``; ``CorruptShardError`` if it is not what was
+    written for this shard (unreadable, wrong key, wrong shape or checksum)."""
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        raise CorruptShardError(f"not a readable Parquet file: {type(error).__name__}") from None
+    meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    if meta.get("shard_key") != shard.key():
+        raise CorruptShardError("its key does not match its name")
+    seeds, checkpoints = json.loads(meta.get("shape", "[0, 0]"))
+    if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
+        raise CorruptShardError("its shape does not match the shard")
+    result = ShardResult(*(table.column(name).to_numpy().reshape(seeds, checkpoints)
+                           for name in _FIELDS))
+    if result.checksum() != meta.get("checksum"):
+        raise CorruptShardError("its checksum does not match its contents")
+    return result
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Delete temporary files left by writers that were killed (their pid, part of the name, no
+    longer runs); a live writer's temporary file is left alone."""
+    for path in folder.glob(".*.tmp"):
+        try:
+            pid = int(path.name.rsplit(".", 2)[-2])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+        except (ValueError, PermissionError):
+            continue
+
+
+def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
+    """The shard's valid cached result, or None (a corrupt file is reported on stderr and
+    removed, so the caller recomputes it)."""
+    if folder is None:
+        return None
+    path = folder / f"{shard.key()}.parquet"
+    if not path.is_file():
+        return None
+    try:
+        return load(path, shard)
+    except CorruptShardError as reason:
+        print(f"warning: cached shard {path} is corrupt ({reason}); recomputing it",
+              file=sys.stderr)
+        path.unlink(missing_ok=True)
+        return None

@@ -1,0 +1,113 @@
+"""Shards through faults: reuse on re-run, corrupt files, a killed run, unwritable folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, config_text, run_cli
+from study.cli import main
+
+# Two simulations of 1024 seeds to budget 200,000: about 4e8 episodes, 2 shards each.
+SLOW = config_text({"seeds": 1024}, algorithm=["reinforce", "uniform"], budgets=[1000, 200000])
+SMALL = config_text({"seeds": 300}, algorithm=["reinforce", "uniform"], lr=[0.1, 0.5],
+                    budgets=[10, 2000])
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def shard_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.parquet"))
+
+
+def test_a_rerun_reuses_every_shard_and_writes_the_same_file(write_config, tmp_path) -> None:
+    path = write_config(SMALL)
+    out, cache = tmp_path / "study", tmp_path / "cache" / "study"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    first = (out / "runs.parquet").read_bytes()
+    shards = manifest(out)["shards"]
+    assert shards == len(shard_files(cache)) > 0 and manifest(out)["shards_reused"] == 0
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert manifest(out)["shards_reused"] == shards and manifest(out)["episodes_computed"] == 0
+    assert (out / "runs.parquet").read_bytes() == first
+
+
+def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, capsys) -> None:
+    path = write_config(SMALL)
+    out, cache = tmp_path / "study", tmp_path / "cache" / "study"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    expected = (out / "runs.parquet").read_bytes()
+    files = shard_files(cache)
+    truncated, swapped = files[0], files[1]
+    truncated.write_bytes(truncated.read_bytes()[:100])
+    swapped.write_bytes(files[2].read_bytes())  # a valid file under the wrong name
+    capsys.readouterr()
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: cached shard")]
+    assert len(warnings) == 2 and len(err.splitlines()) == 2
+    assert str(truncated) in warnings[0] + warnings[1] and str(swapped) in warnings[0] + warnings[1]
+    assert manifest(out)["shards_reused"] == manifest(out)["shards"] - 2
+    assert (out / "runs.parquet").read_bytes() == expected
+
+
+def test_a_killed_run_resumes_to_the_same_table(write_config, tmp_path) -> None:
+    path = write_config(SLOW)
+    whole = tmp_path / "whole"
+    assert run_cli("run", str(path), "--out", str(whole), "--quiet").returncode == 0
+    out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+                                str(out), "--quiet"], cwd=REPO, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = len(shard_files(cache))
+    assert 0 < done < manifest(whole)["shards"], "the kill should land between shards"
+    assert not (out / "runs.parquet").exists()
+    resumed = run_cli("run", str(path), "--out", str(out), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert manifest(out)["shards_reused"] >= done
+    assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
+    assert not [p for p in cache.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("option", ["--out", "--cache"])
+def test_an_unwritable_folder_exits_2_and_leaves_earlier_results(option: str, write_config,
+                                                                 tmp_path, capsys) -> None:
+    path = write_config(SMALL)
+    out = tmp_path / "study"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    before = (out / "runs.parquet").read_bytes()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    args = {"--out": ["--out", str(blocker / "study")],
+            "--cache": ["--out", str(out), "--cache", str(blocker / "cache")]}[option]
+    capsys.readouterr()
+    assert main(["run", str(path), *args, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {option}:"), err
+    assert (out / "runs.parquet").read_bytes() == before
+
+
+def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
+    from study.shards import remove_stale_temporaries
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f".x.parquet.{dead}.tmp"
+    live = tmp_path / f".y.parquet.{os.getpid()}.tmp"
+    stale.write_text("")
+    live.write_text("")
+    remove_stale_temporaries(tmp_path)
+    assert not stale.exists() and live.exists()

@@ -12,6 +12,11 @@ export NUMBA_CACHE_DIR := $(CURDIR)/out/numba-cache
 SEEDS ?=
 OUT := out$(if $(SEEDS),/seeds-$(SEEDS))
 SEEDS_FLAG := $(if $(SEEDS),--seeds $(SEEDS))
+# `make all BACKEND=dask` computes shards on a dask LocalCluster; add SCHEDULER=tcp://HOST:PORT
+# to use a running cluster instead.
+BACKEND ?= local
+SCHEDULER ?=
+BACKEND_FLAGS := --backend $(BACKEND) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 CONFIGS := $(wildcard study/configs/*.toml)
 STUDIES := $(patsubst study/configs/%.toml,%,$(CONFIGS))
@@ -36,7 +41,7 @@ $(INSTALLED): pyproject.toml
 venv: $(INSTALLED) ## create .venv and install the pinned dependencies from pyproject.toml
 
 $(OUT)/%/runs.parquet: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m study run $< --out $(OUT)/$* $(SEEDS_FLAG)
+	$(PY) -m study run $< --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
 
 $(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet $(ANALYSIS_CODE)
 	$(PY) -m analysis $(OUT)/$* --out $(OUT)/tables/$*

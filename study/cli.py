@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from study.backends import BACKENDS, Backend
 from study.config import ConfigError, StudyConfig, load_config
 from study.paths import CONFIG_DIR, study_out_dir
 from study.storage import RUNS_FILE
@@ -35,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, required=True, help="output folder")
     run.add_argument("--cache", type=Path, default=None,
                      help="shard cache folder (default: cache/<out folder name> beside --out)")
+    run.add_argument("--backend", choices=BACKENDS, default="local",
+                     help="where shards run: this process, or dask.distributed")
+    run.add_argument("--scheduler", default=None,
+                     help="dask scheduler address (tcp://HOST:PORT); without it, --backend dask "
+                     "starts a LocalCluster")
+    run.add_argument("--workers", type=int, default=2, help="LocalCluster workers (dask)")
     quick = commands.add_parser("quick", help="run study/configs/quick.toml and summarize it")
     quick.add_argument("--out", type=Path, default=None, help="output folder (out/quick)")
     for command in (run, quick):
@@ -64,7 +71,7 @@ def default_cache(out_dir: Path) -> Path:
 
 
 def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
-                  cache_dir: Path | None = None) -> None:
+                  cache_dir: Path | None = None, backend: Backend | None = None) -> None:
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
     ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``, and warn on
     stderr about any run whose state became non-finite."""
@@ -80,7 +87,8 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
             raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
     began = time.perf_counter()
     try:
-        run = run_study(config, progress=False if quiet else None, cache_dir=cache_dir)
+        run = run_study(config, progress=False if quiet else None, cache_dir=cache_dir,
+                        backend=backend)
     except OSError as error:
         raise ConfigError("--cache", str(cache_dir),
                           f"cannot be written ({error.strerror})") from None
@@ -93,6 +101,20 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
     if non_finite:
         print(f"warning: {non_finite} rows of {config.name} have a non-finite state "
               "(finite = false); they count as wrong", file=sys.stderr)
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    """The backend the options ask for (``quick`` always runs locally)."""
+    name = getattr(args, "backend", "local")
+    scheduler = getattr(args, "scheduler", None)
+    workers = getattr(args, "workers", 2)
+    if scheduler is not None and name != "dask":
+        raise ConfigError("--scheduler", scheduler, "needs --backend dask")
+    if scheduler is not None and not scheduler.startswith(("tcp://", "tls://", "inproc://")):
+        raise ConfigError("--scheduler", scheduler, "is not an address like tcp://HOST:PORT")
+    if not 1 <= workers <= 1024:
+        raise ConfigError("--workers", workers, "is outside [1, 1024]")
+    return Backend(name, scheduler, workers)
 
 
 def _summarize(out_dir: Path) -> None:
@@ -119,7 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError("--out", str(out_dir), "is not a folder")
         _set_threads(args.threads)
-        run_and_write(config, out_dir, args.quiet, getattr(args, "cache", None))
+        run_and_write(config, out_dir, args.quiet, getattr(args, "cache", None),
+                      _backend(args))
         if args.command == "quick":
             _summarize(out_dir)
     except ConfigError as error:

@@ -54,7 +54,7 @@ def build_manifest(config: StudyConfig, run: StudyRun, wall_seconds: float) -> d
         "versions": package_versions(),
         "git_commit": git_commit(),
         "threads": numba.get_num_threads(),
-        "backend": "local",
+        "backend": run.backend,
         "shards": run.shards,
         "shards_reused": run.shards_reused,
         "episodes": run.episodes,

@@ -9,7 +9,6 @@ thread count, or which shards came from the cache.
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from study.backends import Backend
 from study.config import StudyConfig
 from study.grid import Cell, Simulation, cells, simulations
 from study.kernel import LANES, simulate_cell
@@ -93,6 +93,7 @@ class StudyRun:
     kernel_seconds: float
     shards: int
     shards_reused: int
+    backend: str = "local"
 
     @property
     def episodes_per_second(self) -> float:
@@ -109,12 +110,14 @@ def run_study(
     chunk: int | None = None,
     progress: bool | None = None,
     cache_dir: Path | None = None,
+    backend: Backend | None = None,
 ) -> StudyRun:
     """Simulate every cell of ``config`` for the contiguous ``seed_indices`` (default: 0 ..
     seeds - 1), ``chunk`` seeds per shard (default: about ``SHARD_EPISODES`` per shard).
 
     With ``cache_dir`` every shard already there is reused and every new one is saved there as
-    soon as it is done. ``progress`` None shows a bar on stderr only when it is a terminal.
+    soon as it is done. ``backend`` says where shards are computed (default: this process).
+    ``progress`` None shows a bar on stderr only when it is a terminal.
     """
     seeds = np.arange(config.seeds) if seed_indices is None else np.asarray(seed_indices)
     if len(seeds) == 0 or not np.array_equal(seeds, np.arange(seeds[0], seeds[0] + len(seeds))):
@@ -129,29 +132,30 @@ def run_study(
     simulate(sims[0], run_keys(config.root_seed, seeds[:1]), (1,))
     if cache_dir is not None and cache_dir.is_dir():
         remove_stale_temporaries(cache_dir)
-    parts: dict[Simulation, list[ShardResult]] = {sim: [] for sim in sims}
-    kernel_seconds, computed_episodes, reused = 0.0, 0, 0
+    backend = backend or Backend()
+    results: dict[Shard, ShardResult] = {}
     with tqdm(total=sum(s.episodes for s in shards), disable=not show, unit="ep",
               unit_scale=True, desc=config.name, file=sys.stderr) as bar:
         for shard in shards:
-            result = cached(cache_dir, shard)
-            if result is None:
-                began = time.perf_counter()
-                result = run_shard(shard)
-                kernel_seconds += time.perf_counter() - began
-                computed_episodes += shard.episodes
-                if cache_dir is not None:
-                    cache_dir.mkdir(parents=True, exist_ok=True)
-                    save(cache_dir / f"{shard.key()}.parquet", shard, result)
-            else:
-                reused += 1
-            parts[shard.simulation].append(result)
+            found = cached(cache_dir, shard)
+            if found is not None:
+                results[shard] = found
+                bar.update(shard.episodes)
+        pending = [shard for shard in shards if shard not in results]
+        for shard, result in backend.run(pending):
+            results[shard] = result
+            if cache_dir is not None:
+                cache_dir.mkdir(parents=True, exist_ok=True)
+                save(cache_dir / f"{shard.key()}.parquet", shard, result)
             bar.update(shard.episodes)
+    parts: dict[Simulation, list[ShardResult]] = {sim: [] for sim in sims}
+    for shard in shards:
+        parts[shard.simulation].append(results[shard])
     outputs = {sim: ShardResult.concat(results) for sim, results in parts.items()}
     table = pd.concat([_cell_rows(c, outputs[c.simulation], seeds, config.budgets) for c in grid],
                       ignore_index=True)
-    return StudyRun(table, sum(s.episodes for s in shards), computed_episodes, kernel_seconds,
-                    len(shards), reused)
+    return StudyRun(table, sum(s.episodes for s in shards), sum(s.episodes for s in pending),
+                    backend.seconds, len(shards), len(shards) - len(pending), backend.described)
 
 
 def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,

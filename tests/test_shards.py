@@ -111,3 +111,39 @@ def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
     live.write_text("")
     remove_stale_temporaries(tmp_path)
     assert not stale.exists() and live.exists()
+
+
+def test_dask_local_cluster_writes_the_same_file_as_the_local_backend(write_config,
+                                                                      tmp_path) -> None:
+    path = write_config(SMALL)
+    for backend in ("local", "dask"):
+        done = run_cli("run", str(path), "--out", str(tmp_path / backend), "--backend", backend,
+                       "--quiet")
+        assert done.returncode == 0, done.stderr
+    assert manifest(tmp_path / "dask")["backend"].startswith("dask (LocalCluster, 2 workers")
+    assert ((tmp_path / "dask" / "runs.parquet").read_bytes()
+            == (tmp_path / "local" / "runs.parquet").read_bytes())
+
+
+def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tmp_path) -> None:
+    from distributed import Client, LocalCluster
+
+    path = write_config(SLOW)
+    whole = tmp_path / "whole"
+    assert run_cli("run", str(path), "--out", str(whole), "--quiet").returncode == 0
+    out, cache = tmp_path / "dask", tmp_path / "cache" / "dask"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        pids = client.run(os.getpid)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "study", "run", str(path), "--out", str(out), "--quiet",
+             "--backend", "dask", "--scheduler", cluster.scheduler_address],
+            cwd=REPO, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.poll() is None, "the run should still be going"
+        os.kill(next(iter(pids.values())), signal.SIGKILL)  # the nanny starts a new worker
+        _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()

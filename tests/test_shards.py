@@ -147,3 +147,19 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
         _, err = process.communicate(timeout=300)
     assert process.returncode == 0, err
     assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
+
+
+def test_two_studies_running_at_once_do_not_disturb_each_other(write_config, tmp_path) -> None:
+    # Separate folders per study (out/<name>, cache/<name>) and atomic renames: two studies
+    # started together into one output root give the tables each gives alone.
+    configs = {name: write_config(SMALL.replace('name = "t"', f'name = "{name}"'), f"{name}.toml")
+               for name in ("first", "second")}
+    together = [subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+                                  str(tmp_path / "shared" / name), "--quiet"], cwd=REPO)
+                for name, path in configs.items()]
+    assert [p.wait(timeout=300) for p in together] == [0, 0]
+    for name, path in configs.items():
+        assert run_cli("run", str(path), "--out", str(tmp_path / "alone" / name),
+                       "--quiet").returncode == 0
+        assert ((tmp_path / "shared" / name / "runs.parquet").read_bytes()
+                == (tmp_path / "alone" / name / "runs.parquet").read_bytes())

@@ -35,8 +35,8 @@ SHARD_EPISODES = 200_000_000
 (key, file, checksum) is noise, short enough that an interruption loses little and a cluster gets
 many shards to balance."""
 
-_CODE = ("bits.py", "fastexp.py", "fixed_budget.py", "kernel.py", "model.py", "philox.py",
-         "streams.py", "shards.py")
+_CODE = ("bits.py", "fastexp.py", "fixed_budget.py", "grid.py", "kernel.py", "model.py",
+         "philox.py", "runner.py", "shards.py", "streams.py")
 _FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite")
 
 
@@ -47,6 +47,12 @@ def code_version() -> str:
     for name in _CODE:
         digest.update((Path(study.__file__).parent / name).read_bytes())
     return digest.hexdigest()
+
+
+def horizon(simulation: Simulation, budgets: tuple[int, ...]) -> int:
+    """Episodes one seed of ``simulation`` costs: one run to the largest budget when runs are
+    nested, one run per checkpoint otherwise."""
+    return budgets[-1] if NESTED[simulation.algorithm] else sum(budgets)
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,7 @@ class Shard:
     @property
     def episodes(self) -> int:
         """Episodes (pulls) the shard simulates."""
-        horizon = self.budgets[-1] if NESTED[self.simulation.algorithm] else sum(self.budgets)
-        return (self.stop - self.start) * horizon
+        return (self.stop - self.start) * horizon(self.simulation, self.budgets)
 
     def key(self) -> str:
         """Content hash of everything the shard's result depends on."""
@@ -106,8 +111,8 @@ def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[in
     in which the runs table is assembled."""
     shards = []
     for simulation in simulations:
-        horizon = budgets[-1] if NESTED[simulation.algorithm] else sum(budgets)
-        block = seeds_per_shard or max(64, min(8192, SHARD_EPISODES // horizon))
+        block = seeds_per_shard or max(64, min(8192, SHARD_EPISODES // horizon(simulation,
+                                                                                budgets)))
         shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams)
                    for first in range(start, stop, block)]
     return shards

@@ -31,9 +31,9 @@ from study.grid import Simulation
 from study.model import NESTED
 
 SHARD_EPISODES = 200_000_000
-"""Target work per shard (about 2 s on one core here): long enough that the per-shard overhead
-(key, file, checksum) is noise, short enough that an interruption loses little and a cluster gets
-many shards to balance."""
+"""Target work per shard (about 3 s on one core here, at 15 ns per episode): long enough that the
+per-shard overhead (key, file, checksum) is noise, short enough that an interruption loses little
+and a cluster gets many shards to balance."""
 
 _CODE = ("bits.py", "fastexp.py", "fixed_budget.py", "grid.py", "kernel.py", "model.py",
          "philox.py", "runner.py", "shards.py", "streams.py")

@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="dask scheduler address (tcp://HOST:PORT); without it, --backend dask "
                      "starts a LocalCluster")
     run.add_argument("--workers", type=int, default=2, help="LocalCluster workers (dask)")
+    run.add_argument("--shard-seeds", type=int, default=None,
+                     help="seeds per shard (default: about 2e8 episodes per shard)")
     quick = commands.add_parser("quick", help="run study/configs/quick.toml and summarize it")
     quick.add_argument("--out", type=Path, default=None, help="output folder (out/quick)")
     for command in (run, quick):
@@ -71,7 +73,8 @@ def default_cache(out_dir: Path) -> Path:
 
 
 def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
-                  cache_dir: Path | None = None, backend: Backend | None = None) -> None:
+                  cache_dir: Path | None = None, backend: Backend | None = None,
+                  shard_seeds: int | None = None) -> None:
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
     ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``, and warn on
     stderr about any run whose state became non-finite."""
@@ -87,8 +90,8 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
             raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
     began = time.perf_counter()
     try:
-        run = run_study(config, progress=False if quiet else None, cache_dir=cache_dir,
-                        backend=backend)
+        run = run_study(config, chunk=shard_seeds, progress=False if quiet else None,
+                        cache_dir=cache_dir, backend=backend)
     except OSError as error:
         raise ConfigError("--cache", str(cache_dir),
                           f"cannot be written ({error.strerror})") from None
@@ -141,8 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError("--out", str(out_dir), "is not a folder")
         _set_threads(args.threads)
+        shard_seeds = getattr(args, "shard_seeds", None)
+        if shard_seeds is not None and not 1 <= shard_seeds <= 10**7:
+            raise ConfigError("--shard-seeds", shard_seeds, "is outside [1, 10000000]")
         run_and_write(config, out_dir, args.quiet, getattr(args, "cache", None),
-                      _backend(args))
+                      _backend(args), shard_seeds)
         if args.command == "quick":
             _summarize(out_dir)
     except ConfigError as error:

@@ -69,6 +69,11 @@ def test_bad_config_exits_2_with_one_line_and_writes_nothing(
     (["--threads", "0"], "--threads"),
     (["--threads", "999"], "--threads"),
     (["--seeds", "many"], "arguments"),
+    (["--shard-seeds", "0"], "--shard-seeds"),
+    (["--workers", "0", "--backend", "dask"], "--workers"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
+    (["--backend", "dask", "--scheduler", "localhost"], "--scheduler"),
+    (["--backend", "spark"], "arguments"),
 ])
 def test_bad_options_exit_2(args: list[str], field: str, write_config, tmp_path: Path,
                             capsys: pytest.CaptureFixture[str]) -> None:

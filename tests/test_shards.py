@@ -15,8 +15,10 @@ import pytest
 from conftest import REPO, config_text, run_cli
 from study.cli import main
 
-# Two simulations of 1024 seeds to budget 200,000: about 4e8 episodes, 2 shards each.
+# Two simulations of 1024 seeds to budget 200,000 (about 4e8 episodes), 256 seeds per shard:
+# 8 shards of about half a second each, so a kill lands between shards.
 SLOW = config_text({"seeds": 1024}, algorithm=["reinforce", "uniform"], budgets=[1000, 200000])
+SLOW_SHARDS = ["--shard-seeds", "256"]
 SMALL = config_text({"seeds": 300}, algorithm=["reinforce", "uniform"], lr=[0.1, 0.5],
                     budgets=[10, 2000])
 
@@ -63,10 +65,11 @@ def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, caps
 def test_a_killed_run_resumes_to_the_same_table(write_config, tmp_path) -> None:
     path = write_config(SLOW)
     whole = tmp_path / "whole"
-    assert run_cli("run", str(path), "--out", str(whole), "--quiet").returncode == 0
+    assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
     process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
-                                str(out), "--quiet"], cwd=REPO, stderr=subprocess.DEVNULL)
+                                str(out), "--quiet", *SLOW_SHARDS], cwd=REPO,
+                               stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -75,7 +78,7 @@ def test_a_killed_run_resumes_to_the_same_table(write_config, tmp_path) -> None:
     done = len(shard_files(cache))
     assert 0 < done < manifest(whole)["shards"], "the kill should land between shards"
     assert not (out / "runs.parquet").exists()
-    resumed = run_cli("run", str(path), "--out", str(out), "--quiet")
+    resumed = run_cli("run", str(path), "--out", str(out), "--quiet", *SLOW_SHARDS)
     assert resumed.returncode == 0, resumed.stderr
     assert manifest(out)["shards_reused"] >= done
     assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
@@ -130,14 +133,14 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
 
     path = write_config(SLOW)
     whole = tmp_path / "whole"
-    assert run_cli("run", str(path), "--out", str(whole), "--quiet").returncode == 0
+    assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "dask", tmp_path / "cache" / "dask"
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         pids = client.run(os.getpid)
         process = subprocess.Popen(
             [sys.executable, "-m", "study", "run", str(path), "--out", str(out), "--quiet",
-             "--backend", "dask", "--scheduler", cluster.scheduler_address],
+             "--backend", "dask", "--scheduler", cluster.scheduler_address, *SLOW_SHARDS],
             cwd=REPO, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 300
         while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:

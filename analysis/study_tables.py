@@ -36,10 +36,10 @@ from analysis.power import (
     smallest_paired_effect,
 )
 from analysis.tables import macro_name, number_word
+from study.config import DEFAULT_LR
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
 REFERENCE_ALGORITHMS = ("uniform", "successive_rejects", "sequential_halving")
-DEFAULT_LR = 0.1
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
+from study.config import DEFAULT_LR
 
 BUDGET_LABEL = "budget B (rollouts, log scale)"
 ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"
@@ -118,9 +119,9 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
     for ax, (title, (accuracy, targets)) in zip(axes[0], studies.items(), strict=True):
         best = targets[targets["selection"].str.startswith("best lr")
                        & (targets["baseline"] == "running_mean")]["lr"]
-        best_lr = best.iat[0] if len(best) else 0.1
+        best_lr = best.iat[0] if len(best) else DEFAULT_LR
         # The best lr differs between bandits, so the legend names the role and the title the lr.
-        lines = [("reinforce", 0.1, "REINFORCE, lr 0.1"),
+        lines = [("reinforce", DEFAULT_LR, f"REINFORCE, lr {DEFAULT_LR:g}"),
                  ("reinforce", best_lr, "REINFORCE, best lr (in title)")]
         lines += [(algorithm, 0.0, label) for algorithm, label in ALGORITHM_NAMES.items()]
         for colour, (algorithm, lr, label) in zip(OKABE_ITO, lines, strict=False):

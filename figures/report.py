@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.tables import latex_macros
+from study.config import DEFAULT_LR
 
 HEADLINE = (50, 200, 1000, 5000)
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
@@ -34,6 +35,13 @@ def pvalue(p: float) -> str:
 def baseline_name(baseline: str) -> str:
     """``none`` -> ``no baseline``, ``running_mean`` -> ``the running-mean baseline``."""
     return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
+
+
+def headline_rows(accuracy: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an accuracy table for the default cell (REINFORCE, default lr, running-mean
+    baseline) at the headline budgets, the cell the write-up's headline numbers describe."""
+    return accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == DEFAULT_LR)
+                    & (accuracy["baseline"] == "running_mean") & accuracy["budget"].isin(HEADLINE)]
 
 
 class Report:
@@ -68,9 +76,7 @@ class Report:
         if accuracy is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        head = accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == 0.1)
-                        & (accuracy["baseline"] == "running_mean")]
-        rows = head[head["budget"].isin(HEADLINE)]
+        rows = headline_rows(accuracy)
         seeds = int(rows["seeds"].iat[0])
         parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                  for r in rows.itertuples()]
@@ -96,9 +102,7 @@ class Report:
         if accuracy is None or versus is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        head = accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == 0.1)
-                        & (accuracy["baseline"] == "running_mean")
-                        & accuracy["budget"].isin(HEADLINE)]
+        head = headline_rows(accuracy)
         gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
                 f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
                 f"{pvalue(r.p_vs_chance)}, Holm {pvalue(r.p_vs_chance_holm)})"
@@ -106,7 +110,7 @@ class Report:
         self.add("The never-training sampler (zero logits, ties broken at random) is right with "
                  "probability exactly 1/3. The trained policy's gap to it is " + "; ".join(gaps)
                  + ". Holm's correction is over every (cell, budget) of the study.", "")
-        rows = versus[(versus["lr"] == 0.1) & (versus["baseline"] == "running_mean")
+        rows = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
                       & versus["budget"].isin(HEADLINE)]
         self.add("Against uniform allocation with an empirical-best pick, paired by seed on common "
                  "random numbers (exact McNemar test on the discordant seeds, Newcombe interval "
@@ -132,7 +136,7 @@ class Report:
         if paired is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        rows = paired[(paired["lr"] == 0.1) & paired["budget"].isin(HEADLINE)]
+        rows = paired[(paired["lr"] == DEFAULT_LR) & paired["budget"].isin(HEADLINE)]
         parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
                  f"(McNemar p {pvalue(r.p_value)}, Holm {pvalue(r.p_value_holm)})"
                  for r in rows.itertuples()]
@@ -269,9 +273,7 @@ class Report:
             parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                      for r in rows.itertuples()]
             widths = rows["ci_high"] - rows["ci_low"]
-            sweep = self.table("budget_sweep", "accuracy")
-            sweep = sweep[(sweep["algorithm"] == "reinforce") & (sweep["lr"] == 0.1)
-                          & (sweep["baseline"] == "running_mean") & sweep["budget"].isin(HEADLINE)]
+            sweep = headline_rows(self.table("budget_sweep", "accuracy"))
             wide = sweep["ci_high"] - sweep["ci_low"]
             self.add("The seed exercise (`quick`, 40 seeds) measured " + ", ".join(parts)
                      + f": intervals {widths.min():.3f} to {widths.max():.3f} wide, against "

@@ -5,14 +5,16 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest
 
-CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "probs", "cost"]
+from study.environment import Environment
+
+CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "reward_model", "environment", "cost"]
 
 
-def chance_level(probs_text: str) -> float:
-    """Accuracy of a policy that never trains: its greedy arm is uniform over the K arms (ties
-    broken at random), so it is right with probability (number of best arms) / K."""
-    probs = [float(p) for p in probs_text.split(",")]
-    return sum(p == max(probs) for p in probs) / len(probs)
+def chance_level(environment: str) -> float:
+    """Accuracy of a policy that never trains on the bandit the runs table's ``environment``
+    names: its greedy arm is uniform over the K arms (ties broken at random), so it is right with
+    probability (number of best arms) / K; 1 / K when the values are drawn."""
+    return Environment.from_text(environment).chance
 
 
 def accuracy_table(runs: pd.DataFrame, method: str = "wilson",

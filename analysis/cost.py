@@ -18,10 +18,9 @@ from scipy.stats import t as student_t
 
 
 def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
-    """p[greedy arm] of every row (0 where the greedy arm is -1, a non-finite state)."""
-    probs = runs["probs"].map(lambda text: np.array([float(p) for p in text.split(",")]))
-    greedy = runs["greedy_arm"].to_numpy()
-    return np.array([p[g] if g >= 0 else 0.0 for p, g in zip(probs, greedy, strict=True)])
+    """p[greedy arm] of every row (the arm's value: its mean for a Gaussian bandit), 0 where the
+    greedy arm is -1, a non-finite state."""
+    return np.nan_to_num(runs["greedy_value"].to_numpy(dtype=float), nan=0.0)
 
 
 def _mean_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:

@@ -23,7 +23,7 @@ from analysis.budget_to_target import (
     budget_ratio,
     budget_to_target,
     crossing,
-    hardness,
+    environment_hardness,
 )
 from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.paired import compare_cells, holm, mcnemar_power
@@ -56,10 +56,10 @@ def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def headline_cell(cells: pd.DataFrame) -> int:
-    """The default-lr, running-mean REINFORCE cell at the first probs and cost (else the first
-    REINFORCE cell): the cell the write-up's headline numbers describe."""
+    """The default-lr, running-mean REINFORCE cell on the first bandit at the first cost (else
+    the first REINFORCE cell): the cell the write-up's headline numbers describe."""
     reinforce = cells[cells["algorithm"] == "reinforce"]
-    first = reinforce[(reinforce["probs"] == reinforce["probs"].iat[0])
+    first = reinforce[(reinforce["environment"] == reinforce["environment"].iat[0])
                       & (reinforce["cost"] == reinforce["cost"].min())]
     default = first[(first["lr"] == DEFAULT_LR) & (first["baseline"] == "running_mean")]
     return int((default if len(default) else first)["cell"].iat[0])
@@ -68,7 +68,8 @@ def headline_cell(cells: pd.DataFrame) -> int:
 def _partner(cells: pd.DataFrame, cell: int, **axes: object) -> int | None:
     row = cells[cells["cell"] == cell].iloc[0]
     match = cells
-    for key in ("probs", "cost", "lr", "baseline", "algorithm"):
+    for key in ("reward_model", "environment", "cost", "lr", "baseline",
+                "algorithm"):
         value = axes.get(key, row[key])
         match = match[match[key] == value]
     return int(match["cell"].iat[0]) if len(match) else None
@@ -78,7 +79,7 @@ def accuracy_with_chance_test(runs: pd.DataFrame) -> pd.DataFrame:
     """Accuracy per (cell, budget) with Wilson intervals, and the one-sided exact binomial test
     against the never-training sampler's chance level (Holm over the whole table)."""
     table = accuracy_table(runs)
-    table["chance"] = table["probs"].map(chance_level)
+    table["chance"] = table["environment"].map(chance_level)
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
                             for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
                                                strict=True)]
@@ -93,7 +94,7 @@ def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]],
     for a, b in pairs:
         row = cells[cells["cell"] == a].iloc[0]
         frame = compare_cells(runs, a, b)
-        for key in ("probs", "lr", "baseline", "cost"):
+        for key in ("environment", "lr", "baseline", "cost"):
             frame.insert(0, key, row[key])
         frame.insert(0, "cell_b", b)
         frame.insert(0, "cell_a", a)
@@ -129,24 +130,25 @@ def _point_crossing(runs: pd.DataFrame, cell: int, seeds: np.ndarray) -> float:
 
 def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """Budget to 0.9 for every cell (first cost only: cost does not change the simulation), and
-    at the best lr per (probs, baseline): the lr is chosen on the even seeds (smallest estimated
+    at the best lr per (bandit, baseline): the lr is chosen on the even seeds (smallest estimated
     budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate."""
     rows = []
     priced = cells[cells["cost"] == cells["cost"].min()]
     for _, cell in priced.iterrows():
-        h = hardness(tuple(float(p) for p in cell["probs"].split(",")))
+        h = environment_hardness(cell["environment"])
         correct, budgets = outcome_matrix(runs, int(cell["cell"]))
         rows.append({**cell.to_dict(), "selection": "this lr",
                      **_estimate_row(budget_to_target(correct, budgets), h)})
     seeds = np.sort(runs["seed"].unique())
     even, odd = seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
     reinforce = priced[priced["algorithm"] == "reinforce"]
-    for (_probs, _baseline), group in reinforce.groupby(["probs", "baseline"], sort=False):
+    for _, group in reinforce.groupby(["reward_model", "environment", "baseline"],
+                                     sort=False):
         if len(group) < 2:
             continue
         chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
         cell = cells[cells["cell"] == chosen.cell].iloc[0]
-        h = hardness(tuple(float(p) for p in cell["probs"].split(",")))
+        h = environment_hardness(cell["environment"])
         estimate = budget_to_target(*outcome_matrix(runs, chosen.cell, odd))
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
                      "estimated on odd seeds", **_estimate_row(estimate, h)})
@@ -192,7 +194,7 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     number of seeds, analytic and Monte Carlo (curves). Effects are the observed ones."""
     budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
     accuracy = accuracy_table(runs[runs["cell"] == headline]).set_index("budget")
-    chance = chance_level(cells.loc[cells["cell"] == headline, "probs"].iat[0])
+    chance = chance_level(cells.loc[cells["cell"] == headline, "environment"].iat[0])
     comparisons: list[tuple[str, int | None]] = [
         ("trained vs never-training sampler", None),
         ("trained vs uniform allocation", _partner(cells, headline, algorithm="uniform",

@@ -26,6 +26,7 @@ import numpy as np
 from benchmarks.floor import floor_loop
 from benchmarks.numpy_peer import numpy_reinforce
 from benchmarks.scalar_numba import scalar_reinforce
+from study.environment import Environment
 from study.grid import Simulation
 from study.kernel import LANES
 from study.paths import OUT_DIR, REPO_ROOT
@@ -38,7 +39,7 @@ from reference import run as reference_run
 REPEATS = 5
 PROBS = (0.5, 0.55, 0.6)
 LR = 0.1
-SIM = Simulation("reinforce", PROBS, LR, "running_mean")
+SIM = Simulation("reinforce", Environment.fixed(PROBS), LR, "running_mean")
 
 
 def median_seconds(work: Callable[[], object], repeats: int = REPEATS) -> float:
@@ -57,7 +58,7 @@ def kernel_ns(seeds: int, budget: int, threads: int, probs: tuple[float, ...] = 
     """ns per episode of the package's kernel (all cores' time together, i.e. wall time)."""
     numba.set_num_threads(threads)
     keys = run_keys(1, np.arange(seeds))
-    sim = Simulation("reinforce", probs, LR, "running_mean")
+    sim = Simulation("reinforce", Environment.fixed(probs), LR, "running_mean")
     seconds = median_seconds(lambda: simulate(sim, keys, (budget,)), repeats)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return seconds / (seeds * budget) * 1e9
@@ -94,7 +95,8 @@ def references() -> list[dict[str, object]]:
     py_seeds, py_budget = 2, 2_000
     row("pure-Python reference (tests/reference.py)", f"{py_seeds} seeds x {py_budget} episodes",
         py_seeds * py_budget, median_seconds(lambda: [
-            reference_run(keys[i], list(PROBS), "reinforce", LR, "running_mean", [py_budget])
+            reference_run(keys[i], list(PROBS), "bernoulli", "reinforce", LR, "running_mean",
+                          [py_budget])
             for i in range(py_seeds)]))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     base = rows[0]["ns_per_episode"]

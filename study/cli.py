@@ -97,7 +97,7 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
                           f"cannot be written ({error.strerror})") from None
     manifest = build_manifest(config, run, time.perf_counter() - began)
     try:
-        write_study(out_dir, run.runs, manifest)
+        write_study(out_dir, run.runs, manifest, run.curves)
     except OSError as error:
         raise ConfigError("--out", str(out_dir), f"cannot be written ({error.strerror})") from None
     non_finite = manifest["non_finite_rows"]

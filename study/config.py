@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from study.environment import DRAW_REWARD, DRAWS, Environment
 from study.model import ALGORITHM_CODES, BASELINE_CODES
 
 DEFAULT_LR = 0.1
@@ -27,14 +28,24 @@ typo far more often than an intent."""
 
 MAX_SEEDS = 10**7
 
+MAX_ARMS = 1000
+"""Most arms a bandit may have; one code path serves every K up to it (the state of 1,000 arms in
+the kernel's 32 lockstep lanes is 1 MB)."""
+
+MAX_MEAN = 1000.0
+"""Largest |mean| of a Gaussian arm (fixed, or the centre of a drawn one), and MAX_SD the largest
+spread of drawn means: together they keep every reward within 2^11 in magnitude, which the
+fixed-point sums of the per-step curves need to stay exact (``study.kernel``)."""
+MAX_SD = 100.0
+
 DEFAULT_DEPLOYMENT_PULLS = 100_000
 """D, the pulls a trained policy serves after training, when a config names none: 20 times the
 headline 5,000-rollout budget, so that training is a real but not dominant cost (README, "Cost")."""
 STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description"}
-_GRID_KEYS = {"algorithm", "probs", "lr", "baseline", "cost", "budgets"}
+_STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
+_GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "cost", "budgets"}
 _ANALYSIS_KEYS = {"deployment_pulls"}
 
 
@@ -57,14 +68,16 @@ class StudyConfig:
 
     ``streams`` is ``per_seed`` (the default: a run's random stream depends on the root seed and
     the seed index only, so cells are compared on common random numbers) or ``per_cell`` (each
-    cell also mixes its own identity into the stream, for independent cells).
+    cell also mixes its own identity into the stream, for independent cells). ``environments``
+    are the bandits of the grid: the entries of ``grid.probs`` (Bernoulli) and then of
+    ``grid.means`` (Gaussian). ``curves`` asks for the per-step learning curves.
     """
 
     name: str
     root_seed: int
     seeds: int
     algorithm: tuple[str, ...]
-    probs: tuple[tuple[float, ...], ...]
+    environments: tuple[Environment, ...]
     lr: tuple[float, ...]
     baseline: tuple[str, ...]
     cost: tuple[float, ...]
@@ -72,6 +85,7 @@ class StudyConfig:
     streams: str = "per_seed"
     description: str = ""
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
+    curves: bool = False
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -89,8 +103,10 @@ class StudyConfig:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
     return value
 
 
@@ -118,7 +134,9 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
     analysis = _table("analysis", data.get("analysis", {}))
     _check_keys("analysis", analysis, _ANALYSIS_KEYS, required=set())
     _check_keys("study", study, _STUDY_KEYS, required={"name", "root_seed", "seeds"})
-    _check_keys("grid", grid, _GRID_KEYS, required={"probs", "budgets"})
+    _check_keys("grid", grid, _GRID_KEYS, required={"budgets"})
+    if "probs" not in grid and "means" not in grid:
+        raise ConfigError("grid.probs", None, "is missing (give grid.probs, grid.means or both)")
 
     name = study["name"]
     if not isinstance(name, str) or not _NAME.match(name):
@@ -129,6 +147,9 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
     description = study.get("description", "")
     if not isinstance(description, str):
         raise ConfigError("study.description", description, "is not a string")
+    curves = study.get("curves", False)
+    if not isinstance(curves, bool):
+        raise ConfigError("study.curves", curves, "is not true or false")
 
     budgets = tuple(_check_int(f"grid.budgets[{i}]", b, 1, MAX_BUDGET)
                     for i, b in enumerate(_axis("grid.budgets", grid["budgets"])))
@@ -142,8 +163,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
         algorithm=_choices("grid.algorithm", grid.get("algorithm", ["reinforce"]), ALGORITHM_CODES),
-        probs=_unique("grid.probs", tuple(_probs(f"grid.probs[{i}]", p)
-                      for i, p in enumerate(_axis("grid.probs", grid["probs"])))),
+        environments=_environments(grid),
         lr=_unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
                    enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR]))))),
         baseline=_choices("grid.baseline", grid.get("baseline", ["running_mean"]), BASELINE_CODES),
@@ -155,6 +175,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         deployment_pulls=_check_int("analysis.deployment_pulls",
                                     analysis.get("deployment_pulls", DEFAULT_DEPLOYMENT_PULLS),
                                     1, 10**15),
+        curves=curves,
     )
 
 
@@ -206,15 +227,76 @@ def _number(field: str, value: object) -> float:
     return value
 
 
-def _probs(field: str, value: object) -> tuple[float, ...]:
-    if not isinstance(value, list) or len(value) < 2:
-        raise ConfigError(field, value, "is not a list of at least two arm probabilities")
-    probs = []
-    for k, p in enumerate(value):
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
-            raise ConfigError(f"{field}[{k}]", p, "is not a probability in [0, 1]")
-        probs.append(float(p))
-    return tuple(probs)
+def _environments(grid: dict[str, Any]) -> tuple[Environment, ...]:
+    """The bandits of ``grid.probs`` (Bernoulli) and ``grid.means`` (Gaussian), in that order."""
+    found: list[Environment] = []
+    for key, reward in (("probs", "bernoulli"), ("means", "gaussian")):
+        if key not in grid:
+            continue
+        entries = tuple(_environment(f"grid.{key}[{i}]", entry, reward)
+                        for i, entry in enumerate(_axis(f"grid.{key}", grid[key])))
+        found += _unique(f"grid.{key}", entries)
+    return tuple(found)
+
+
+def _environment(field: str, value: object, reward: str) -> Environment:
+    """One entry of ``grid.probs`` or ``grid.means``: a list of fixed arm values, or a table
+    ``{draw = ..., arms = K, <parameters>}`` for values drawn per seed."""
+    if isinstance(value, dict):
+        return _drawn(field, value, reward)
+    what = "arm probabilities" if reward == "bernoulli" else "arm means"
+    if not isinstance(value, list) or not 2 <= len(value) <= MAX_ARMS:
+        raise ConfigError(field, value, f"is not a list of 2 to {MAX_ARMS} {what} "
+                          "or a {draw = ...} table")
+    for k, v in enumerate(value):
+        if reward == "bernoulli" and not _is_number(v, 0.0, 1.0):
+            raise ConfigError(f"{field}[{k}]", v, "is not a probability in [0, 1]")
+        if reward == "gaussian" and not _is_number(v, -MAX_MEAN, MAX_MEAN):
+            raise ConfigError(f"{field}[{k}]", v, f"is not a mean in [-{MAX_MEAN:g}, {MAX_MEAN:g}]")
+    return Environment.fixed(value, reward)
+
+
+def _is_number(value: object, low: float, high: float) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and low <= value <= high)
+
+
+_DRAW_DEFAULTS = {"uniform": {"low": 0.0, "high": 1.0}, "beta": {},
+                  "normal": {"mean": 0.0, "sd": 1.0}}
+
+
+def _drawn(field: str, table: dict[str, Any], reward: str) -> Environment:
+    """A ``{draw = ..., arms = K, ...}`` table: which distribution, how many arms, its
+    parameters (beta's a and b are required; the others default to uniform(0, 1), normal(0, 1))."""
+    draw = table.get("draw")
+    allowed = [name for name, model in DRAW_REWARD.items() if model == reward]
+    if draw not in allowed:
+        raise ConfigError(f"{field}.draw", draw, f"is not one of {', '.join(allowed)}")
+    _check_keys(field, table, {"draw", "arms", *DRAWS[draw]}, required={"arms"})
+    arms = _check_int(f"{field}.arms", table["arms"], 2, MAX_ARMS)
+    params = []
+    for name in DRAWS[draw]:
+        value = table.get(name, _DRAW_DEFAULTS[draw].get(name))
+        if value is None:
+            raise ConfigError(f"{field}.{name}", None, "is missing")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
+                value):
+            raise ConfigError(f"{field}.{name}", value, "is not a finite number")
+        params.append(float(value))
+    if draw == "uniform" and not 0.0 <= params[0] <= params[1] <= 1.0:
+        raise ConfigError(f"{field}.low", params[0],
+                          f"and high {params[1]:g} do not satisfy 0 <= low <= high <= 1")
+    if draw == "beta":
+        for name, value in zip(("a", "b"), params, strict=True):
+            if not 1e-3 <= value <= 1e3:
+                raise ConfigError(f"{field}.{name}", value, "is outside [0.001, 1000]")
+    if draw == "normal":
+        if abs(params[0]) > MAX_MEAN:
+            raise ConfigError(f"{field}.mean", params[0], f"is outside [-{MAX_MEAN:g}, "
+                              f"{MAX_MEAN:g}]")
+        if not 0.0 <= params[1] <= MAX_SD:
+            raise ConfigError(f"{field}.sd", params[1], f"is outside [0, {MAX_SD:g}]")
+    return Environment.drawn(draw, arms, tuple(params))
 
 
 def _choices(field: str, value: object, known: dict[str, int]) -> tuple[str, ...]:

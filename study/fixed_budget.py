@@ -3,7 +3,8 @@
 Both plan their phases from the whole budget B, so unlike REINFORCE a budget-B run is not a prefix
 of a longer one: each checkpoint is simulated as its own run, from the start of the run's stream
 (so budgets, and the other algorithms, still share common random numbers). Pull t of a run draws
-its reward from the low 32 bits of main-stream word t, as every algorithm does.
+its reward as episode t of every algorithm does: Bernoulli from the low 32 bits of main-stream word
+t, Gaussian as the arm's mean plus normal z_t of the noise stream (``study.gaussian``).
 
 * Successive rejects (Audibert and Bubeck 2010): with log-bar(K) = 1/2 + sum_{i=2..K} 1/i and
   n_k = ceil((B - K) / (log-bar(K) (K + 1 - k))) (0 if negative), phase k = 1 .. K - 1 pulls each
@@ -25,8 +26,9 @@ import math
 
 import numpy as np
 
+from study.gaussian import noise_block
 from study.jit import jit
-from study.model import SUCCESSIVE_REJECTS
+from study.model import GAUSSIAN, SUCCESSIVE_REJECTS
 from study.philox import low_unit, philox_block, to_unit
 
 _ZERO = np.uint64(0)
@@ -34,11 +36,17 @@ _ONE = np.uint64(1)
 
 
 @jit
-def _pull(k0: np.uint64, k1: np.uint64, t: int, p: float,
-          cache: np.ndarray) -> int:  # pragma: no cover
-    """Reward of pull t (1 if the low half of word t is below p). ``cache`` keeps the last Philox
-    block ([block + 1, w0, w1, w2, w3]) so each block is computed once for four pulls."""
+def _pull(k0: np.uint64, k1: np.uint64, t: int, value: float, gaussian: bool, cache: np.ndarray,
+          noise: np.ndarray) -> float:  # pragma: no cover
+    """Reward of pull t of an arm with value ``value``. ``cache`` keeps the last main-stream
+    Philox block ([block + 1, w0, w1, w2, w3]) and ``noise`` the last noise block's normals
+    ([block + 1, z0, z1, z2, z3]), so each block is computed once for four pulls."""
     block = t // 4
+    if gaussian:
+        if noise[0] != block + 1:
+            noise[0] = block + 1
+            noise[1], noise[2], noise[3], noise[4] = noise_block(block, k0, k1)
+        return value + noise[1 + t % 4]
     if cache[0] != np.uint64(block + 1):
         words = philox_block(np.uint64(block + 1), _ZERO, _ZERO, _ZERO, k0, k1)
         cache[0] = np.uint64(block + 1)
@@ -46,7 +54,7 @@ def _pull(k0: np.uint64, k1: np.uint64, t: int, p: float,
         cache[2] = words[1]
         cache[3] = words[2]
         cache[4] = words[3]
-    return 1 if low_unit(cache[1 + t % 4]) < p else 0
+    return 1.0 if low_unit(cache[1 + t % 4]) < value else 0.0
 
 
 @jit
@@ -70,15 +78,15 @@ def _worst(alive: np.ndarray, means: np.ndarray, priority: np.ndarray) -> int:  
 
 
 @jit
-def _phase(k0: np.uint64, k1: np.uint64, probs: np.ndarray, alive: np.ndarray, repeats: int,
-           t: int, pulls: np.ndarray, wins: np.ndarray, phase_wins: np.ndarray,
-           cache: np.ndarray) -> int:  # pragma: no cover
-    """Pull every surviving arm ``repeats`` times in turn from pull index t, counting pulls and
-    wins overall and in ``phase_wins``; returns the next pull index."""
+def _phase(k0: np.uint64, k1: np.uint64, values: np.ndarray, gaussian: bool, alive: np.ndarray,
+           repeats: int, t: int, pulls: np.ndarray, wins: np.ndarray, phase_wins: np.ndarray,
+           cache: np.ndarray, noise: np.ndarray) -> int:  # pragma: no cover
+    """Pull every surviving arm ``repeats`` times in turn from pull index t, summing pulls and
+    rewards overall and in ``phase_wins``; returns the next pull index."""
     for _ in range(repeats):
-        for a in range(probs.shape[0]):
+        for a in range(values.shape[0]):
             if alive[a]:
-                reward = _pull(k0, k1, t, probs[a], cache)
+                reward = _pull(k0, k1, t, values[a], gaussian, cache, noise)
                 t += 1
                 pulls[a] += 1
                 wins[a] += reward
@@ -87,19 +95,23 @@ def _phase(k0: np.uint64, k1: np.uint64, probs: np.ndarray, alive: np.ndarray, r
 
 
 @jit
-def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm: int, budget: int,
-                     pulls: np.ndarray, means: np.ndarray) -> tuple[int, int]:  # pragma: no cover
-    """One run of successive rejects or sequential halving with budget ``budget``.
+def fixed_budget_run(k0: np.uint64, k1: np.uint64, values: np.ndarray, reward_model: int,
+                     algorithm: int, budget: int, pulls: np.ndarray,
+                     means: np.ndarray) -> tuple[int, float]:  # pragma: no cover
+    """One run of successive rejects or sequential halving with budget ``budget`` on arms with
+    values ``values`` (probabilities or means, by ``reward_model``).
 
     Fills ``pulls`` (per arm) and ``means`` (empirical mean of all pulls, -inf if none); returns
     (recommended arm, total reward)."""
-    arms = probs.shape[0]
+    arms = values.shape[0]
+    gaussian = reward_model == GAUSSIAN
     alive = np.ones(arms, dtype=np.bool_)
-    wins = np.zeros(arms, dtype=np.int64)
-    round_wins = np.zeros(arms, dtype=np.int64)
+    wins = np.zeros(arms)
+    round_wins = np.zeros(arms)
     priority = np.empty(arms)
     decision = np.empty(arms)
     cache = np.zeros(5, dtype=np.uint64)
+    noise = np.zeros(5)
     pulls[:] = 0
     t = 0
     survivors = arms
@@ -110,7 +122,8 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         previous = 0
         for phase in range(1, arms):
             target = max(math.ceil((budget - arms) / (log_bar * (arms + 1 - phase))), 0)
-            t = _phase(k0, k1, probs, alive, target - previous, t, pulls, wins, round_wins, cache)
+            t = _phase(k0, k1, values, gaussian, alive, target - previous, t, pulls, wins,
+                       round_wins, cache, noise)
             previous = target
             for a in range(arms):
                 decision[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
@@ -121,7 +134,8 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         for phase in range(1, rounds + 1):
             each = budget // (survivors * rounds)
             round_wins[:] = 0
-            t = _phase(k0, k1, probs, alive, each, t, pulls, wins, round_wins, cache)
+            t = _phase(k0, k1, values, gaussian, alive, each, t, pulls, wins, round_wins, cache,
+                       noise)
             for a in range(arms):
                 decision[a] = round_wins[a] / each if each > 0 else -np.inf
             _priorities(k0, k1, budget, phase, priority)
@@ -134,4 +148,7 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, probs: np.ndarray, algorithm:
         means[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
         if alive[a]:
             recommended = a
-    return recommended, int(wins.sum())
+    total = 0.0
+    for a in range(arms):
+        total += wins[a]
+    return recommended, total

@@ -1,9 +1,9 @@
 """The grid of cells a config spans, and the simulations behind them.
 
-A *cell* is one combination of the grid's axes (algorithm, probs, lr, baseline, cost); it is the
-``cell`` column of the runs table. A *simulation* is what the kernel runs: cells that differ only in
-cost share one (cost is priced in the analysis, not simulated), and ``uniform`` ignores lr and
-baseline, so its cells are collapsed to lr 0 and baseline ``none`` and simulated once.
+A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, cost); it is
+the ``cell`` column of the runs table. A *simulation* is what the kernel runs: cells that differ
+only in cost share one (cost is priced in the analysis, not simulated), and ``uniform`` ignores lr
+and baseline, so its cells are collapsed to lr 0 and baseline ``none`` and simulated once.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import itertools
 from dataclasses import dataclass
 
 from study.config import StudyConfig
+from study.environment import Environment
 from study.model import TRAINS
 
 
@@ -21,32 +22,26 @@ class Simulation:
     """What one kernel call simulates: an algorithm on one bandit with one lr and baseline."""
 
     algorithm: str
-    probs: tuple[float, ...]
+    environment: Environment
     lr: float
     baseline: str
 
-    @property
-    def probs_text(self) -> str:
-        """The arm probabilities as the runs table writes them, e.g. ``"0.5,0.55,0.6"``."""
-        return ",".join(repr(p) for p in self.probs)
-
-    @property
-    def best_arms(self) -> tuple[bool, ...]:
-        """Which arms have the highest pass probability (several when the maximum is tied)."""
-        top = max(self.probs)
-        return tuple(p == top for p in self.probs)
-
     def stream_id(self) -> int:
         """A 64-bit number fixed by this simulation's content (not its place in the grid), mixed
-        into the random streams when a study asks for ``per_cell`` streams."""
-        text = f"{self.algorithm}|{self.probs_text}|{self.lr!r}|{self.baseline}"
+        into the random streams when a study asks for ``per_cell`` streams. (A Bernoulli bandit
+        with fixed values hashes as it did before environments had a reward model, so its
+        streams have not changed.)"""
+        env = self.environment
+        text = f"{self.algorithm}|{env.text}|{self.lr!r}|{self.baseline}"
+        if env.reward != "bernoulli" or env.values is None:
+            text += f"|{env.reward}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
 @dataclass(frozen=True)
 class Cell:
     """One cell of the grid: a simulation priced at one per-pull cost; ``index`` is its ``cell``
-    id, its position in the grid's order (algorithm, probs, lr, baseline, cost)."""
+    id, its position in the grid's order (algorithm, environment, lr, baseline, cost)."""
 
     index: int
     simulation: Simulation
@@ -57,12 +52,12 @@ def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, float]] = set()
-    for algorithm, probs, lr, baseline, cost in itertools.product(
-        config.algorithm, config.probs, config.lr, config.baseline, config.cost
+    for algorithm, environment, lr, baseline, cost in itertools.product(
+        config.algorithm, config.environments, config.lr, config.baseline, config.cost
     ):
         if not TRAINS[algorithm]:
             lr, baseline = 0.0, "none"
-        simulation = Simulation(algorithm, probs, lr, baseline)
+        simulation = Simulation(algorithm, environment, lr, baseline)
         if (simulation, cost) in seen:
             continue
         seen.add((simulation, cost))

@@ -24,8 +24,16 @@ import numpy as np
 
 from study.fastexp import fast_exp
 from study.fixed_budget import fixed_budget_run
+from study.gaussian import noise_block
 from study.jit import jit, parallel_jit
-from study.model import BASELINE_PER_ARM, BASELINE_RUNNING_MEAN, REINFORCE, UNIFORM
+from study.model import (
+    BASELINE_PER_ARM,
+    BASELINE_RUNNING_MEAN,
+    BASELINE_RUNNING_MEAN_INCLUSIVE,
+    GAUSSIAN,
+    REINFORCE,
+    UNIFORM,
+)
 from study.philox import high_unit, low_unit, philox_block, to_unit
 
 LANES = 32
@@ -37,6 +45,12 @@ per exponential)."""
 
 BUFFERED = 64
 """Episodes whose random words are drawn in one go (a multiple of 4, the words of a block)."""
+
+CURVE_SCALE = 2.0**24
+"""Fixed point of the per-step reward sums: each reward is counted as round(r * 2^24), exactly
+for Bernoulli rewards and to within 2^-25 for Gaussian ones. With |r| < 2^12 (config limits on
+means and spreads, plus noise under 8.6) and at most 10^7 seeds a step's sum stays below 2^60,
+inside int64, and integer sums do not depend on the order of addition."""
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -86,10 +100,25 @@ def _draw_words(first_block: int, k0: np.ndarray, k1: np.ndarray,
 
 
 @jit
+def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
+                noise: np.ndarray) -> None:  # pragma: no cover
+    """Gaussian reward noise of the episodes of noise blocks first_block, first_block + 1, ...
+    of every lane (``study.gaussian``), one row of ``noise`` per episode."""
+    for b in range(noise.shape[0] // 4):
+        for j in range(k0.shape[0]):
+            z0, z1, z2, z3 = noise_block(first_block + b, k0[j], k1[j])
+            noise[4 * b, j] = z0
+            noise[4 * b + 1, j] = z1
+            noise[4 * b + 2, j] = z2
+            noise[4 * b + 3, j] = z3
+
+
+@jit
 def _record(lane, checkpoint, budget, algorithm, k0, k1, is_best, logits, pulls, arm_rewards,
             total, scores, greedy, p_best, reward_sum, pulls_out, scores_out,
             finite) -> None:  # pragma: no cover
-    """Write one lane's state at a checkpoint into its output rows."""
+    """Write one lane's state at a checkpoint into its output rows (``is_best``: the lane's best
+    arms)."""
     n_arms = logits.shape[0]
     ok = True
     for k in range(n_arms):
@@ -114,35 +143,48 @@ def _record(lane, checkpoint, budget, algorithm, k0, k1, is_best, logits, pulls,
             norm += weight
             best_mass += weight if is_best[k] else 0.0
         p_best[checkpoint] = best_mass / norm
-    reward_sum[checkpoint] = np.int64(total[lane])
+    reward_sum[checkpoint] = total[lane]
     for k in range(n_arms):
         pulls_out[checkpoint, k] = np.int64(pulls[k, lane])
         scores_out[checkpoint, k] = scores[k]
 
 
 @jit
-def _simulate_block(keys, lanes, probs, is_best, algorithm, lr, baseline, budgets, greedy, p_best,
-                    reward_sum, pulls_out, scores_out, finite) -> None:  # pragma: no cover
-    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``.
+def _simulate_block(keys, lanes, values, best, reward_model, algorithm, lr, baseline, budgets,
+                    greedy, p_best, reward_sum, pulls_out, scores_out, finite, curve_optimal,
+                    curve_reward) -> None:  # pragma: no cover
+    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``,
+    adding the per-step sums of the curves into ``curve_optimal`` and ``curve_reward`` unless
+    they are empty.
 
     One function on purpose: every lane loop below is innermost and branch-free so that it
     vectorizes, and passing the state arrays to helpers would cost numba reference counting
     (atomic operations) at every call, more than the arithmetic of an episode.
     """
     used = keys.shape[0]
-    n_arms = probs.shape[0]
-    # Unused lanes of a last, partial block repeat the first key; their results are not written.
+    n_arms = values.shape[1]
+    gaussian = reward_model == GAUSSIAN
+    curves = curve_optimal.shape[0] > 0
+    # Unused lanes of a last, partial block repeat the first run; their results are not written
+    # and they are left out of the curves.
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
-    for j in range(used):
-        k0[j] = keys[j, 0]
-        k1[j] = keys[j, 1]
+    value = np.empty((n_arms, lanes))  # the arms' values (probabilities or means) per lane
+    is_best = np.empty((n_arms, lanes))  # 1.0 for the lane's best arms
+    for j in range(lanes):
+        row = j if j < used else 0
+        k0[j] = keys[row, 0]
+        k1[j] = keys[row, 1]
+        for k in range(n_arms):
+            value[k, j] = values[row, k]
+            is_best[k, j] = np.float64(best[row, k])
     logits = np.zeros((n_arms, lanes))
     weights = np.zeros((n_arms, lanes))
     pulls = np.zeros((n_arms, lanes))  # counts as doubles: exact to 2^53, and SIMD-friendly
     arm_rewards = np.zeros((n_arms, lanes))
     total = np.zeros(lanes)
     words = np.empty((BUFFERED, lanes), dtype=np.uint64)
+    noise = np.zeros((BUFFERED, lanes))
     u_action = np.empty(lanes)
     u_reward = np.empty(lanes)
     top = np.empty(lanes)
@@ -157,10 +199,12 @@ def _simulate_block(keys, lanes, probs, is_best, algorithm, lr, baseline, budget
     checkpoint = 0
     for t in range(budgets[-1]):
         # Episode t uses word t % 4 of main-stream block t // 4 (see study.philox), drawn for
-        # BUFFERED episodes at a time by a tight loop of its own.
+        # BUFFERED episodes at a time by a tight loop of its own; likewise its Gaussian noise.
         word = t % BUFFERED
         if word == 0:
             _draw_words(t // 4, k0, k1, words)
+            if gaussian:
+                _draw_noise(t // 4, k0, k1, noise)
         for j in range(lanes):
             u_action[j] = high_unit(words[word, j])
             u_reward[j] = low_unit(words[word, j])
@@ -194,19 +238,47 @@ def _simulate_block(keys, lanes, probs, is_best, algorithm, lr, baseline, budget
             for j in range(lanes):
                 arm[j] = t % n_arms  # uniform allocation: round robin
 
-        # Bernoulli reward r = [u < p[arm]], summed over the arms with [arm = k] (no gather).
+        # The reward, summed over the arms with [arm = k] (no gather): Bernoulli [u < p[arm]],
+        # or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm] exact).
         for j in range(lanes):
             reward[j] = 0.0
-        for k in range(n_arms):
+        if gaussian:
+            for k in range(n_arms):
+                for j in range(lanes):
+                    reward[j] += value[k, j] * np.float64(arm[j] == k)
             for j in range(lanes):
-                reward[j] += np.float64(u_reward[j] < probs[k]) * np.float64(arm[j] == k)
+                reward[j] += noise[word, j]
+        else:
+            for k in range(n_arms):
+                for j in range(lanes):
+                    reward[j] += np.float64(u_reward[j] < value[k, j]) * np.float64(arm[j] == k)
+
+        if curves:
+            # Integer sums (rewards in fixed point), so the totals do not depend on how the
+            # seeds are split among blocks, threads or shards.
+            for j in range(lanes):
+                count[j] = 0.0
+            for k in range(n_arms):
+                for j in range(lanes):
+                    count[j] += is_best[k, j] * np.float64(arm[j] == k)
+            optimal = 0.0
+            gained = 0.0
+            for j in range(used):
+                optimal += count[j]
+                gained += np.rint(reward[j] * CURVE_SCALE)
+            curve_optimal[t] += np.int64(optimal)
+            curve_reward[t] += np.int64(gained)
 
         if trains:
-            # The baseline before this episode, then logits += lr (r - b) (onehot(a) - pi).
+            # The baseline of this episode, then logits += lr (r - b) (onehot(a) - pi).
             if baseline == BASELINE_RUNNING_MEAN and t > 0:
                 inverse_t = 1.0 / t
                 for j in range(lanes):
                     base[j] = total[j] * inverse_t
+            elif baseline == BASELINE_RUNNING_MEAN_INCLUSIVE:
+                inverse_t = 1.0 / (t + 1)
+                for j in range(lanes):
+                    base[j] = (total[j] + reward[j]) * inverse_t
             elif baseline == BASELINE_PER_ARM:
                 for j in range(lanes):
                     base[j] = 0.0
@@ -240,7 +312,7 @@ def _simulate_block(keys, lanes, probs, is_best, algorithm, lr, baseline, budget
 
         if t + 1 == budgets[checkpoint]:
             for j in range(used):
-                _record(j, checkpoint, budgets[checkpoint], algorithm, k0[j], k1[j], is_best,
+                _record(j, checkpoint, budgets[checkpoint], algorithm, k0[j], k1[j], best[j],
                         logits, pulls, arm_rewards, total, scores, greedy[j], p_best[j],
                         reward_sum[j], pulls_out[j], scores_out[j], finite[j])
             checkpoint += 1
@@ -250,8 +322,9 @@ def _simulate_block(keys, lanes, probs, is_best, algorithm, lr, baseline, budget
 def simulate_cell(
     keys: np.ndarray,
     lanes: int,
-    probs: np.ndarray,
-    is_best: np.ndarray,
+    values: np.ndarray,
+    best: np.ndarray,
+    reward_model: int,
     algorithm: int,
     lr: float,
     baseline: int,
@@ -262,29 +335,42 @@ def simulate_cell(
     pulls: np.ndarray,
     scores: np.ndarray,
     finite: np.ndarray,
+    curve_optimal: np.ndarray,
+    curve_reward: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, shape (runs, 2)) and fill the outputs;
-    ``lanes`` runs at a time advance in lockstep (pass ``LANES``).
+    ``lanes`` runs at a time advance in lockstep (pass ``LANES``). ``values`` (runs, K) are each
+    run's arm values (probabilities or means, by ``reward_model``) and ``best`` (runs, K) its
+    best arms.
 
     Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
     the state is not finite), ``p_best`` (policy mass on the best arms; NaN for ``uniform``),
-    ``reward_sum`` (int64), ``pulls`` (int64), ``scores`` (the logits, or the empirical means for
-    the other algorithms) and ``finite`` (bool). Successive rejects and sequential halving run once
-    per checkpoint (``study.fixed_budget``), one seed per thread task.
+    ``reward_sum`` (float64), ``pulls`` (int64), ``scores`` (the logits, or the empirical means
+    for the other algorithms) and ``finite`` (bool). Successive rejects and sequential halving
+    run once per checkpoint (``study.fixed_budget``), one seed per thread task.
+
+    The curves: ``curve_optimal`` and ``curve_reward`` (int64, shape (groups, steps)) get, for
+    every episode t < steps, the number of runs whose arm was a best arm and the sum of the
+    rewards times ``CURVE_SCALE`` (rounded), summed over the runs of each group of blocks of
+    lanes (group g takes blocks g, g + groups, ...). With steps = 0 nothing is recorded and groups
+    should be the number of blocks, so that every block is its own parallel task.
     """
     if algorithm not in (REINFORCE, UNIFORM):
         for i in nb.prange(keys.shape[0]):
             for c in range(budgets.shape[0]):
                 greedy[i, c], reward_sum[i, c] = fixed_budget_run(
-                    keys[i, 0], keys[i, 1], probs, algorithm, budgets[c], pulls[i, c],
-                    scores[i, c])
+                    keys[i, 0], keys[i, 1], values[i], reward_model, algorithm, budgets[c],
+                    pulls[i, c], scores[i, c])
                 p_best[i, c] = np.nan
                 finite[i, c] = True
         return
     blocks = (keys.shape[0] + lanes - 1) // lanes
-    for b in nb.prange(blocks):
-        lo = b * lanes
-        hi = min(lo + lanes, keys.shape[0])
-        _simulate_block(keys[lo:hi], lanes, probs, is_best, algorithm, lr, baseline, budgets,
-                        greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls[lo:hi],
-                        scores[lo:hi], finite[lo:hi])
+    groups = curve_optimal.shape[0]
+    for g in nb.prange(groups):
+        for b in range(g, blocks, groups):
+            lo = b * lanes
+            hi = min(lo + lanes, keys.shape[0])
+            _simulate_block(keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
+                            algorithm, lr, baseline, budgets, greedy[lo:hi], p_best[lo:hi],
+                            reward_sum[lo:hi], pulls[lo:hi], scores[lo:hi], finite[lo:hi],
+                            curve_optimal[g], curve_reward[g])

@@ -50,6 +50,7 @@ def build_manifest(config: StudyConfig, run: StudyRun, wall_seconds: float) -> d
         "root_seed": config.root_seed,
         "seeds": config.seeds,
         "rows": len(run.runs),
+        "curve_rows": 0 if run.curves is None else len(run.curves),
         "non_finite_rows": int((~run.runs["finite"]).sum()),
         "versions": package_versions(),
         "git_commit": git_commit(),

@@ -19,11 +19,20 @@ ALGORITHM_CODES: dict[str, int] = {
 BASELINE_NONE = 0
 BASELINE_RUNNING_MEAN = 1
 BASELINE_PER_ARM = 2
+BASELINE_RUNNING_MEAN_INCLUSIVE = 3
 BASELINE_CODES: dict[str, int] = {
     "none": BASELINE_NONE,
     "running_mean": BASELINE_RUNNING_MEAN,
     "per_arm": BASELINE_PER_ARM,
+    "running_mean_inclusive": BASELINE_RUNNING_MEAN_INCLUSIVE,
 }
+"""``running_mean`` averages the rewards of the earlier episodes (0 before the first);
+``running_mean_inclusive`` also includes the current episode's reward, as Sutton and Barto's
+gradient bandit (section 2.8) and the classic reference implementations of their Figure 2.5 do."""
+
+BERNOULLI = 0
+GAUSSIAN = 1
+REWARD_CODES: dict[str, int] = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}
 
 TRAINS: dict[str, bool] = {"reinforce": True, "uniform": False, "successive_rejects": False,
                            "sequential_halving": False}

@@ -40,9 +40,11 @@ SEED_GRAIN = 256
 number that up to 8 threads share evenly. A partial block costs as much as a full one: with
 200-seed shards the narrow-margins study took 611 s here against 506 s before it was sharded."""
 
-_CODE = ("bits.py", "fastexp.py", "fixed_budget.py", "grid.py", "kernel.py", "model.py",
-         "philox.py", "runner.py", "shards.py", "streams.py")
-_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite")
+_CODE = ("bits.py", "environment.py", "fastexp.py", "fixed_budget.py", "gaussian.py", "grid.py",
+         "kernel.py", "model.py", "philox.py", "runner.py", "shards.py", "streams.py")
+_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "best_arm", "best_value",
+           "value_gap", "greedy_value")
+_CURVES = ("curve_optimal", "curve_reward")
 
 
 @cache
@@ -70,6 +72,7 @@ class Shard:
     budgets: tuple[int, ...]
     root_seed: int
     streams: str
+    curves: bool = False
 
     @property
     def episodes(self) -> int:
@@ -78,10 +81,11 @@ class Shard:
 
     def key(self) -> str:
         """Content hash of everything the shard's result depends on."""
-        content = {"algorithm": self.simulation.algorithm, "probs": list(self.simulation.probs),
+        content = {"algorithm": self.simulation.algorithm,
+                   "environment": self.simulation.environment.to_dict(),
                    "lr": self.simulation.lr, "baseline": self.simulation.baseline,
                    "seeds": [self.start, self.stop], "budgets": list(self.budgets),
-                   "root_seed": self.root_seed, "streams": self.streams,
+                   "root_seed": self.root_seed, "streams": self.streams, "curves": self.curves,
                    "version": study.__version__, "code": code_version()}
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -89,37 +93,48 @@ class Shard:
 
 @dataclass(frozen=True)
 class ShardResult:
-    """What the runs table needs from a shard, each of shape (seeds, checkpoints)."""
+    """What the runs table needs from a shard, each of shape (seeds, checkpoints), and the
+    per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves)."""
 
     greedy: np.ndarray
     p_best: np.ndarray
     reward_sum: np.ndarray
     best_pulls: np.ndarray
     finite: np.ndarray
+    best_arm: np.ndarray
+    best_value: np.ndarray
+    value_gap: np.ndarray
+    greedy_value: np.ndarray
+    curve_optimal: np.ndarray
+    curve_reward: np.ndarray
 
     def checksum(self) -> str:
         """SHA-256 of every array's bytes, in a fixed order."""
         digest = hashlib.sha256()
-        for name in _FIELDS:
+        for name in _FIELDS + _CURVES:
             digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
         return digest.hexdigest()
 
     @staticmethod
     def concat(parts: list[ShardResult]) -> ShardResult:
-        """Join shard results along the seed axis, in order."""
-        return ShardResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+        """Join shard results along the seed axis, in order; the curves' sums add up (integers,
+        so the total does not depend on how the seeds were split)."""
+        joined = [np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS]
+        summed = [np.sum([getattr(p, f) for p in parts], axis=0) for f in _CURVES]
+        return ShardResult(*joined, *summed)
 
 
 def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
-         root_seed: int, streams: str, seeds_per_shard: int | None = None) -> list[Shard]:
+         root_seed: int, streams: str, seeds_per_shard: int | None = None,
+         curves: bool = False) -> list[Shard]:
     """Every shard of the study, simulation by simulation and block by block, in the fixed order
     in which the runs table is assembled."""
     shards = []
     for simulation in simulations:
         block = seeds_per_shard or min(8192, SEED_GRAIN * max(
             1, round(SHARD_EPISODES / horizon(simulation, budgets) / SEED_GRAIN)))
-        shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams)
-                   for first in range(start, stop, block)]
+        shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams,
+                         curves) for first in range(start, stop, block)]
     return shards
 
 
@@ -127,13 +142,11 @@ class CorruptShardError(Exception):
     """A cached shard file that cannot be trusted; ``str()`` says why."""
 
 
-def save(path: Path, shard: Shard, result: ShardResult) -> None:
-    """Write ``result`` to ``path`` atomically, with its key and checksum in the metadata."""
-    seeds, checkpoints = result.greedy.shape
-    table = pa.table({name: getattr(result, name).ravel() for name in _FIELDS})
-    table = table.replace_schema_metadata({
-        "shard_key": shard.key(), "checksum": result.checksum(),
-        "shape": json.dumps([seeds, checkpoints])})
+def _curves_path(path: Path) -> Path:
+    return path.with_name(path.name.replace(".parquet", ".curves.parquet"))
+
+
+def _write_atomic(table: pa.Table, path: Path) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         pq.write_table(table, temporary)
@@ -142,21 +155,46 @@ def save(path: Path, shard: Shard, result: ShardResult) -> None:
         temporary.unlink(missing_ok=True)
 
 
+def save(path: Path, shard: Shard, result: ShardResult) -> None:
+    """Write ``result`` to ``path`` atomically, with its key and checksum in the metadata. A
+    shard with curves keeps them in ``<key>.curves.parquet``, written first: the main file, whose
+    checksum covers both, is what makes the shard count as done."""
+    seeds, checkpoints = result.greedy.shape
+    if len(result.curve_optimal):
+        _write_atomic(pa.table({name: getattr(result, name) for name in _CURVES}),
+                      _curves_path(path))
+    table = pa.table({name: getattr(result, name).ravel() for name in _FIELDS})
+    table = table.replace_schema_metadata({
+        "shard_key": shard.key(), "checksum": result.checksum(),
+        "shape": json.dumps([seeds, checkpoints, len(result.curve_optimal)])})
+    _write_atomic(table, path)
+
+
+def _read(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        raise CorruptShardError(f"not a readable Parquet file: {type(error).__name__}") from None
+
+
 def load(path: Path, shard: Shard) -> ShardResult:
     """The cached result of ``shard`` at ``path``; ``CorruptShardError`` if it is not what was
     written for this shard (unreadable, wrong key, wrong shape or checksum)."""
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException) as error:
-        raise CorruptShardError(f"not a readable Parquet file: {type(error).__name__}") from None
+    table = _read(path)
     meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
     if meta.get("shard_key") != shard.key():
         raise CorruptShardError("its key does not match its name")
-    seeds, checkpoints = json.loads(meta.get("shape", "[0, 0]"))
+    seeds, checkpoints, steps = json.loads(meta.get("shape", "[0, 0, 0]"))
     if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
         raise CorruptShardError("its shape does not match the shard")
+    curves = [np.zeros(0, dtype=np.int64)] * len(_CURVES)
+    if steps:
+        found = _read(_curves_path(path))
+        if found.num_rows != steps or found.column_names != list(_CURVES):
+            raise CorruptShardError("its curves do not match the shard")
+        curves = [found.column(name).to_numpy() for name in _CURVES]
     result = ShardResult(*(table.column(name).to_numpy().reshape(seeds, checkpoints)
-                           for name in _FIELDS))
+                           for name in _FIELDS), *curves)
     if result.checksum() != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result
@@ -189,4 +227,5 @@ def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
         print(f"warning: cached shard {path} is corrupt ({reason}); recomputing it",
               file=sys.stderr)
         path.unlink(missing_ok=True)
+        _curves_path(path).unlink(missing_ok=True)
         return None

@@ -19,14 +19,15 @@ def summarize(runs: pd.DataFrame) -> str:
 def _cell_block(rows: pd.DataFrame) -> str:
     first, last = rows.iloc[0], rows.iloc[-1]
     head = (f"cell {first['cell']}: {first['algorithm']}, baseline {first['baseline']}, "
-            f"lr {first['lr']:g}, probs {first['probs']}, cost {first['cost']:g}")
+            f"lr {first['lr']:g}, {first['reward_model']} {first['environment']}, "
+            f"cost {first['cost']:g}")
     lines = [head, f"{'budget':>8}  {'accuracy':>8}  {'95% Wilson interval':>19}  {'seeds':>6}"]
     for _, row in rows.iterrows():
         flag = f"  ({row['non_finite']} non-finite)" if row["non_finite"] else ""
         lines.append(f"{row['budget']:>8}  {row['accuracy']:>8.3f}  "
                      f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]".ljust(40)
                      + f"{row['seeds']:>6}{flag}")
-    chance = chance_level(first["probs"])
+    chance = chance_level(first["environment"])
     test = binomtest(int(last["correct"]), int(last["seeds"]), chance, alternative="greater")
     lines.append(
         f"never-training sampler (zero logits): {chance:.3f} exactly (1/K); gap at budget "

@@ -39,6 +39,29 @@ def exp(x: float) -> float:
     return math.ldexp(y, int(k))
 
 
+def normals(key: np.ndarray, n: int) -> list[float]:
+    """z_0 .. z_n-1 of the run's noise stream (numpy's Philox from counter (0, 0, 1, 0)), by
+    Box-Muller on word pairs: u1 = 1 - unit(w_2m), u2 = unit(w_2m+1), R = sqrt(-2 ln u1),
+    z_2m = R cos(2 pi u2), z_2m+1 = R sin(2 pi u2)."""
+    words = np.random.Philox(key=key, counter=np.array([0, 0, 1, 0], dtype=np.uint64)).random_raw(
+        n + n % 2)
+    out = []
+    for m in range(0, len(words), 2):
+        radius = math.sqrt(-2.0 * math.log(1.0 - unit(words[m])))
+        angle = 2.0 * math.pi * unit(words[m + 1])
+        out += [radius * math.cos(angle), radius * math.sin(angle)]
+    return out[:n]
+
+
+def instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> list[float]:
+    """A run's drawn arm values: numpy's sampler on Philox from counter (0, 0, 2, 0)."""
+    generator = np.random.Generator(np.random.Philox(
+        key=key, counter=np.array([0, 0, 2, 0], dtype=np.uint64)))
+    sampler = {"uniform": generator.uniform, "beta": generator.beta,
+               "normal": generator.normal}[draw]
+    return [float(v) for v in sampler(*params, arms)]
+
+
 def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
     """argmax of ``scores``, exact ties broken by word 0 of Philox block (budget, 0, 0, 1)."""
     best = max(scores)
@@ -57,23 +80,34 @@ class Checkpoint:
     budget: int
     greedy: int
     p_best: float
-    reward_sum: int
+    reward_sum: float
     pulls: list[int]
     scores: list[float]
     finite: bool
 
 
-def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline: str,
-        budgets: list[int]) -> list[Checkpoint]:
-    """One run of ``max(budgets)`` episodes with Philox key ``key``; one Checkpoint per budget."""
-    n_arms = len(probs)
-    top_p = max(probs)
+@dataclass
+class Step:
+    """What the per-step curves count of episode t: was the arm a best arm, and its reward."""
+
+    optimal: bool
+    reward: float
+
+
+def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str, lr: float,
+        baseline: str, budgets: list[int]) -> tuple[list[Checkpoint], list[Step]]:
+    """One run of ``max(budgets)`` episodes with Philox key ``key`` on arms with ``values``
+    (pass probabilities, or Gaussian means); one Checkpoint per budget and one Step per episode."""
+    n_arms = len(values)
+    top_p = max(values)
     words = np.random.Philox(key=key).random_raw(budgets[-1])
+    noise = normals(key, budgets[-1]) if reward_model == "gaussian" else None
     logits = [0.0] * n_arms
     pulls = [0] * n_arms
-    arm_rewards = [0] * n_arms
-    total = 0
+    arm_rewards = [0.0] * n_arms
+    total = 0.0
     record = []
+    steps = []
     for t in range(budgets[-1]):
         u_action, u_reward = halves(words[t])
         if algorithm == "reinforce":
@@ -93,10 +127,16 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
             arm = t % n_arms
         else:
             raise ValueError(algorithm)
-        reward = 1 if u_reward < probs[arm] else 0
+        if noise is None:
+            reward = 1.0 if u_reward < values[arm] else 0.0
+        else:
+            reward = values[arm] + noise[t]
+        steps.append(Step(values[arm] == top_p, reward))
         if algorithm == "reinforce":
             if baseline == "running_mean":
                 base = total * (1.0 / t) if t > 0 else 0.0
+            elif baseline == "running_mean_inclusive":
+                base = (total + reward) * (1.0 / (t + 1))
             elif baseline == "per_arm":
                 base = arm_rewards[arm] / pulls[arm] if pulls[arm] > 0 else 0.0
             else:
@@ -125,11 +165,11 @@ def run(key: np.ndarray, probs: list[float], algorithm: str, lr: float, baseline
                 norm = best_mass = 0.0
                 for k, w in enumerate(weights):
                     norm += w
-                    if probs[k] == top_p:
+                    if values[k] == top_p:
                         best_mass += w
                 p_best = best_mass / norm
             record.append(Checkpoint(budget, greedy, p_best, total, list(pulls), scores, finite))
-    return record
+    return record, steps
 
 
 def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[float]:
@@ -141,22 +181,25 @@ def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[floa
     return out
 
 
-def fixed_budget_run(key: np.ndarray, probs: list[float], algorithm: str,
+def fixed_budget_run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
                      budget: int) -> Checkpoint:
     """Successive rejects or sequential halving with budget ``budget`` (study.fixed_budget)."""
-    arms = len(probs)
+    arms = len(values)
     words = np.random.Philox(key=key).random_raw(budget + 1)
+    noise = normals(key, budget) if reward_model == "gaussian" else None
     alive = list(range(arms))
-    pulls, wins = [0] * arms, [0] * arms
-    t = total = 0
+    pulls, wins = [0] * arms, [0.0] * arms
+    t = 0
 
-    def pull(a: int) -> int:
-        nonlocal t, total
-        reward = 1 if halves(words[t])[1] < probs[a] else 0
+    def pull(a: int) -> float:
+        nonlocal t
+        if noise is None:
+            reward = 1.0 if halves(words[t])[1] < values[a] else 0.0
+        else:
+            reward = values[a] + noise[t]
         t += 1
         pulls[a] += 1
         wins[a] += reward
-        total += reward
         return reward
 
     def drop_worst(means: dict[int, float], priority: list[float]) -> None:
@@ -177,7 +220,7 @@ def fixed_budget_run(key: np.ndarray, probs: list[float], algorithm: str,
         rounds = math.ceil(math.log2(arms))
         for phase in range(1, rounds + 1):
             each = budget // (len(alive) * rounds)
-            gained = dict.fromkeys(alive, 0)
+            gained = dict.fromkeys(alive, 0.0)
             for _ in range(each):
                 for a in list(alive):
                     gained[a] += pull(a)
@@ -189,4 +232,4 @@ def fixed_budget_run(key: np.ndarray, probs: list[float], algorithm: str,
     else:
         raise ValueError(algorithm)
     scores = [wins[a] / pulls[a] if pulls[a] else -math.inf for a in range(arms)]
-    return Checkpoint(budget, alive[0], math.nan, total, list(pulls), scores, True)
+    return Checkpoint(budget, alive[0], math.nan, sum(wins), list(pulls), scores, True)

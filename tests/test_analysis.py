@@ -28,9 +28,12 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
     seeds, checkpoints = correct.shape
     if greedy is None:
         greedy = np.where(correct, 2, 0)
+    values = np.array([float(p) for p in probs.split(",")])
     return pd.DataFrame({
         "cell": cell, "algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
-        "probs": probs, "cost": 0.0, "seed": np.repeat(np.arange(seeds), checkpoints),
+        "reward_model": "bernoulli", "environment": probs, "cost": 0.0,
+        "greedy_value": values[greedy.ravel()],
+        "seed": np.repeat(np.arange(seeds), checkpoints),
         "budget": np.tile(budgets, seeds), "greedy_arm": greedy.ravel(), "best_arm": 2,
         "correct": correct.ravel(), "finite": True})
 

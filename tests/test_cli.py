@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,8 +116,12 @@ def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path
     assert runs.groupby(["cell", "seed", "budget"]).size().eq(1).all()
     assert set(runs.loc[runs["algorithm"] != "reinforce", "lr"]) == {0.0}
     assert runs.loc[runs["algorithm"] != "reinforce", "p_best"].isna().all()
-    assert runs["probs"].eq("0.5,0.55,0.6").all() and runs["best_arm"].eq(2).all()
+    assert runs["environment"].eq("0.5,0.55,0.6").all() and runs["best_arm"].eq(2).all()
+    assert runs["reward_model"].eq("bernoulli").all()
+    assert (runs["best_value"] == 0.6).all()
+    np.testing.assert_allclose(runs["value_gap"], 0.05, rtol=1e-12)
     assert (runs["correct"] == (runs["greedy_arm"] == 2)).all()
+    assert (runs["greedy_value"] == np.array([0.5, 0.55, 0.6])[runs["greedy_arm"]]).all()
     manifest = json.loads((out / "manifest.json").read_text())
     for key in ("config", "config_hash", "root_seed", "versions", "git_commit", "wall_seconds",
                 "episodes_per_second"):

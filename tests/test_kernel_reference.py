@@ -1,4 +1,6 @@
-"""The numba kernel against the pure-Python reference (tests/reference.py), same random stream."""
+"""The numba kernel against the pure-Python reference (tests/reference.py), same random stream:
+every reward model, fixed and drawn arm values, every algorithm and baseline, and the per-step
+curves."""
 
 from __future__ import annotations
 
@@ -6,45 +8,78 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import fixed_budget_run
+from reference import fixed_budget_run, instance
 from reference import run as reference_run
+from study.environment import Environment
 from study.grid import Simulation
-from study.model import NESTED
+from study.kernel import CURVE_SCALE
+from study.model import BASELINE_CODES, NESTED
 from study.runner import simulate
 from study.streams import run_keys
 
 probabilities = st.floats(0.0, 1.0, allow_nan=False)
+means = st.floats(-50.0, 50.0, allow_nan=False)
 
 
 @st.composite
-def simulations(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
-    arms = draw(st.integers(2, 6))
-    # Repeated probabilities on purpose: they exercise ties between best arms.
-    probs = tuple(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0]) | probabilities,
-                                min_size=arms, max_size=arms)))
+def environments(draw: st.DrawFn, arms: st.SearchStrategy[int]) -> Environment:
+    k = draw(arms)
+    kind = draw(st.sampled_from(["probs", "means", "uniform", "beta", "normal"]))
+    if kind == "probs":
+        # Repeated probabilities on purpose: they exercise ties between best arms.
+        return Environment.fixed(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0])
+                                               | probabilities, min_size=k, max_size=k)))
+    if kind == "means":
+        return Environment.fixed(draw(st.lists(st.sampled_from([0.0, 1.0]) | means,
+                                               min_size=k, max_size=k)), "gaussian")
+    if kind == "uniform":
+        low = draw(probabilities)
+        return Environment.drawn("uniform", k, (low, draw(st.floats(low, 1.0))))
+    if kind == "beta":
+        return Environment.drawn("beta", k, (draw(st.floats(0.1, 10.0)),
+                                             draw(st.floats(0.1, 10.0))))
+    return Environment.drawn("normal", k, (draw(st.floats(-5.0, 5.0)), draw(st.floats(0.0, 3.0))))
+
+
+SMALL = st.integers(2, 6)
+
+
+@st.composite
+def simulations(draw: st.DrawFn, arms: st.SearchStrategy[int] = SMALL,
+                most: int = 300) -> tuple[Simulation, tuple[int, ...]]:
+    env = draw(environments(arms))
     algorithm = draw(st.sampled_from(["reinforce", "uniform", "successive_rejects",
                                       "sequential_halving"]))
     lr = 0.0
     if algorithm == "reinforce":
         lr = draw(st.sampled_from([0.0, 0.1, 1.0]) | st.floats(0.0, 20.0))
-    baseline = draw(st.sampled_from(["none", "running_mean", "per_arm"]))
-    budgets = tuple(sorted(draw(st.sets(st.integers(1, 300), min_size=1, max_size=4))))
-    return Simulation(algorithm, probs, lr, baseline), budgets
+    baseline = draw(st.sampled_from(sorted(BASELINE_CODES)))
+    budgets = tuple(sorted(draw(st.sets(st.integers(1, most), min_size=1, max_size=4))))
+    return Simulation(algorithm, env, lr, baseline), budgets
 
 
-@settings(max_examples=150)
-@given(case=simulations(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 3))
-def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], root_seed: int,
-                                      seeds: int) -> None:
-    sim, budgets = case
+def reference_values(env: Environment, key: np.ndarray) -> list[float]:
+    if env.values is not None:
+        return list(env.values)
+    return instance(key, env.draw, env.params, env.arms)
+
+
+def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, seeds: int) -> None:
     keys = run_keys(root_seed, np.arange(seeds))
-    out = simulate(sim, keys, budgets)
+    out = simulate(sim, keys, budgets, curves=True)
+    env = sim.environment
+    optimal = np.zeros(budgets[-1], dtype=np.int64)
+    gained = np.zeros(budgets[-1], dtype=np.int64)
     for i in range(seeds):
+        values = reference_values(env, keys[i])
+        assert out.values[i].tolist() == values
         if NESTED[sim.algorithm]:
-            expected = reference_run(keys[i], list(sim.probs), sim.algorithm, sim.lr,
-                                     sim.baseline, list(budgets))
+            expected, steps = reference_run(keys[i], values, env.reward, sim.algorithm, sim.lr,
+                                            sim.baseline, list(budgets))
+            optimal += [s.optimal for s in steps]
+            gained += [round(s.reward * CURVE_SCALE) for s in steps]
         else:
-            expected = [fixed_budget_run(keys[i], list(sim.probs), sim.algorithm, b)
+            expected = [fixed_budget_run(keys[i], values, env.reward, sim.algorithm, b)
                         for b in budgets]
         for c, point in enumerate(expected):
             assert out.greedy[i, c] == point.greedy
@@ -55,3 +90,23 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
             # today they agree to the bit; 1e-12 is the contract, leaving room for a faster exp.
             np.testing.assert_allclose(out.scores[i, c], point.scores, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(out.p_best[i, c], point.p_best, rtol=1e-12, atol=1e-12)
+    if NESTED[sim.algorithm]:
+        np.testing.assert_array_equal(out.curve_optimal, optimal)
+        np.testing.assert_array_equal(out.curve_reward, gained)
+    else:
+        assert len(out.curve_optimal) == 0
+
+
+@settings(max_examples=200)
+@given(case=simulations(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 3))
+def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], root_seed: int,
+                                      seeds: int) -> None:
+    assert_agrees(*case, root_seed, seeds)
+
+
+@settings(max_examples=12)
+@given(case=simulations(arms=st.integers(90, 100), most=60), root_seed=st.integers(0, 2**64))
+def test_kernel_agrees_with_reference_with_a_hundred_arms(
+        case: tuple[Simulation, tuple[int, ...]], root_seed: int) -> None:
+    # K up to 100 runs the same code path as K = 3; 33 seeds fill one lane block and start another.
+    assert_agrees(*case, root_seed, 33)

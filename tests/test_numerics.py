@@ -11,6 +11,7 @@ import pandas as pd
 
 from conftest import make_config
 from study.cli import run_and_write
+from study.environment import Environment
 from study.grid import Simulation
 from study.runner import simulate
 from study.streams import run_keys
@@ -20,7 +21,7 @@ def test_logits_stay_finite_for_lr_1e3_over_a_million_episodes() -> None:
     # Each update moves a logit by at most lr * |advantage| <= lr, so after 1e6 episodes
     # |logit| <= 1e9; the stable softmax (max subtracted) never overflows on that.
     for baseline in ("none", "running_mean", "per_arm"):
-        out = simulate(Simulation("reinforce", (0.5, 0.55, 0.6), 1e3, baseline),
+        out = simulate(Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)), 1e3, baseline),
                        run_keys(9, np.arange(4)), (10, 1000, 1_000_000))
         assert out.finite.all()
         assert np.isfinite(out.scores).all()

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from conftest import config_text, make_config, run_cli
+from study.environment import Environment
 from study.grid import Simulation
 from study.runner import run_study, simulate
 from study.streams import run_keys
@@ -47,9 +48,12 @@ def test_seed_subsets_reproduce_their_rows() -> None:
 
 def test_checkpoint_equals_standalone_run_of_that_budget() -> None:
     keys = run_keys(5, np.arange(64))
-    for sim in (Simulation("reinforce", (0.2, 0.5, 0.6, 0.1), 0.3, "running_mean"),
-                Simulation("reinforce", (0.5, 0.55), 1.0, "per_arm"),
-                Simulation("uniform", (0.5, 0.55, 0.6), 0.0, "none")):
+    for sim in (Simulation("reinforce", Environment.fixed((0.2, 0.5, 0.6, 0.1)), 0.3,
+                           "running_mean"),
+                Simulation("reinforce", Environment.fixed((0.5, 0.55)), 1.0, "per_arm"),
+                Simulation("uniform", Environment.fixed((0.5, 0.55, 0.6)), 0.0, "none"),
+                Simulation("reinforce", Environment.drawn("normal", 10, (4.0, 1.0)), 0.4,
+                           "running_mean_inclusive")):
         long = simulate(sim, keys, (10, 250, 1000))
         alone = simulate(sim, keys, (250,))
         for name in ("greedy", "p_best", "reward_sum", "pulls", "scores", "finite"):

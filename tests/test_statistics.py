@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
+from study.environment import Environment
 from study.grid import Simulation
 from study.runner import simulate
 from study.streams import run_keys
@@ -33,7 +34,7 @@ def assert_binomial(successes: int, n: int, p: float) -> None:
 @pytest.mark.parametrize("probs", [(0.5, 0.55, 0.6), (0.9, 0.1), (0.2, 0.4, 0.6, 0.8, 0.3)])
 def test_lr_zero_is_right_at_chance_and_pulls_uniformly(probs: tuple[float, ...]) -> None:
     seeds, budgets = 20_000, (1, 10, 100)
-    out = simulate(Simulation("reinforce", probs, 0.0, "running_mean"),
+    out = simulate(Simulation("reinforce", Environment.fixed(probs), 0.0, "running_mean"),
                    run_keys(3, np.arange(seeds)), budgets)
     arms = len(probs)
     best = int(np.argmax(probs))
@@ -69,8 +70,8 @@ def exact_uniform_accuracy(probs: tuple[float, ...], budget: int) -> float:
 @pytest.mark.parametrize("probs", [(0.3, 0.5, 0.6), (0.45, 0.55)])
 def test_uniform_allocation_matches_exact_binomial_probability(probs: tuple[float, ...]) -> None:
     seeds, budgets = 20_000, (2, 5, 20, 61)
-    out = simulate(Simulation("uniform", probs, 0.0, "none"), run_keys(11, np.arange(seeds)),
-                   budgets)
+    out = simulate(Simulation("uniform", Environment.fixed(probs), 0.0, "none"),
+                   run_keys(11, np.arange(seeds)), budgets)
     best = int(np.argmax(probs))
     for c, budget in enumerate(budgets):
         exact = exact_uniform_accuracy(probs, budget)
@@ -164,8 +165,8 @@ def exact_sequential_halving(probs: tuple[float, ...], budget: int) -> float:
 def test_fixed_budget_algorithms_match_exact_binomial_probability(
         algorithm: str, exact, probs: tuple[float, ...], budgets: tuple[int, ...]) -> None:
     seeds = 20_000
-    out = simulate(Simulation(algorithm, probs, 0.0, "none"), run_keys(13, np.arange(seeds)),
-                   budgets)
+    out = simulate(Simulation(algorithm, Environment.fixed(probs), 0.0, "none"),
+                   run_keys(13, np.arange(seeds)), budgets)
     best = int(np.argmax(probs))
     for c, budget in enumerate(budgets):
         assert out.pulls[:, c].sum(axis=1).max() <= budget

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ from analysis.budget_to_target import (
     environment_hardness,
 )
 from analysis.cost import best_budgets, break_even_costs, net_value_table
+from analysis.curves import curve_points, curves_table
 from analysis.paired import compare_cells, holm, mcnemar_power
 from analysis.power import (
     chance_power,
@@ -37,17 +39,34 @@ from analysis.power import (
 )
 from analysis.tables import macro_name, number_word
 from study.config import DEFAULT_LR
+from study.storage import CURVES_FILE
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
 REFERENCE_ALGORITHMS = ("uniform", "successive_rejects", "sequential_halving")
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
+CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
+"""Steps at which a study's curves are tabulated and cited (those within its budget)."""
 
 
 def load(run_dir: Path) -> tuple[pd.DataFrame, dict]:
     """The runs table and the manifest a study wrote."""
     return pd.read_parquet(run_dir / "runs.parquet"), json.loads(
         (run_dir / "manifest.json").read_text())
+
+
+def curve_macros(prefix: str, points: pd.DataFrame) -> dict[str, str]:
+    """The optimal-action fraction of each REINFORCE cell at each tabulated step, as macros
+    named by lr and baseline (``...OptimalAtOneThousandLrPointOneRunningMeanInclusive``)."""
+    numbers = {}
+    for row in points.itertuples():
+        whole, _, fraction = f"{row.lr:.12f}".rstrip("0").partition(".")
+        lr = number_word(int(whole)) + ("Point" + "".join(
+            number_word(int(d)) for d in fraction) if fraction else "")
+        baseline = "".join(p.capitalize() for p in row.baseline.split("_"))
+        name = macro_name(prefix, "OptimalAt", number_word(int(row.step)), "Lr", lr, baseline)
+        numbers[name] = _fmt(row.optimal_action)
+    return numbers
 
 
 def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
@@ -232,13 +251,20 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     return pd.DataFrame(summary), pd.DataFrame(curves)
 
 
+def _prefix(study: str) -> str:
+    """A study's name as the CamelCase prefix of its LaTeX macros (digits spelled out)."""
+    words = re.split(r"[-_.]", study)
+    return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
+                   for part in words for w in re.findall(r"\d+|[A-Za-z]+", part))
+
+
 def _fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
 def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int) -> dict[str, str]:
     """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values."""
-    prefix = "".join(part.capitalize() for part in study.replace("-", "_").split("_"))
+    prefix = _prefix(study)
     numbers: dict[str, str] = {}
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
@@ -317,6 +343,9 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
         tables["best_budget"] = best_budgets(runs, net, deployment)
         tables["break_even"] = break_even_costs(runs, deployment)
     numbers = headline_numbers(manifest["study"], tables, headline)
-    numbers[macro_name("".join(p.capitalize() for p in manifest["study"].split("_")), "Seeds")] = (
-        str(manifest["seeds"]))
+    if (run_dir / CURVES_FILE).is_file():
+        tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells)
+        tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
+        numbers.update(curve_macros(_prefix(manifest["study"]), tables["curve_points"]))
+    numbers[macro_name(_prefix(manifest["study"]), "Seeds")] = str(manifest["seeds"])
     return tables, numbers

@@ -19,7 +19,10 @@ settings.load_profile("default")
 
 
 def toml_value(value: object) -> str:
-    """A Python value written as TOML (enough for configs: str, bool, numbers, nested lists)."""
+    """A Python value written as TOML (enough for configs: str, bool, numbers, nested lists and
+    inline tables)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         return '"' + value + '"'
     if isinstance(value, bool):
@@ -30,11 +33,13 @@ def toml_value(value: object) -> str:
 
 
 def config_text(study: dict[str, object] | None = None, **grid: object) -> str:
-    """TOML for a small study; ``study`` and ``grid`` entries override the defaults below."""
+    """TOML for a small study; ``study`` and ``grid`` entries override the defaults below (a
+    grid entry of None leaves that key out)."""
     study_table = {"name": "t", "root_seed": 1, "seeds": 8, **(study or {})}
     grid_table = {"probs": [[0.5, 0.55, 0.6]], "budgets": [10, 50], **grid}
     lines = ["[study]", *(f"{k} = {toml_value(v)}" for k, v in study_table.items()),
-             "[grid]", *(f"{k} = {toml_value(v)}" for k, v in grid_table.items())]
+             "[grid]", *(f"{k} = {toml_value(v)}" for k, v in grid_table.items()
+                         if v is not None)]
     return "\n".join(lines) + "\n"
 
 

@@ -27,7 +27,7 @@ ANALYSIS_CODE := $(wildcard analysis/*.py)
 FIGURE_CODE := $(filter-out figures/report.py,$(wildcard figures/*.py))
 
 .DEFAULT_GOAL := help
-.PHONY: help all runs report quick test lint bench clean distclean venv
+.PHONY: help all runs report quick sutton-barto test lint bench clean distclean venv
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -60,6 +60,14 @@ report: $(OUT)/report.md ## the report (and everything it needs)
 
 quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
 	@$(PY) -m study summarize $(OUT)/quick
+
+TEXTBOOK := sutton_barto_fig2_5
+$(OUT)/figures/$(TEXTBOOK).png: $(OUT)/tables/$(TEXTBOOK)/index.json $(FIGURE_CODE)
+	$(PY) -m figures.curves $(OUT)/tables/$(TEXTBOOK) --out $(OUT)/figures
+
+sutton-barto: $(OUT)/figures/$(TEXTBOOK).png ## the textbook check: Sutton and Barto's Figure 2.5, reproduced
+	@echo "$(OUT)/figures/$(TEXTBOOK).png and .pdf; the curves at steps 1 to 1000:"
+	@cat $(OUT)/tables/$(TEXTBOOK)/curve_points.md
 
 test: $(INSTALLED) ## run the test suite (pytest with hypothesis)
 	$(PY) -m pytest

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from figures.curves import draw_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 from study.config import DEFAULT_LR
 
@@ -237,4 +238,6 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     net, best = table("cost", "net_value"), table("cost", "best_budget")
     if net is not None and best is not None:
         drawn["net_value"] = net_value(net, best, out_dir, "net_value")
+    for study in sorted(p for p in tables_root.iterdir() if p.is_dir()):
+        drawn.update(draw_study(study, out_dir))
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

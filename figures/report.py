@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.tables import latex_macros
+from figures.curves import SUTTON_BARTO
 from study.config import DEFAULT_LR
 
 HEADLINE = (50, 200, 1000, 5000)
@@ -280,6 +281,34 @@ class Report:
                      f"{wide.min():.3f} to {wide.max():.3f} for the {sweep['seeds'].iat[0]:,} "
                      "seeds of section 1.", "")
 
+    def textbook(self) -> None:
+        self.add("## 8. The textbook check: Sutton and Barto, Figure 2.5", "")
+        points = self.table(SUTTON_BARTO, "curve_points")
+        if points is None:
+            self.add(f"*{SUTTON_BARTO} has not been analysed.*", "")
+            return
+        seeds = int(points["seeds"].iat[0])
+        self.add("The gradient bandit (REINFORCE with a softmax policy) on the 10-armed Gaussian "
+                 f"testbed with true values q*(a) ~ N(4, 1), {seeds:,} runs of 1000 steps, "
+                 "with the book's baseline (the average reward including the current one) and "
+                 "without. Fraction of runs taking the optimal action at chosen steps:", "")
+        shown = points[points["step"].isin((100, 500, 1000))].copy()
+        shown["optimal action [95% Wilson]"] = [
+            f"{r.optimal_action:.3f} [{r.optimal_ci_low:.3f}, {r.optimal_ci_high:.3f}]"
+            for r in shown.itertuples()]
+        self.markdown(shown[["lr", "baseline", "step", "optimal action [95% Wilson]",
+                             "mean_reward"]])
+        end = points[points["step"] == points["step"].max()].set_index(["baseline", "lr"])
+        if {("running_mean_inclusive", 0.1), ("none", 0.1)} <= set(end.index):
+            with_b, without = end.loc[("running_mean_inclusive", 0.1)], end.loc[("none", 0.1)]
+            self.add(f"At step {int(with_b['step']):,} with step size 0.1 the baseline lifts the "
+                     f"optimal-action rate from {without['optimal_action']:.3f} "
+                     f"[{without['optimal_ci_low']:.3f}, {without['optimal_ci_high']:.3f}] to "
+                     f"{with_b['optimal_action']:.3f} [{with_b['optimal_ci_low']:.3f}, "
+                     f"{with_b['optimal_ci_high']:.3f}], the gap the book's figure shows.", "")
+        self.figure(SUTTON_BARTO, "% optimal action against steps in the book's layout. "
+                    + BAND_WILSON.replace("over seeds", "over runs at each step"))
+
     def provenance(self) -> None:
         self.add("## Provenance", "")
         rows = []
@@ -303,7 +332,8 @@ class Report:
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
-                        self.best_arm_identification, self.cost, self.seeds, self.provenance):
+                        self.best_arm_identification, self.cost, self.seeds, self.textbook,
+                        self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 

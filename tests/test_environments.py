@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import beta, chisquare, kstest, norm, uniform
+from textbook import gradient_bandit_curves
 
 from conftest import make_config
 from study.environment import Environment
 from study.grid import Simulation
 from study.runner import run_study, simulate
 from study.streams import run_keys
-from textbook import gradient_bandit_curves
 
 Z = 4.5
 ALPHA = 1e-5
@@ -108,10 +108,12 @@ def test_with_step_size_zero_the_optimal_action_rate_is_one_in_ten() -> None:
     for row in first.itertuples():
         assert_mean(row.optimal_action, 0.1, 0.1 * 0.9, seeds)
         assert_mean(row.mean_reward, 4.0, 2.0, seeds)
-    # An untrained policy's greedy arm is a uniform tie-break: right 1 time in 10.
-    untrained = runs[runs["lr"] == 0.0]
+    # An untrained policy's greedy arm is a uniform tie-break: right 1 time in 10 (one cell: the
+    # two lr-0 cells share their streams, so their outcomes are the same draws).
+    untrained = runs[(runs["lr"] == 0.0) & (runs["baseline"] == "none")]
     assert_mean(float(untrained["correct"].mean()), 0.1, 0.1 * 0.9, len(untrained))
-    assert (runs["seed"].map(runs.groupby("seed")["best_value"].first()) == runs["best_value"]).all()
+    # Every cell of a seed sees the same drawn instance (common random numbers).
+    assert runs.groupby("seed")["best_value"].nunique().eq(1).all()
 
 
 @pytest.mark.parametrize(("lr", "baseline"), [(0.1, "running_mean_inclusive"),

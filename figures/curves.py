@@ -1,0 +1,115 @@
+"""Per-step learning curves: a generic figure for any study that records curves, and the
+Sutton-Barto Figure 2.5 check in the book's layout.
+
+``python -m figures.curves TABLE_DIR --out FIGURE_DIR`` draws the figures of one study's curves
+table (``make sutton-barto`` uses it, so the textbook check needs only its own study).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
+
+SUTTON_BARTO = "sutton_barto_fig2_5"
+STEP_LABEL = "step t (episodes, log scale)"
+OPTIMAL_LABEL = "optimal action (fraction of seeds)"
+# The book draws the runs with a baseline in blues and those without in browns; these are the
+# colour-blind-safe Okabe-Ito colours nearest to that: blue and sky blue, vermillion and orange.
+BOOK_COLOURS = {("running_mean_inclusive", 0.1): OKABE_ITO[0],
+                ("running_mean_inclusive", 0.4): OKABE_ITO[5],
+                ("none", 0.1): OKABE_ITO[3], ("none", 0.4): OKABE_ITO[1]}
+
+
+def _cell_label(row: pd.Series) -> str:
+    baseline = ("no baseline" if row["baseline"] == "none"
+                else f"{row['baseline'].replace('_', ' ')} baseline")
+    return f"lr {row['lr']:g}, {baseline}"
+
+
+def learning_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """Two panels against the step (log x): the fraction of seeds on a best arm with its 95%
+    Wilson band, and the mean reward; a line per REINFORCE cell, the chance level 1/K marked."""
+    figure, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.3), layout="constrained")
+    for colour, (_, rows) in zip(OKABE_ITO, curves.groupby("cell", sort=True), strict=False):
+        label = _cell_label(rows.iloc[0]) if rows["algorithm"].iat[0] == "reinforce" else (
+            rows["algorithm"].iat[0].replace("_", " "))
+        left.plot(rows["step"], rows["optimal_action"], color=colour, label=label,
+                  linewidth=0.9)
+        left.fill_between(rows["step"], rows["optimal_ci_low"], rows["optimal_ci_high"],
+                          color=colour, alpha=BAND_ALPHA, linewidth=0)
+        right.plot(rows["step"], rows["mean_reward"], color=colour, linewidth=0.9)
+    arms = curves["environment"].iat[0]
+    left.axhline(_chance(arms), label="uniform policy (chance)", **REFERENCE)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlabel(STEP_LABEL)
+    left.set_ylabel(OPTIMAL_LABEL)
+    right.set_ylabel("mean reward at step t (reward units)")
+    outside_legend(figure, left)
+    return save(figure, out_dir, name)
+
+
+def _chance(environment: str) -> float:
+    from analysis.accuracy import chance_level
+
+    return chance_level(environment)
+
+
+def sutton_barto_figure(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """Figure 2.5 of Sutton and Barto in the book's layout: % optimal action against steps
+    (linear, 0 to 1000), a line per (step size, baseline) with its 95% Wilson band, each labelled
+    on the plot as in the book."""
+    figure, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
+    for (baseline, lr), colour in BOOK_COLOURS.items():
+        rows = curves[(curves["baseline"] == baseline) & (curves["lr"] == lr)]
+        if not len(rows):
+            continue
+        ax.plot(rows["step"], 100 * rows["optimal_action"], color=colour, linewidth=0.9)
+        ax.fill_between(rows["step"], 100 * rows["optimal_ci_low"],
+                        100 * rows["optimal_ci_high"], color=colour, alpha=BAND_ALPHA,
+                        linewidth=0)
+        end = rows.iloc[-1]
+        ax.annotate(f"\u03b1 = {lr:g}", (end["step"], 100 * end["optimal_action"]),
+                    xytext=(4, 0), textcoords="offset points", va="center", color=colour)
+    ax.text(0.35, 0.86, "with baseline", transform=ax.transAxes, color=OKABE_ITO[0])
+    ax.text(0.35, 0.30, "without baseline", transform=ax.transAxes, color=OKABE_ITO[3])
+    ax.set_xlim(0, curves["step"].max() * 1.12)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("Steps")
+    ax.set_ylabel("% Optimal action")
+    ax.set_title("10-armed testbed, q*(a) ~ N(4, 1); "
+                 f"{int(curves['seeds'].iat[0]):,} runs", loc="left")
+    return save(figure, out_dir, name)
+
+
+def draw_study(table_dir: Path, out_dir: Path) -> dict[str, list[Path]]:
+    """The curve figures of one study (none if it has no curves table)."""
+    path = table_dir / "curves.csv"
+    if not path.is_file():
+        return {}
+    curves = pd.read_csv(path)
+    study = table_dir.name
+    drawn = {f"learning_curves_{study}": learning_curves(curves, out_dir,
+                                                         f"learning_curves_{study}")}
+    if study == SUTTON_BARTO:
+        drawn[SUTTON_BARTO] = sutton_barto_figure(curves, out_dir, SUTTON_BARTO)
+    return drawn
+
+
+def main() -> None:
+    """Draw one study's curve figures."""
+    parser = argparse.ArgumentParser(prog="python -m figures.curves")
+    parser.add_argument("table_dir", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if not draw_study(args.table_dir, args.out):
+        parser.exit(2, f"error: table_dir: {str(args.table_dir)!r} has no curves.csv\n")
+
+
+if __name__ == "__main__":
+    main()

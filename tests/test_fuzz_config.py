@@ -21,7 +21,18 @@ BASE_GRID = {"algorithm": ["reinforce", "uniform"], "probs": [[0.4, 0.6]], "lr":
 junk = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
                  st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
                  st.lists(st.integers(-5, 5), max_size=3), st.just([]))
+numbers = st.floats(-1e4, 1e4) | st.sampled_from([0.0, 1.0, -1.0, float("nan"), float("inf")])
+draw_tables = st.fixed_dictionaries(
+    {"draw": st.sampled_from(["normal", "beta", "uniform", "cauchy"]),
+     "arms": st.integers(-1, 12) | st.sampled_from([100, 10**6])},
+    optional={key: numbers for key in ("a", "b", "mean", "sd", "low", "high")})
+environments = st.lists(st.lists(numbers, max_size=4) | draw_tables, max_size=2)
 mutations = st.one_of(
+    st.tuples(st.just("grid"), st.sampled_from(["probs", "means"]), environments),
+    st.tuples(st.just("study"), st.just("curves"), st.booleans() | junk),
+    st.tuples(st.just("grid"), st.just("baseline"),
+              st.lists(st.sampled_from(["none", "running_mean_inclusive", "per_arm", "x"]),
+                       max_size=3)),
     st.tuples(st.just("study"), st.sampled_from(sorted(BASE_STUDY)), junk),
     st.tuples(st.just("grid"), st.sampled_from(sorted(BASE_GRID)), junk),
     st.tuples(st.just("grid"), st.just("budgets"),

@@ -9,7 +9,14 @@ Seeds advance in lockstep, ``LANES`` at a time: the state is a structure of arra
 (the exponentials, sampling and the update vectorize; Philox runs scalar, one lane after another,
 because AVX2 has no 64-bit vector multiply, see ``study.philox``). The blocks of lanes are spread
 over threads with ``prange``; a run writes only its own rows, and its arithmetic does not depend on
-which block or thread it lands in, so results are the same for any thread count or chunking.
+which block or thread it lands in, so results are the same for any thread count or chunking. The
+per-step curves are the one output shared by runs: blocks are grouped (one group per thread), each
+group adds into its own row, and the sums are integers (rewards in fixed point, ``CURVE_SCALE``),
+so the rows add up to the same totals however the seeds are grouped, threaded or sharded.
+
+Arm values come in per run (drawn instances differ by seed); Bernoulli rewards compare the run's
+reward draw with the pulled arm's probability, Gaussian rewards add the run's noise
+(``study.gaussian``) to the pulled arm's mean.
 
 The model is specified in README.md ("The model") and, executably, by ``tests/reference.py``; the
 two agree exactly on the same random stream.

@@ -81,6 +81,14 @@ def references() -> list[dict[str, object]]:
             f"{seeds} seeds x {budget} episodes", seeds * budget,
             median_seconds(lambda: simulate(SIM, keys, (budget,))))
     numba.set_num_threads(1)
+    # What the environments cost: Gaussian rewards (a Box-Muller normal per episode) and the
+    # per-step curves (two integer sums per episode), each on the same workload.
+    gaussian = Simulation("reinforce", Environment.fixed(PROBS, "gaussian"), LR, "running_mean")
+    for name, sim, curves in (("Gaussian rewards", gaussian, False),
+                              ("per-step curves", SIM, True)):
+        row(f"package kernel, {name}, 1 thread", f"{seeds} seeds x {budget} episodes",
+            seeds * budget,
+            median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
     row("floor: draws + K exps only, 1 thread", f"{seeds} seeds x {budget} episodes",
         seeds * budget, median_seconds(lambda: floor_loop(keys, len(PROBS), budget, LANES)))
     scalar_seeds, scalar_budget = 1024, 2_000

@@ -306,8 +306,9 @@ class Report:
                      f"[{without['optimal_ci_low']:.3f}, {without['optimal_ci_high']:.3f}] to "
                      f"{with_b['optimal_action']:.3f} [{with_b['optimal_ci_low']:.3f}, "
                      f"{with_b['optimal_ci_high']:.3f}], the gap the book's figure shows.", "")
-        self.figure(SUTTON_BARTO, "% optimal action against steps in the book's layout. "
-                    + BAND_WILSON.replace("over seeds", "over runs at each step"))
+        self.figure(SUTTON_BARTO, "% optimal action against steps in the book's layout. Bands "
+                    "and brackets are 95% Wilson score intervals over the runs at each step "
+                    "(`statsmodels.stats.proportion.proportion_confint(method=\"wilson\")`).")
 
     def provenance(self) -> None:
         self.add("## Provenance", "")

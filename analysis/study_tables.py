@@ -253,9 +253,8 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
 
 def _prefix(study: str) -> str:
     """A study's name as the CamelCase prefix of its LaTeX macros (digits spelled out)."""
-    words = re.split(r"[-_.]", study)
     return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
-                   for part in words for w in re.findall(r"\d+|[A-Za-z]+", part))
+                   for w in re.findall(r"\d+|[A-Za-z]+", study))
 
 
 def _fmt(x: float, digits: int = 3) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from analysis.accuracy import chance_level
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 
 SUTTON_BARTO = "sutton_barto_fig2_5"
@@ -43,8 +44,8 @@ def learning_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path
         left.fill_between(rows["step"], rows["optimal_ci_low"], rows["optimal_ci_high"],
                           color=colour, alpha=BAND_ALPHA, linewidth=0)
         right.plot(rows["step"], rows["mean_reward"], color=colour, linewidth=0.9)
-    arms = curves["environment"].iat[0]
-    left.axhline(_chance(arms), label="uniform policy (chance)", **REFERENCE)
+    left.axhline(chance_level(curves["environment"].iat[0]), label="uniform policy (chance)",
+                 **REFERENCE)
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel(STEP_LABEL)
@@ -52,12 +53,6 @@ def learning_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path
     right.set_ylabel("mean reward at step t (reward units)")
     outside_legend(figure, left)
     return save(figure, out_dir, name)
-
-
-def _chance(environment: str) -> float:
-    from analysis.accuracy import chance_level
-
-    return chance_level(environment)
 
 
 def sutton_barto_figure(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:

@@ -34,8 +34,9 @@ the kernel's 32 lockstep lanes is 1 MB)."""
 
 MAX_MEAN = 1000.0
 """Largest |mean| of a Gaussian arm (fixed, or the centre of a drawn one), and MAX_SD the largest
-spread of drawn means: together they keep every reward within 2^11 in magnitude, which the
-fixed-point sums of the per-step curves need to stay exact (``study.kernel``)."""
+spread of drawn means: together they keep every reward within 2^12 in magnitude (a drawn mean
+would have to lie 30 sd out to break it), which the fixed-point sums of the per-step curves need
+to stay inside int64 (``study.kernel.CURVE_SCALE``)."""
 MAX_SD = 100.0
 
 DEFAULT_DEPLOYMENT_PULLS = 100_000

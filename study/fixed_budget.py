@@ -148,7 +148,4 @@ def fixed_budget_run(k0: np.uint64, k1: np.uint64, values: np.ndarray, reward_mo
         means[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
         if alive[a]:
             recommended = a
-    total = 0.0
-    for a in range(arms):
-        total += wins[a]
-    return recommended, total
+    return recommended, wins.sum()

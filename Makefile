@@ -5,8 +5,8 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-# numba's compiled-kernel cache lives with the other generated files, not beside the code.
-export NUMBA_CACHE_DIR := $(CURDIR)/out/numba-cache
+# numba's compiled-kernel cache lives with the other generated files, under out/numba-cache/ in a
+# folder named by the hash of the numba code (study/spec/paths.py), not beside the code.
 
 # `make all SEEDS=200` runs every study with 200 seeds into out/seeds-200/, for a fast look.
 SEEDS ?=
@@ -22,12 +22,12 @@ CONFIGS := $(wildcard study/configs/*.toml)
 STUDIES := $(patsubst study/configs/%.toml,%,$(CONFIGS))
 STUDY_RUNS := $(STUDIES:%=$(OUT)/%/runs.parquet)
 STUDY_TABLES := $(STUDIES:%=$(OUT)/tables/%/index.json)
-SIMULATION_CODE := $(wildcard study/*.py)
+SIMULATION_CODE := $(wildcard study/*.py study/*/*.py)
 ANALYSIS_CODE := $(wildcard analysis/*.py)
 FIGURE_CODE := $(filter-out figures/report.py,$(wildcard figures/*.py))
 
 .DEFAULT_GOAL := help
-.PHONY: help all runs report quick sutton-barto test lint bench clean distclean venv
+.PHONY: help all runs report quick sutton-barto test test-fast lint bench clean distclean venv
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -69,11 +69,15 @@ sutton-barto: $(OUT)/figures/$(TEXTBOOK).png ## the textbook check: Sutton and B
 	@echo "$(OUT)/figures/$(TEXTBOOK).png and .pdf; the curves at steps 1 to 1000:"
 	@cat $(OUT)/tables/$(TEXTBOOK)/curve_points.md
 
-test: $(INSTALLED) ## run the test suite (pytest with hypothesis)
+test: $(INSTALLED) ## run the test suite (pytest with hypothesis), the slow tests included
 	$(PY) -m pytest
 
-lint: $(INSTALLED) ## ruff
+test-fast: $(INSTALLED) ## the test suite without the tests marked slow
+	$(PY) -m pytest -m "not slow"
+
+lint: $(INSTALLED) ## ruff, and import-linter's layer contracts (pyproject.toml)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 clean: ## remove every generated file (out/)
 	rm -rf out

@@ -1,2 +1,3 @@
-"""Statistics on the runs table: accuracy with Wilson intervals now; paired tests, power curves,
-budget-to-0.9 estimates and cost analysis as the study grows (pandas + scipy.stats)."""
+"""Statistics on the runs table (pandas, scipy.stats, statsmodels): accuracy with Wilson
+intervals, paired tests, power, budget-to-target estimates, cost, curves, the tables of a study
+(``python -m analysis``) and the plain-text summary ``python -m study quick`` prints."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from analysis.study_tables import analyze
 from analysis.tables import write_tables
+from study.spec.schema import RUNS_FILE
 
 
 def main() -> int:
@@ -17,8 +18,8 @@ def main() -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    if not (args.run_dir / "runs.parquet").is_file():
-        print(f"error: run_dir: {str(args.run_dir)!r} has no runs.parquet", file=sys.stderr)
+    if not (args.run_dir / RUNS_FILE).is_file():
+        print(f"error: run_dir: {str(args.run_dir)!r} has no {RUNS_FILE}", file=sys.stderr)
         return 2
     tables, numbers = analyze(args.run_dir)
     write_tables(tables, numbers, args.out)

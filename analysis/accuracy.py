@@ -5,16 +5,26 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest
 
-from study.environment import Environment
+from study.spec.environment import Environment
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "reward_model", "environment", "cost"]
+ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters"]
+"""The runs table's structured description of a cell's bandit (``study.spec.schema``)."""
 
 
-def chance_level(environment: str) -> float:
-    """Accuracy of a policy that never trains on the bandit the runs table's ``environment``
-    names: its greedy arm is uniform over the K arms (ties broken at random), so it is right with
-    probability (number of best arms) / K; 1 / K when the values are drawn."""
-    return Environment.from_text(environment).chance
+def cell_environments(runs: pd.DataFrame) -> dict[int, Environment]:
+    """The bandit of every cell of the runs table, from its structured columns."""
+    first = runs.drop_duplicates("cell")
+    return {int(row.cell): Environment.from_columns(
+        row.reward_model, row.draw, row.arms, row.arm_values, row.draw_parameters)
+        for row in first[["cell", *ENVIRONMENT_COLUMNS]].itertuples()}
+
+
+def chance_levels(runs: pd.DataFrame) -> dict[int, float]:
+    """Accuracy of a policy that never trains, per cell: its greedy arm is uniform over the K arms
+    (ties broken at random), so it is right with probability (number of best arms) / K; 1 / K
+    when the values are drawn (``Environment.chance``)."""
+    return {cell: env.chance for cell, env in cell_environments(runs).items()}
 
 
 def accuracy_table(runs: pd.DataFrame, method: str = "wilson",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from study.environment import Environment
+from study.spec.environment import Environment
 
 TARGET = 0.9
 BOOTSTRAP = 1000
@@ -121,8 +121,8 @@ def hardness(probs: tuple[float, ...]) -> float:
     return sum(1.0 / (top - p) ** 2 for p in probs if p < top)
 
 
-def environment_hardness(environment: str) -> float:
-    """H of the bandit the runs table's ``environment`` names; NaN when its values are drawn
-    per seed (H is then a property of each seed, not of the cell)."""
-    values = Environment.from_text(environment).values
+def environment_hardness(environment: Environment) -> float:
+    """H of a bandit; NaN when its values are drawn per seed (H is then a property of each seed,
+    not of the cell)."""
+    values = environment.values
     return math.nan if values is None else hardness(values)

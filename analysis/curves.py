@@ -9,12 +9,14 @@ from statsmodels.stats.proportion import proportion_confint
 CURVE_CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "reward_model", "environment"]
 
 
-def curves_table(curves: pd.DataFrame, cells: pd.DataFrame,
+def curves_table(curves: pd.DataFrame, cells: pd.DataFrame, chance: dict[int, float],
                  confidence: float = 0.95) -> pd.DataFrame:
     """The curves of every cell at the first cost (cost does not change a simulation), with a
-    Wilson interval for the optimal-action fraction at each step: at one step the seeds are
-    independent runs, so the count of seeds on a best arm is binomial."""
-    priced = cells[cells["cost"] == cells["cost"].min()][CURVE_CELL_KEYS]
+    Wilson interval for the optimal-action fraction at each step (at one step the seeds are
+    independent runs, so the count of seeds on a best arm is binomial) and the cell's chance
+    level (``chance``, by cell: the optimal-action rate of a policy that never trains)."""
+    priced = cells[cells["cost"] == cells["cost"].min()][CURVE_CELL_KEYS].copy()
+    priced["chance"] = priced["cell"].map(chance)
     table = priced.merge(curves, on="cell", how="inner").sort_values(["cell", "step"])
     count = (table["optimal_action"] * table["seeds"]).round().astype("int64")
     low, high = proportion_confint(count, table["seeds"], alpha=1 - confidence, method="wilson")

@@ -1,7 +1,8 @@
 """Every analysis table of one study, from its runs table and manifest.
 
 Which tables a study gets follows from what its grid holds: accuracy always; the paired
-comparison with uniform allocation when the grid has ``uniform``; per-arm against running-mean
+comparison of the trained cells with each nested reference learner in the grid (``vs_uniform``
+for uniform allocation), and with the fixed-budget ones; per-arm against running-mean
 when it has both baselines; budget to 0.9 for every cell; power for the headline cell; net value
 and break-even costs when it prices more than one cost. Families for the Holm correction are the
 rows of one table (one question asked of many cells and budgets).
@@ -9,7 +10,6 @@ rows of one table (one question asked of many cells and budgets).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from analysis.accuracy import CELL_KEYS, accuracy_table, chance_level
+from analysis.accuracy import CELL_KEYS, accuracy_table, cell_environments, chance_levels
 from analysis.budget_to_target import (
     BudgetEstimate,
     budget_ratio,
@@ -38,11 +38,12 @@ from analysis.power import (
     smallest_paired_effect,
 )
 from analysis.tables import macro_name, number_word
-from study.config import DEFAULT_LR
-from study.storage import CURVES_FILE
+from study.orchestration.storage import read_manifest, read_runs
+from study.spec import registry
+from study.spec.config import DEFAULT_LR
+from study.spec.schema import CURVES_FILE
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
-REFERENCE_ALGORITHMS = ("uniform", "successive_rejects", "sequential_halving")
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
 CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
@@ -51,8 +52,20 @@ CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
 
 def load(run_dir: Path) -> tuple[pd.DataFrame, dict]:
     """The runs table and the manifest a study wrote."""
-    return pd.read_parquet(run_dir / "runs.parquet"), json.loads(
-        (run_dir / "manifest.json").read_text())
+    return read_runs(run_dir), read_manifest(run_dir)
+
+
+def trained_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells of learners that train (REINFORCE)."""
+    return cells[cells["algorithm"].isin(registry.trained())]
+
+
+def reference_learners(cells: pd.DataFrame, nested: bool | None = None) -> list[str]:
+    """The reference learners (those that do not train) in the grid, in the registry's order;
+    only the nested ones, or only those that plan from the budget, if ``nested`` says so."""
+    present = set(cells["algorithm"])
+    return [name for name in registry.references() if name in present
+            and (nested is None or registry.learner(name).nested == nested)]
 
 
 def curve_macros(prefix: str, points: pd.DataFrame) -> dict[str, str]:
@@ -77,7 +90,7 @@ def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
 def headline_cell(cells: pd.DataFrame) -> int:
     """The default-lr, running-mean REINFORCE cell on the first bandit at the first cost (else
     the first REINFORCE cell): the cell the write-up's headline numbers describe."""
-    reinforce = cells[cells["algorithm"] == "reinforce"]
+    reinforce = trained_cells(cells)
     first = reinforce[(reinforce["environment"] == reinforce["environment"].iat[0])
                       & (reinforce["cost"] == reinforce["cost"].min())]
     default = first[(first["lr"] == DEFAULT_LR) & (first["baseline"] == "running_mean")]
@@ -98,7 +111,7 @@ def accuracy_with_chance_test(runs: pd.DataFrame) -> pd.DataFrame:
     """Accuracy per (cell, budget) with Wilson intervals, and the one-sided exact binomial test
     against the never-training sampler's chance level (Holm over the whole table)."""
     table = accuracy_table(runs)
-    table["chance"] = table["environment"].map(chance_level)
+    table["chance"] = table["cell"].map(chance_levels(runs))
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
                             for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
                                                strict=True)]
@@ -152,22 +165,22 @@ def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     at the best lr per (bandit, baseline): the lr is chosen on the even seeds (smallest estimated
     budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate."""
     rows = []
+    environments = cell_environments(runs)
     priced = cells[cells["cost"] == cells["cost"].min()]
     for _, cell in priced.iterrows():
-        h = environment_hardness(cell["environment"])
+        h = environment_hardness(environments[int(cell["cell"])])
         correct, budgets = outcome_matrix(runs, int(cell["cell"]))
         rows.append({**cell.to_dict(), "selection": "this lr",
                      **_estimate_row(budget_to_target(correct, budgets), h)})
     seeds = np.sort(runs["seed"].unique())
     even, odd = seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
-    reinforce = priced[priced["algorithm"] == "reinforce"]
-    for _, group in reinforce.groupby(["reward_model", "environment", "baseline"],
+    for _, group in trained_cells(priced).groupby(["reward_model", "environment", "baseline"],
                                      sort=False):
         if len(group) < 2:
             continue
         chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
         cell = cells[cells["cell"] == chosen.cell].iloc[0]
-        h = environment_hardness(cell["environment"])
+        h = environment_hardness(environments[int(chosen.cell)])
         estimate = budget_to_target(*outcome_matrix(runs, chosen.cell, odd))
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
                      "estimated on odd seeds", **_estimate_row(estimate, h)})
@@ -181,13 +194,13 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     budget (Holm over the table), and the ratio of REINFORCE's (best lr) budget to 0.9 to each
     algorithm's, on the odd seeds (the best lr was chosen on the even ones), with a paired
     bootstrap interval."""
-    if not {"successive_rejects", "sequential_halving"} & set(cells["algorithm"]):
+    if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
                         & (budgets["baseline"] == "running_mean")]
     best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
     references = [c for c in (_partner(cells, headline, algorithm=a, lr=0.0, baseline="none")
-                              for a in REFERENCE_ALGORITHMS) if c is not None]
+                              for a in reference_learners(cells)) if c is not None]
     algorithm = cells.set_index("cell")["algorithm"]
     versus = paired_family(runs, [(a, b) for a in dict.fromkeys([headline, best])
                                   for b in references], cells)
@@ -213,13 +226,13 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     number of seeds, analytic and Monte Carlo (curves). Effects are the observed ones."""
     budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
     accuracy = accuracy_table(runs[runs["cell"] == headline]).set_index("budget")
-    chance = chance_level(cells.loc[cells["cell"] == headline, "environment"].iat[0])
-    comparisons: list[tuple[str, int | None]] = [
-        ("trained vs never-training sampler", None),
-        ("trained vs uniform allocation", _partner(cells, headline, algorithm="uniform",
-                                                   lr=0.0, baseline="none")),
-        ("running-mean vs per-arm baseline", _partner(cells, headline, baseline="per_arm")),
-    ]
+    chance = chance_levels(runs)[headline]
+    comparisons: list[tuple[str, int | None]] = [("trained vs never-training sampler", None)]
+    comparisons += [(f"trained vs {registry.display(name)}",
+                     _partner(cells, headline, algorithm=name, lr=0.0, baseline="none"))
+                    for name in reference_learners(cells, nested=True)[:1]]
+    comparisons.append(("running-mean vs per-arm baseline",
+                        _partner(cells, headline, baseline="per_arm")))
     summary, curves = [], []
     for name, partner in comparisons:
         if name != comparisons[0][0] and partner is None:
@@ -307,7 +320,7 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
                     f"{needed:,.0f}" if math.isfinite(needed) else "more than 10^7")
     if "break_even" in tables:
         steps = tables["break_even"]
-        steps = steps[steps["algorithm"] == "reinforce"]
+        steps = steps[steps["algorithm"].isin(registry.trained())]
         for _, row in steps.iterrows():
             if int(row["to_budget"]) in HEADLINE_BUDGETS:
                 numbers[macro_name(prefix, "BreakEvenTo", number_word(int(row["to_budget"])))] = (
@@ -322,11 +335,11 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     headline = headline_cell(cells)
     tables: dict[str, pd.DataFrame] = {"cells": cells,
                                        "accuracy": accuracy_with_chance_test(runs)}
-    reinforce = cells[cells["algorithm"] == "reinforce"]["cell"].tolist()
-    if (cells["algorithm"] == "uniform").any():
-        pairs = [(c, _partner(cells, c, algorithm="uniform", lr=0.0, baseline="none"))
+    reinforce = trained_cells(cells)["cell"].tolist()
+    for name in reference_learners(cells, nested=True):
+        pairs = [(c, _partner(cells, c, algorithm=name, lr=0.0, baseline="none"))
                  for c in reinforce]
-        tables["vs_uniform"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells)
+        tables[f"vs_{name}"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells)
     if {"per_arm", "running_mean"} <= set(cells["baseline"]):
         pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in reinforce
                  if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
@@ -343,7 +356,8 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
         tables["break_even"] = break_even_costs(runs, deployment)
     numbers = headline_numbers(manifest["study"], tables, headline)
     if (run_dir / CURVES_FILE).is_file():
-        tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells)
+        tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
+                                        chance_levels(runs))
         tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
         numbers.update(curve_macros(_prefix(manifest["study"]), tables["curve_points"]))
     numbers[macro_name(_prefix(manifest["study"]), "Seeds")] = str(manifest["seeds"])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pandas as pd
+
+from study.spec.atomic import write_text
+from study.spec.schema import INDEX_FILE, NUMBERS_FILE
 
 _ONES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
          "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen",
@@ -36,22 +38,16 @@ def macro_name(*parts: str) -> str:
     return name
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
-
-
 def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_dir: Path) -> None:
     """Each table as ``<name>.csv`` and ``<name>.md``, the numbers as ``numbers.json``; then
     ``index.json`` last, the file make depends on, so a half-finished step is redone."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
-        _atomic_write(out_dir / f"{name}.csv", table.to_csv(index=False))
-        _atomic_write(out_dir / f"{name}.md",
+        write_text(out_dir / f"{name}.csv", table.to_csv(index=False))
+        write_text(out_dir / f"{name}.md",
                       table.to_markdown(index=False, floatfmt=".5g") + "\n")
-    _atomic_write(out_dir / "numbers.json", json.dumps(numbers, indent=2, sort_keys=True) + "\n")
-    _atomic_write(out_dir / "index.json", json.dumps(sorted(tables), indent=2) + "\n")
+    write_text(out_dir / NUMBERS_FILE, json.dumps(numbers, indent=2, sort_keys=True) + "\n")
+    write_text(out_dir / INDEX_FILE, json.dumps(sorted(tables), indent=2) + "\n")
 
 
 def latex_macros(numbers: dict[str, str]) -> str:

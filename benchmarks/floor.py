@@ -8,8 +8,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from study.fastexp import fast_exp
-from study.philox import high_unit, philox_block
+from study.core.fastexp import fast_exp
+from study.core.philox import high_unit, philox_block
 
 _ZERO = np.uint64(0)
 

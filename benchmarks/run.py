@@ -26,12 +26,13 @@ import numpy as np
 from benchmarks.floor import floor_loop
 from benchmarks.numpy_peer import numpy_reinforce
 from benchmarks.scalar_numba import scalar_reinforce
-from study.environment import Environment
-from study.grid import Simulation
-from study.kernel import LANES
-from study.paths import OUT_DIR, REPO_ROOT
-from study.runner import simulate
-from study.streams import run_keys
+from study.core.kernel import LANES
+from study.orchestration.simulate import simulate
+from study.spec.atomic import write_text
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.paths import OUT_DIR, REPO_ROOT
+from study.spec.streams import run_keys
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 from reference import run as reference_run
@@ -145,8 +146,8 @@ _PROBE = textwrap.dedent("""
     import resource, sys, time
     began = time.perf_counter()
     import numpy as np
-    from study.config import parse_config
-    from study.runner import run_study
+    from study.spec.config import parse_config
+    from study.orchestration.runner import run_study
     seeds, budgets = int(sys.argv[1]), sys.argv[2]
     config = parse_config(f'''
     [study]
@@ -227,9 +228,9 @@ def main() -> None:
     result["bench_seconds"] = time.perf_counter() - began
     out = OUT_DIR / "bench"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench.json").write_text(json.dumps(result, indent=2) + "\n")
+    write_text(out / "bench.json", json.dumps(result, indent=2) + "\n")
     text = markdown(result)
-    (out / "bench.md").write_text(text)
+    write_text(out / "bench.md", text)
     print(text + f"\n({result['bench_seconds']:.0f} s; written to {out})")
 
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from figures.plots import draw_all
+from study.spec.atomic import write_text
+from study.spec.schema import INDEX_FILE
 
 
 def main() -> None:
@@ -16,7 +18,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     drawn = draw_all(args.tables_root, args.out)
-    (args.out / "index.json").write_text(json.dumps(drawn, indent=2, sort_keys=True) + "\n")
+    write_text(args.out / INDEX_FILE, json.dumps(drawn, indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

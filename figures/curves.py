@@ -13,8 +13,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.accuracy import chance_level
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
+from study.spec import registry
 
 SUTTON_BARTO = "sutton_barto_fig2_5"
 STEP_LABEL = "step t (episodes, log scale)"
@@ -37,14 +37,14 @@ def learning_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path
     Wilson band, and the mean reward; a line per REINFORCE cell, the chance level 1/K marked."""
     figure, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.3), layout="constrained")
     for colour, (_, rows) in zip(OKABE_ITO, curves.groupby("cell", sort=True), strict=False):
-        label = _cell_label(rows.iloc[0]) if rows["algorithm"].iat[0] == "reinforce" else (
-            rows["algorithm"].iat[0].replace("_", " "))
+        learner = registry.learner(rows["algorithm"].iat[0])
+        label = _cell_label(rows.iloc[0]) if learner.trains else learner.display
         left.plot(rows["step"], rows["optimal_action"], color=colour, label=label,
                   linewidth=0.9)
         left.fill_between(rows["step"], rows["optimal_ci_low"], rows["optimal_ci_high"],
                           color=colour, alpha=BAND_ALPHA, linewidth=0)
         right.plot(rows["step"], rows["mean_reward"], color=colour, linewidth=0.9)
-    left.axhline(chance_level(curves["environment"].iat[0]), label="uniform policy (chance)",
+    left.axhline(curves["chance"].iat[0], label="uniform policy (chance)",
                  **REFERENCE)
     for ax in (left, right):
         ax.set_xscale("log")

@@ -11,7 +11,8 @@ import pandas as pd
 
 from figures.curves import draw_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
-from study.config import DEFAULT_LR
+from study.spec import registry
+from study.spec.config import DEFAULT_LR
 
 BUDGET_LABEL = "budget B (rollouts, log scale)"
 ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"
@@ -35,10 +36,19 @@ def _series(ax: plt.Axes, frame: pd.DataFrame, by: str, y: str,
     return colours
 
 
-def _uniform_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
-    uniform = accuracy[accuracy["algorithm"] == "uniform"].sort_values("budget")
-    if len(uniform):
-        _band(ax, uniform, "budget", "accuracy", "black", "uniform allocation")
+def _trained(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of learners that train (REINFORCE)."""
+    return frame[frame["algorithm"].isin(registry.trained())]
+
+
+def _references_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
+    """The nested reference learners in the table (uniform allocation), in black and grey, and
+    the chance level."""
+    nested = [name for name in registry.references() if registry.learner(name).nested]
+    for colour, name in zip(("black", "0.45"), nested, strict=False):
+        rows = accuracy[accuracy["algorithm"] == name].sort_values("budget")
+        if len(rows):
+            _band(ax, rows, "budget", "accuracy", colour, registry.display(name))
     ax.axhline(accuracy["chance"].iat[0], label="never-training sampler (chance)", **REFERENCE)
 
 
@@ -47,7 +57,7 @@ def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
     """One panel per baseline: accuracy against budget, a line per lr with its 95% Wilson band,
     uniform allocation and the chance level for reference. With ``targets`` (a budget-to-target
     table) each lr's budget to 0.9 is drawn on the 0.9 line with its bootstrap interval."""
-    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
+    reinforce = _trained(accuracy)
     baselines = list(dict.fromkeys(reinforce["baseline"]))
     figure, axes = plt.subplots(1, len(baselines), figsize=(3.5 * len(baselines), 3.3),
                                 sharey=True, squeeze=False, layout="constrained")
@@ -57,7 +67,7 @@ def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
         for lr, colour in colours.items():
             if targets is not None:
                 _target_marks(ax, targets, baseline, lr, colour)
-        _uniform_and_chance(ax, accuracy)
+        _references_and_chance(ax, accuracy)
         if targets is not None:
             ax.axhline(0.9, color=OKABE_ITO[3], linewidth=0.8, label="target 0.9")
         ax.set_xscale("log")
@@ -82,7 +92,7 @@ def _target_marks(ax: plt.Axes, targets: pd.DataFrame, baseline: str, lr: float,
 
 def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Accuracy over lr x budget, one panel per baseline."""
-    reinforce = accuracy[accuracy["algorithm"] == "reinforce"]
+    reinforce = _trained(accuracy)
     baselines = list(dict.fromkeys(reinforce["baseline"]))
     figure, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.0),
                                 squeeze=False, layout="constrained")
@@ -106,10 +116,6 @@ def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     return save(figure, out_dir, name)
 
 
-ALGORITHM_NAMES = {"uniform": "uniform allocation", "successive_rejects": "successive rejects",
-                   "sequential_halving": "sequential halving"}
-
-
 def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
                             out_dir: Path, name: str) -> list[Path]:
     """All algorithms on one figure, a panel per bandit: REINFORCE (running-mean baseline) at the
@@ -122,13 +128,14 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
                        & (targets["baseline"] == "running_mean")]["lr"]
         best_lr = best.iat[0] if len(best) else DEFAULT_LR
         # The best lr differs between bandits, so the legend names the role and the title the lr.
-        lines = [("reinforce", DEFAULT_LR, f"REINFORCE, lr {DEFAULT_LR:g}"),
-                 ("reinforce", best_lr, "REINFORCE, best lr (in title)")]
-        lines += [(algorithm, 0.0, label) for algorithm, label in ALGORITHM_NAMES.items()]
+        lines = [(name, lr, f"{registry.display(name)}, {role}") for name in registry.trained()
+                 for lr, role in ((DEFAULT_LR, f"lr {DEFAULT_LR:g}"),
+                                  (best_lr, "best lr (in title)"))]
+        lines += [(name, 0.0, registry.display(name)) for name in registry.references()]
         for colour, (algorithm, lr, label) in zip(OKABE_ITO, lines, strict=False):
             rows = accuracy[(accuracy["algorithm"] == algorithm) & (accuracy["lr"] == lr)
                             & accuracy["baseline"].isin(["running_mean", "none"])]
-            if algorithm == "reinforce":
+            if registry.learner(algorithm).trains:
                 rows = rows[rows["baseline"] == "running_mean"]
             if len(rows):
                 _band(ax, rows.sort_values("budget"), "budget", "accuracy", colour, label)
@@ -170,9 +177,9 @@ def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
 def net_value(net: pd.DataFrame, best: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Expected net value against budget, a line per cost with its 95% band, the optimum marked."""
     figure, ax = plt.subplots(figsize=(6.2, 3.6), layout="constrained")
-    colours = _series(ax, net[net["algorithm"] == "reinforce"], "cost", "net_value", "c = {:g}")
+    colours = _series(ax, _trained(net), "cost", "net_value", "c = {:g}")
     for cost, colour in colours.items():
-        top = best[(best["algorithm"] == "reinforce") & (best["cost"] == cost)].iloc[0]
+        top = _trained(best)[_trained(best)["cost"] == cost].iloc[0]
         ax.plot([top["best_budget"]], [top["net_value"]], "*", color=colour,
                 markersize=9, markeredgecolor="black", markeredgewidth=0.5)
     ax.set_xscale("log")
@@ -226,8 +233,8 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     for study, title in (("budget_sweep", "probs 0.5, 0.55, 0.6"),
                          ("narrow_margins", "probs 0.50, 0.51, 0.52")):
         accuracy, targets = table(study, "accuracy"), table(study, "budget_to_target")
-        if accuracy is not None and targets is not None and (
-                accuracy["algorithm"] == "sequential_halving").any():
+        if accuracy is not None and targets is not None and accuracy["algorithm"].isin(
+                [item.name for item in registry.learners() if not item.nested]).any():
             studies[title] = (accuracy, targets)
     if studies:
         drawn["best_arm_identification"] = best_arm_identification(

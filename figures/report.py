@@ -17,7 +17,11 @@ import pandas as pd
 
 from analysis.tables import latex_macros
 from figures.curves import SUTTON_BARTO
-from study.config import DEFAULT_LR
+from study.orchestration.storage import read_manifest
+from study.spec import registry
+from study.spec.atomic import write_files
+from study.spec.config import DEFAULT_LR
+from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
 HEADLINE = (50, 200, 1000, 5000)
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
@@ -41,7 +45,7 @@ def baseline_name(baseline: str) -> str:
 def headline_rows(accuracy: pd.DataFrame) -> pd.DataFrame:
     """The rows of an accuracy table for the default cell (REINFORCE, default lr, running-mean
     baseline) at the headline budgets, the cell the write-up's headline numbers describe."""
-    return accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == DEFAULT_LR)
+    return accuracy[accuracy["algorithm"].isin(registry.trained()) & (accuracy["lr"] == DEFAULT_LR)
                     & (accuracy["baseline"] == "running_mean") & accuracy["budget"].isin(HEADLINE)]
 
 
@@ -90,7 +94,7 @@ class Report:
                             "ci_high", "non_finite"]])
         self.figure("lr_heatmap", "accuracy over lr x budget, one panel per baseline "
                     "(colour: accuracy from chance 1/3 to 1).")
-        best = accuracy[accuracy["algorithm"] == "reinforce"].sort_values("accuracy")
+        best = accuracy[accuracy["algorithm"].isin(registry.trained())].sort_values("accuracy")
         final = best[best["budget"] == best["budget"].max()].iloc[-1]
         self.add(f"At the largest budget ({final['budget']:,}) the most accurate cell is lr "
                  f"{final['lr']:g} with the {final['baseline'].replace('_', ' ')} baseline: "
@@ -189,15 +193,17 @@ class Report:
             self.add("*the studies with the best-arm-identification algorithms have not been "
                      "analysed.*", "")
             return
-        self.add("Successive rejects (Audibert and Bubeck 2010) and sequential halving (Karnin, "
-                 "Koren and Somekh 2013) are built to find the best arm with a fixed budget; they "
-                 "run on the same seeds (common random numbers), once per checkpoint because their "
-                 "phases depend on the budget.", "")
+        planners = [item for item in registry.learners() if not item.nested]
+        self.add("The fixed-budget best-arm-identification algorithms, "
+                 + "; ".join(f"{item.display} ({item.summary})" for item in planners)
+                 + ", are built to find the best arm with a fixed budget; they run on the same "
+                 "seeds (common random numbers), once per checkpoint because their phases depend "
+                 "on the budget.", "")
         self.figure("best_arm_identification", "accuracy against budget of every algorithm on "
                     "both bandits. " + BAND_WILSON)
         for study, budgets, versus, ratios in studies:
             h = budgets["hardness_H"].iat[0]
-            rows = budgets[(budgets["algorithm"] != "reinforce")
+            rows = budgets[~budgets["algorithm"].isin(registry.trained())
                            | budgets["selection"].str.startswith("best lr")]
             rows = rows[rows["baseline"].isin(["none", "running_mean"])]
             self.add(f"**{study}** (H = {h:,.0f}): budget to 0.9 accuracy with 95% bootstrap "
@@ -205,7 +211,7 @@ class Report:
             self.markdown(rows[["algorithm", "baseline", "lr", "selection", "seeds", "summary",
                                 "ratio_to_H"]])
             parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
-                     f"{r.reference.replace('_', ' ')}" for r in ratios.itertuples()]
+                     f"{registry.display(r.reference)}" for r in ratios.itertuples()]
             self.add(f"REINFORCE at its best lr ({ratios['lr'].iat[0]:g}, running-mean "
                      "baseline) needs " + "; ".join(parts) + " to reach 0.9 (ratio of the two "
                      "budgets on the odd seeds, 95% paired bootstrap interval).", "")
@@ -225,15 +231,15 @@ class Report:
         if best is None or steps is None:
             self.add("*cost has not been analysed.*", "")
             return
-        deployment = json.loads((self.runs / "cost" / "manifest.json").read_text())["config"][
+        deployment = read_manifest(self.runs / "cost")["config"][
             "deployment_pulls"]
         self.add(f"A run's net value is D * p[deployed arm] - c * B with D = {deployment:,} "
                  "deployment pulls (README: the policy serves 20 times the headline budget). "
                  "The budget that maximizes expected net value, per cost (REINFORCE, lr 0.1):", "")
-        self.markdown(best[best["algorithm"] == "reinforce"][
+        self.markdown(best[best["algorithm"].isin(registry.trained())][
             ["cost", "best_budget", "net_value", "ci_low", "ci_high", "runner_up_budget",
              "gain_over_runner_up_low", "gain_over_runner_up_high", "resolved"]])
-        rows = steps[(steps["algorithm"] == "reinforce")]
+        rows = steps[steps["algorithm"].isin(registry.trained())]
         self.add("Break-even cost per pull of each step between checkpoints (the extra rollouts "
                  "pay for themselves below it; 95% t interval of the paired per-seed gain):", "")
         self.markdown(rows[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high"]])
@@ -313,7 +319,7 @@ class Report:
     def provenance(self) -> None:
         self.add("## Provenance", "")
         rows = []
-        for manifest_path in sorted(self.runs.glob("*/manifest.json")):
+        for manifest_path in sorted(self.runs.glob(f"*/{MANIFEST_FILE}")):
             m = json.loads(manifest_path.read_text())
             rows.append({"study": m["study"], "config hash": m["config_hash"][:16],
                          "root seed": m["root_seed"], "seeds": m["seeds"],
@@ -321,7 +327,7 @@ class Report:
                          "episodes per second": f"{m['episodes_per_second']:.3g}",
                          "git commit": m["git_commit"][:12]})
         if rows:
-            versions = json.loads(sorted(self.runs.glob("*/manifest.json"))[0].read_text())[
+            versions = json.loads(sorted(self.runs.glob(f"*/{MANIFEST_FILE}"))[0].read_text())[
                 "versions"]
             self.markdown(pd.DataFrame(rows))
             self.add("Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
@@ -342,7 +348,7 @@ class Report:
 def numbers_tex(tables: Path) -> str:
     """Every study's headline numbers as LaTeX macros."""
     numbers: dict[str, str] = {}
-    for path in sorted(tables.glob("*/numbers.json")):
+    for path in sorted(tables.glob(f"*/{NUMBERS_FILE}")):
         numbers.update(json.loads(path.read_text()))
     return latex_macros({k: v.replace(">", "$>$") for k, v in numbers.items()})
 
@@ -355,12 +361,10 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    for path, text in ((args.out.parent / "numbers.tex", numbers_tex(args.tables)),
-                       (args.out, Report(args.tables, args.figures, args.runs, args.out)
-                        .render())):
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(text)
-        os.replace(temporary, path)
+    report = Report(args.tables, args.figures, args.runs, args.out).render()
+    numbers = numbers_tex(args.tables)
+    write_files({args.out.parent / "numbers.tex": lambda path: path.write_text(numbers),
+                 args.out: lambda path: path.write_text(report)})
 
 
 if __name__ == "__main__":

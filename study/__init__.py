@@ -1,12 +1,15 @@
-"""Simulation half of bandit-budget-study: configs, seeds, the numba kernel and the runs table.
+"""Simulation half of bandit-budget-study, in three layers that import only downwards.
 
-Data flows one way: a TOML config (``study.config``) expands into a grid of cells
-(``study.grid``); each cell's seeds get their own Philox streams (``study.streams``); the kernel
-(``study.kernel``) simulates them; ``study.runner`` assembles the tidy runs table and
-``study.storage`` writes it atomically.
+* ``study.core``: the numba building blocks (generator, exponential, normal draws, the kernel's
+  drivers, the learner protocol); ``study.learners``: one module per learner, its declaration
+  and its numba pieces.
+* ``study.spec``: the specification, without numba: TOML config -> validated config, environments,
+  the grid of cells, the learner registry, random-stream keys, the data contract.
+* ``study.orchestration``: shards through the kernel, their cache, backends, the runs table and
+  its files; ``study.cli`` on top (``python -m study``).
 """
 
-from study.paths import use_out_dir_for_numba_cache
+from study.spec.paths import use_out_dir_for_numba_cache
 
 use_out_dir_for_numba_cache()
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from study.backends import BACKENDS, Backend
-from study.config import ConfigError, StudyConfig, load_config
-from study.paths import CONFIG_DIR, study_out_dir
-from study.storage import RUNS_FILE
+from study.orchestration.backends import BACKENDS, Backend
+from study.spec.config import ConfigError, StudyConfig, load_config
+from study.spec.paths import CONFIG_DIR, study_out_dir
+from study.spec.schema import RUNS_FILE
 
 EXIT_BAD_INPUT = 2
 
@@ -78,9 +78,9 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
     ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``, and warn on
     stderr about any run whose state became non-finite."""
-    from study.manifest import build_manifest
-    from study.runner import run_study
-    from study.storage import write_study
+    from study.orchestration.manifest import build_manifest
+    from study.orchestration.runner import run_study
+    from study.orchestration.storage import write_study
 
     cache_dir = cache_dir or default_cache(out_dir)
     for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
@@ -121,8 +121,8 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 
 def _summarize(out_dir: Path) -> None:
-    from study.storage import read_runs
-    from study.summary import summarize
+    from analysis.summary import summarize
+    from study.orchestration.storage import read_runs
 
     if not (out_dir / RUNS_FILE).is_file():
         raise ConfigError("dir", str(out_dir), f"has no {RUNS_FILE}")

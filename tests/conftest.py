@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from study.config import StudyConfig, parse_config
+from study.spec.config import StudyConfig, parse_config
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binom, norm
 
-from analysis.accuracy import accuracy_table, chance_level
+from analysis.accuracy import accuracy_table, chance_levels
 from analysis.budget_to_target import budget_to_target, crossing, hardness
 from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.paired import PairedTable, holm, mcnemar_power, paired_table
@@ -31,7 +31,9 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
     values = np.array([float(p) for p in probs.split(",")])
     return pd.DataFrame({
         "cell": cell, "algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
-        "reward_model": "bernoulli", "environment": probs, "cost": 0.0,
+        "reward_model": "bernoulli", "environment": probs, "draw": "fixed",
+        "arms": len(values), "arm_values": [tuple(values)] * (seeds * checkpoints),
+        "draw_parameters": [()] * (seeds * checkpoints), "cost": 0.0,
         "greedy_value": values[greedy.ravel()],
         "seed": np.repeat(np.arange(seeds), checkpoints),
         "budget": np.tile(budgets, seeds), "greedy_arm": greedy.ravel(), "best_arm": 2,
@@ -52,8 +54,10 @@ def test_wilson_interval_matches_its_formula() -> None:
 
 
 def test_chance_level_counts_tied_best_arms() -> None:
-    assert chance_level("0.5,0.55,0.6") == pytest.approx(1 / 3)
-    assert chance_level("0.6,0.5,0.6,0.1") == pytest.approx(0.5)
+    correct = np.zeros((2, 1), dtype=bool)
+    assert chance_levels(runs_frame(correct, [10])) == {0: pytest.approx(1 / 3)}
+    assert chance_levels(runs_frame(correct, [10], "0.6,0.5,0.6,0.1", cell=4)) == {
+        4: pytest.approx(0.5)}
 
 
 def test_mcnemar_on_agresti_presidential_approval_table() -> None:
@@ -69,6 +73,7 @@ def test_mcnemar_on_agresti_presidential_approval_table() -> None:
     assert low == pytest.approx(0.020, abs=0.002) and high == pytest.approx(0.060, abs=0.002)
 
 
+@pytest.mark.slow
 def test_newcombe_interval_covers_the_true_difference_at_its_nominal_rate() -> None:
     # 4000 paired samples of 60 pairs with a true difference of 0.1; the interval's coverage is
     # estimated within 4.5 standard errors (sqrt(0.95 * 0.05 / 4000) = 0.0034), and Newcombe

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import config_text, run_cli
 from study.cli import main
-from study.runner import RUNS_COLUMNS
+from study.spec.schema import RUNS_COLUMNS
 
 BAD_CONFIGS = {
     "malformed TOML": ("[study\nname = 1", "config"),
@@ -43,7 +43,7 @@ BAD_CONFIGS = {
     "axis not a list": (config_text(lr=0.1), "grid.lr"),
     "repeated lr": (config_text(lr=[0.1, 0.1]), "grid.lr[1]"),
     "negative cost": (config_text(cost=[-1.0]), "grid.cost[0]"),
-    "unknown stream mode": (config_text({"streams": "shared"}), "study.streams"),
+    "unknown stream mode": (config_text({"streams": "shared"}), "study.spec.streams"),
     "bad name": (config_text({"name": "../up"}), "study.name"),
     "curves not a boolean": (config_text({"curves": "yes"}), "study.curves"),
     "mean not a number": (config_text(means=[[0.0, "high"]]), "grid.means[0][1]"),

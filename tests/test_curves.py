@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from conftest import config_text, run_cli
 from study.cli import main
-from study.kernel import CURVE_SCALE
-from study.runner import CURVES_COLUMNS
+from study.core.kernel import CURVE_SCALE
+from study.spec.schema import CURVES_COLUMNS
 
 CURVES = config_text(
     {"seeds": 300, "curves": True},
@@ -45,6 +46,7 @@ def test_curves_agree_with_the_runs_table(write_config, tmp_path: Path) -> None:
                 budget * 300 * 0.5 / CURVE_SCALE + 1e-9 * abs(total))
 
 
+@pytest.mark.slow
 def test_curves_are_the_same_bytes_whatever_the_threads_and_shards(write_config,
                                                                     tmp_path: Path) -> None:
     path = write_config(CURVES)

@@ -18,10 +18,11 @@ from scipy.stats import beta, chisquare, kstest, norm, uniform
 from textbook import gradient_bandit_curves
 
 from conftest import make_config
-from study.environment import Environment
-from study.grid import Simulation
-from study.runner import run_study, simulate
-from study.streams import run_keys
+from study.orchestration.runner import run_study
+from study.orchestration.simulate import simulate
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
 
 Z = 4.5
 ALPHA = 1e-5
@@ -116,6 +117,7 @@ def test_with_step_size_zero_the_optimal_action_rate_is_one_in_ten() -> None:
     assert runs.groupby("seed")["best_value"].nunique().eq(1).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lr", "baseline"), [(0.1, "running_mean_inclusive"),
                                               (0.4, "running_mean_inclusive"),
                                               (0.1, "none"), (0.4, "none")])

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from reference import exp as reference_exp
 from reference import halves
-from study.fastexp import UNDERFLOW, fast_exp
-from study.philox import high_unit, low_unit
+from study.core.fastexp import UNDERFLOW, fast_exp
+from study.core.philox import high_unit, low_unit
 
 
 def ulps(got: float, want: float) -> float:

@@ -1,21 +1,22 @@
-"""The numba kernel against the pure-Python reference (tests/reference.py), same random stream:
-every reward model, fixed and drawn arm values, every algorithm and baseline, and the per-step
-curves."""
+"""The numba kernel against the pure-Python reference (tests/reference/), same random stream:
+every reward model, fixed and drawn arm values, every learner of the registry and every baseline,
+and the per-step curves."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference import fixed_budget_run, instance
 from reference import run as reference_run
-from study.environment import Environment
-from study.grid import Simulation
-from study.kernel import CURVE_SCALE
-from study.model import BASELINE_CODES, NESTED
-from study.runner import simulate
-from study.streams import run_keys
+from study.core.kernel import CURVE_SCALE
+from study.orchestration.simulate import simulate
+from study.spec import registry
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
 
 probabilities = st.floats(0.0, 1.0, allow_nan=False)
 means = st.floats(-50.0, 50.0, allow_nan=False)
@@ -48,12 +49,12 @@ SMALL = st.integers(2, 6)
 def simulations(draw: st.DrawFn, arms: st.SearchStrategy[int] = SMALL,
                 most: int = 300) -> tuple[Simulation, tuple[int, ...]]:
     env = draw(environments(arms))
-    algorithm = draw(st.sampled_from(["reinforce", "uniform", "successive_rejects",
-                                      "sequential_halving"]))
-    lr = 0.0
-    if algorithm == "reinforce":
+    learner = registry.learner(draw(st.sampled_from(registry.names())))
+    lr, baseline = 0.0, "none"
+    if learner.trains:
         lr = draw(st.sampled_from([0.0, 0.1, 1.0]) | st.floats(0.0, 20.0))
-    baseline = draw(st.sampled_from(sorted(BASELINE_CODES)))
+        baseline = draw(st.sampled_from(learner.baselines))
+    algorithm = learner.name
     budgets = tuple(sorted(draw(st.sets(st.integers(1, most), min_size=1, max_size=4))))
     return Simulation(algorithm, env, lr, baseline), budgets
 
@@ -66,14 +67,14 @@ def reference_values(env: Environment, key: np.ndarray) -> list[float]:
 
 def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, seeds: int) -> None:
     keys = run_keys(root_seed, np.arange(seeds))
-    out = simulate(sim, keys, budgets, curves=True)
+    out = simulate(sim, keys, budgets, curves=True, scores=True)
     env = sim.environment
     optimal = np.zeros(budgets[-1], dtype=np.int64)
     gained = np.zeros(budgets[-1], dtype=np.int64)
     for i in range(seeds):
         values = reference_values(env, keys[i])
         assert out.values[i].tolist() == values
-        if NESTED[sim.algorithm]:
+        if sim.learner.nested:
             expected, steps = reference_run(keys[i], values, env.reward, sim.algorithm, sim.lr,
                                             sim.baseline, list(budgets))
             optimal += [s.optimal for s in steps]
@@ -90,7 +91,7 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
             # today they agree to the bit; 1e-12 is the contract, leaving room for a faster exp.
             np.testing.assert_allclose(out.scores[i, c], point.scores, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(out.p_best[i, c], point.p_best, rtol=1e-12, atol=1e-12)
-    if NESTED[sim.algorithm]:
+    if sim.learner.nested:
         np.testing.assert_array_equal(out.curve_optimal, optimal)
         np.testing.assert_array_equal(out.curve_reward, gained)
     else:
@@ -104,6 +105,7 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
     assert_agrees(*case, root_seed, seeds)
 
 
+@pytest.mark.slow
 @settings(max_examples=12)
 @given(case=simulations(arms=st.integers(90, 100), most=60), root_seed=st.integers(0, 2**64))
 def test_kernel_agrees_with_reference_with_a_hundred_arms(

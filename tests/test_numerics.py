@@ -11,10 +11,10 @@ import pandas as pd
 
 from conftest import make_config
 from study.cli import run_and_write
-from study.environment import Environment
-from study.grid import Simulation
-from study.runner import simulate
-from study.streams import run_keys
+from study.orchestration.simulate import simulate
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
 
 
 def test_logits_stay_finite_for_lr_1e3_over_a_million_episodes() -> None:
@@ -22,7 +22,7 @@ def test_logits_stay_finite_for_lr_1e3_over_a_million_episodes() -> None:
     # |logit| <= 1e9; the stable softmax (max subtracted) never overflows on that.
     for baseline in ("none", "running_mean", "per_arm"):
         out = simulate(Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)), 1e3, baseline),
-                       run_keys(9, np.arange(4)), (10, 1000, 1_000_000))
+                       run_keys(9, np.arange(4)), (10, 1000, 1_000_000), scores=True)
         assert out.finite.all()
         assert np.isfinite(out.scores).all()
         assert np.abs(out.scores).max() <= 1e3 * 1_000_000

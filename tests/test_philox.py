@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from study.philox import fill_stream, philox_block
-from study.streams import run_keys
+from study.core.philox import fill_stream, philox_block
+from study.spec.streams import run_keys
 
 words = st.integers(0, 2**64 - 1)
 

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import REPO
 from study.cli import run_and_write
-from study.config import load_config
-from study.paths import CONFIG_DIR
+from study.spec.config import load_config
+from study.spec.paths import CONFIG_DIR
 
 SEEDS = 24
 
@@ -37,6 +37,7 @@ def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) -> None:
     report = (study_outputs / "report.md").read_text()
     for heading in ("## 1. How accuracy rises with the budget", "## 2. Above the never-training",

@@ -7,17 +7,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from conftest import config_text, make_config, run_cli
-from study.environment import Environment
-from study.grid import Simulation
-from study.runner import run_study, simulate
-from study.streams import run_keys
+from study.orchestration.runner import run_study
+from study.orchestration.simulate import simulate
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
 
 GRID = {"algorithm": ["reinforce", "uniform"], "lr": [0.05, 0.5],
         "baseline": ["none", "running_mean", "per_arm"], "budgets": [7, 100, 333]}
 
 
+@pytest.mark.slow
 def test_runs_file_is_bit_identical_with_one_and_two_threads(write_config, tmp_path: Path) -> None:
     path = write_config(config_text({"seeds": 300}, **GRID))
     files = []
@@ -30,6 +33,7 @@ def test_runs_file_is_bit_identical_with_one_and_two_threads(write_config, tmp_p
     assert files[0] == files[1]
 
 
+@pytest.mark.slow
 def test_chunking_does_not_change_the_table() -> None:
     config = make_config({"seeds": 50}, **GRID)
     whole = run_study(config, progress=False).runs
@@ -54,8 +58,8 @@ def test_checkpoint_equals_standalone_run_of_that_budget() -> None:
                 Simulation("uniform", Environment.fixed((0.5, 0.55, 0.6)), 0.0, "none"),
                 Simulation("reinforce", Environment.drawn("normal", 10, (4.0, 1.0)), 0.4,
                            "running_mean_inclusive")):
-        long = simulate(sim, keys, (10, 250, 1000))
-        alone = simulate(sim, keys, (250,))
+        long = simulate(sim, keys, (10, 250, 1000), scores=True)
+        alone = simulate(sim, keys, (250,), scores=True)
         for name in ("greedy", "p_best", "reward_sum", "pulls", "scores", "finite"):
             np.testing.assert_array_equal(getattr(long, name)[:, 1], getattr(alone, name)[:, 0])
 

@@ -62,6 +62,7 @@ def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, caps
     assert (out / "runs.parquet").read_bytes() == expected
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_table(write_config, tmp_path) -> None:
     path = write_config(SLOW)
     whole = tmp_path / "whole"
@@ -104,7 +105,7 @@ def test_an_unwritable_folder_exits_2_and_leaves_earlier_results(option: str, wr
 
 
 def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
-    from study.shards import remove_stale_temporaries
+    from study.orchestration.shards import remove_stale_temporaries
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
@@ -116,6 +117,7 @@ def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
     assert not stale.exists() and live.exists()
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_writes_the_same_file_as_the_local_backend(write_config,
                                                                       tmp_path) -> None:
     path = write_config(SMALL)
@@ -128,6 +130,7 @@ def test_dask_local_cluster_writes_the_same_file_as_the_local_backend(write_conf
             == (tmp_path / "local" / "runs.parquet").read_bytes())
 
 
+@pytest.mark.slow
 def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tmp_path) -> None:
     from distributed import Client, LocalCluster
 
@@ -152,6 +155,7 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
     assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
 
 
+@pytest.mark.slow
 def test_two_studies_running_at_once_do_not_disturb_each_other(write_config, tmp_path) -> None:
     # Separate folders per study (out/<name>, cache/<name>) and atomic renames: two studies
     # started together into one output root give the tables each gives alone.

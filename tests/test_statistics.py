@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
-from study.environment import Environment
-from study.grid import Simulation
-from study.runner import simulate
-from study.streams import run_keys
+from study.orchestration.simulate import simulate
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
 
 Z = 4.5
 ALPHA = 1e-5
@@ -35,7 +35,7 @@ def assert_binomial(successes: int, n: int, p: float) -> None:
 def test_lr_zero_is_right_at_chance_and_pulls_uniformly(probs: tuple[float, ...]) -> None:
     seeds, budgets = 20_000, (1, 10, 100)
     out = simulate(Simulation("reinforce", Environment.fixed(probs), 0.0, "running_mean"),
-                   run_keys(3, np.arange(seeds)), budgets)
+                   run_keys(3, np.arange(seeds)), budgets, scores=True)
     arms = len(probs)
     best = int(np.argmax(probs))
     for c in range(len(budgets)):
@@ -156,6 +156,7 @@ def exact_sequential_halving(probs: tuple[float, ...], budget: int) -> float:
     return step(0, list(range(len(probs))), 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("algorithm", "exact", "probs", "budgets"), [
     ("successive_rejects", exact_successive_rejects, (0.3, 0.5, 0.6), (3, 10, 24, 40)),
     ("successive_rejects", exact_successive_rejects, (0.2, 0.6, 0.4, 0.5), (12, 30)),

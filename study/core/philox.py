@@ -4,30 +4,21 @@ Why a counter-based generator written here rather than numpy's BitGenerator thro
 block of output is a pure function of (counter, key), so any run can jump to any point of its
 stream without state, a tie-break at checkpoint B can draw from its own counter range without
 shifting the episodes after it, and the kernel can draw the words of a block of seeds for many
-episodes ahead in one tight loop. (On this AVX2 machine Philox4x64 does not pay to vectorize: AVX2
-has no 64-bit vector multiply, and four 32-bit partial products per lane cost more than one scalar
-``mulx``, which ``study.bits.wide_multiply`` emits.) Matching numpy's Philox
-bit for bit lets the tests' pure-Python reference consume numpy's own generator, so the spec is
-checked against an implementation we did not write.
+episodes ahead in one tight loop. The 64 x 64 -> 128-bit multiply is one scalar ``mulx``
+(``study.core.bits.wide_multiply``); AVX2 has no 64-bit vector multiply, so the block is not
+vectorized. Matching numpy's Philox bit for bit lets the tests' pure-Python reference consume
+numpy's own generator, so the spec is checked against an implementation we did not write.
 
-Stream layout of one run (key = two 64-bit words from ``numpy.random.SeedSequence``):
-  * main stream: block j (j = 0, 1, ...) is ``philox(counter=(j + 1, 0, 0, 0), key)``, exactly the
-    blocks ``numpy.random.Philox(key=key)`` emits in order; episode t uses word t of the
-    concatenated stream, its high 32 bits for the action draw and its low 32 bits for the reward
-    draw (``high_unit``, ``low_unit``). 32-bit draws halve the generator's cost per episode; they
-    move a Bernoulli probability by less than 2^-32, far below any effect the study can resolve;
-  * tie-break stream: the tie-break at checkpoint budget B uses word 0 of
-    ``philox(counter=(B, 0, 0, 1), key)`` as a 53-bit uniform (``to_unit``), i.e. the first word of
-    ``numpy.random.Philox(key=key, counter=[B - 1, 0, 0, 1])``. The main stream would need 2^194
-    episodes to reach counter word 3 = 1, so the two never overlap.
+The sub-streams of a run (which counters serve episodes, noise, instances and tie-breaks) are
+defined once, in ``study.core.streams``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from study.bits import double_from_bits, wide_multiply
-from study.jit import jit
+from study.core.bits import double_from_bits, wide_multiply
+from study.core.jit import jit
 
 _M0 = np.uint64(0xD2E7470EE14C6C93)
 _M1 = np.uint64(0xCA5A826395121157)

@@ -10,29 +10,27 @@ are, fixed for every seed or drawn anew for each seed.
 
 Drawn values come from the run's own stream, so they depend on the root seed and the seed index
 only: cells that differ in algorithm, lr or baseline see the same instance for the same seed
-(common random numbers). The draw is numpy's: ``numpy.random.Generator(numpy.random.Philox(
-key, counter=[0, 0, 2, 0]))``, i.e. Philox blocks (j + 1, 0, 2, 0), a counter range that the
-episodes (c2 = 0), the Gaussian reward noise (c2 = 1) and the tie-breaks (c3 = 1) never reach.
+(common random numbers). The draw is numpy's, on the run's ``INSTANCE`` sub-stream
+(``study.core.streams``): ``numpy.random.Generator(numpy.random.Philox(key, counter=INSTANCE))``.
 numpy's samplers are well tested, the values are computed once per seed (not per episode), and
 the tests check their distribution with a goodness-of-fit test.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-REWARD_MODELS = ("bernoulli", "gaussian")
+from study.core.streams import INSTANCE
+
+FIXED = "fixed"
+"""The ``draw`` column of an environment whose values are the same for every seed."""
 DRAWS: dict[str, tuple[str, ...]] = {"uniform": ("low", "high"), "beta": ("a", "b"),
                                      "normal": ("mean", "sd")}
 """Each distribution arm values can be drawn from, with its parameters in order."""
 DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian"}
 """The reward model each distribution draws values for: probabilities or means."""
-_DRAWN_TEXT = re.compile(r"(?P<draw>[a-z]+)\((?P<params>[^)]*)\)x(?P<arms>\d+)")
-INSTANCE_COUNTER = (0, 0, 2, 0)
-"""numpy Philox counter of the stream the per-seed arm values are drawn from."""
 
 
 @dataclass(frozen=True)
@@ -59,13 +57,18 @@ class Environment:
                            params=tuple(float(p) for p in params))
 
     @staticmethod
-    def from_text(text: str, reward: str = "bernoulli") -> Environment:
-        """The environment whose ``text`` is ``text`` (the runs table's ``environment``)."""
-        drawn = _DRAWN_TEXT.fullmatch(text)
-        if drawn:
-            return Environment.drawn(drawn["draw"], int(drawn["arms"]),
-                                     tuple(float(p) for p in drawn["params"].split(",")))
-        return Environment.fixed([float(v) for v in text.split(",")], reward)
+    def from_columns(reward_model: str, draw: str, arms: int, arm_values: tuple[float, ...],
+                     draw_parameters: tuple[float, ...]) -> Environment:
+        """The environment of a runs-table row, from its structured columns (``columns``)."""
+        if draw == FIXED:
+            return Environment.fixed(arm_values, reward_model)
+        return Environment.drawn(draw, int(arms), tuple(draw_parameters))
+
+    def columns(self) -> dict[str, object]:
+        """The runs table's structured columns of this environment (``study.spec.schema``)."""
+        return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
+                "draw": FIXED if self.values is not None else self.draw,
+                "arm_values": self.values or (), "draw_parameters": self.params}
 
     @property
     def text(self) -> str:
@@ -105,7 +108,7 @@ class Environment:
 def draw_instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> np.ndarray:
     """One run's arm values: numpy's sampler on the run's instance stream."""
     generator = np.random.Generator(np.random.Philox(
-        key=key, counter=np.array(INSTANCE_COUNTER, dtype=np.uint64)))
+        key=key, counter=np.array(INSTANCE, dtype=np.uint64)))
     if draw == "uniform":
         return generator.uniform(params[0], params[1], arms)
     if draw == "beta":

@@ -1,5 +1,5 @@
 """Shards: one simulation over one block of seed indices, the unit of work that is cached,
-resumed and (later) distributed.
+resumed and distributed (``study.orchestration.backends``).
 
 A shard is pure: its result depends only on what its key hashes (the simulation, the seed block,
 the checkpoints, the root seed and stream mode, the package version and the source of the modules
@@ -27,39 +27,50 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import study
-from study.grid import Simulation
-from study.model import NESTED
+from study.spec import registry
+from study.spec.atomic import write_files
+from study.spec.grid import Simulation
 
 SHARD_EPISODES = 200_000_000
-"""Target work per shard (about 3 s on one core here, at 15 ns per episode): long enough that the
-per-shard overhead (key, file, checksum) is noise, short enough that an interruption loses little
-and a cluster gets many shards to balance."""
+"""Target work per shard (seconds on one core at the kernel's ns per episode, ``make bench``):
+long enough that the per-shard overhead (key, file, checksum) is noise, short enough that an
+interruption loses little and a cluster gets many shards to balance."""
 
 SEED_GRAIN = 256
 """Shards hold a multiple of 256 seeds: whole blocks of the kernel's 32 lockstep lanes, in a
-number that up to 8 threads share evenly. A partial block costs as much as a full one: with
-200-seed shards the narrow-margins study took 611 s here against 506 s before it was sharded."""
+number that up to 8 threads share evenly. A partial block costs as much as a full one (measured:
+200-seed shards made the narrow-margins study about 20% slower than one unsharded run)."""
 
-_CODE = ("bits.py", "environment.py", "fastexp.py", "fixed_budget.py", "gaussian.py", "grid.py",
-         "kernel.py", "model.py", "philox.py", "runner.py", "shards.py", "streams.py")
+_PACKAGE = Path(study.__file__).parent
+_SPEC_CODE = ("environment.py", "grid.py", "streams.py")
+_ORCHESTRATION_CODE = ("runner.py", "shards.py")
 _FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "best_arm", "best_value",
            "value_gap", "greedy_value")
 _CURVES = ("curve_optimal", "curve_reward")
+
+
+def code_files() -> tuple[Path, ...]:
+    """The source files a shard's result depends on: the numba layer, every learner (from the
+    registry), and the specification and orchestration modules that shape a shard."""
+    return (*sorted((_PACKAGE / "core").glob("*.py")), *registry.source_files(),
+            _PACKAGE / "learners" / "__init__.py",
+            *(_PACKAGE / "spec" / name for name in _SPEC_CODE),
+            *(_PACKAGE / "orchestration" / name for name in _ORCHESTRATION_CODE))
 
 
 @cache
 def code_version() -> str:
     """SHA-256 of the source of every module a shard's result depends on."""
     digest = hashlib.sha256()
-    for name in _CODE:
-        digest.update((Path(study.__file__).parent / name).read_bytes())
+    for path in code_files():
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
 def horizon(simulation: Simulation, budgets: tuple[int, ...]) -> int:
     """Episodes one seed of ``simulation`` costs: one run to the largest budget when runs are
     nested, one run per checkpoint otherwise."""
-    return budgets[-1] if NESTED[simulation.algorithm] else sum(budgets)
+    return budgets[-1] if simulation.learner.nested else sum(budgets)
 
 
 @dataclass(frozen=True)
@@ -147,12 +158,7 @@ def _curves_path(path: Path) -> Path:
 
 
 def _write_atomic(table: pa.Table, path: Path) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        pq.write_table(table, temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_files({path: lambda temporary: pq.write_table(table, temporary)})
 
 
 def save(path: Path, shard: Shard, result: ShardResult) -> None:

@@ -6,17 +6,18 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest
 
-from analysis.accuracy import accuracy_table, chance_level
+from analysis.accuracy import accuracy_table, chance_levels
 
 
 def summarize(runs: pd.DataFrame) -> str:
     """A block of text per cell of the runs table."""
     table = accuracy_table(runs)
-    blocks = [_cell_block(rows) for _, rows in table.groupby("cell", sort=True)]
+    chance = chance_levels(runs)
+    blocks = [_cell_block(rows, chance[cell]) for cell, rows in table.groupby("cell", sort=True)]
     return "\n\n".join(blocks)
 
 
-def _cell_block(rows: pd.DataFrame) -> str:
+def _cell_block(rows: pd.DataFrame, chance: float) -> str:
     first, last = rows.iloc[0], rows.iloc[-1]
     head = (f"cell {first['cell']}: {first['algorithm']}, baseline {first['baseline']}, "
             f"lr {first['lr']:g}, {first['reward_model']} {first['environment']}, "
@@ -27,7 +28,6 @@ def _cell_block(rows: pd.DataFrame) -> str:
         lines.append(f"{row['budget']:>8}  {row['accuracy']:>8.3f}  "
                      f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]".ljust(40)
                      + f"{row['seeds']:>6}{flag}")
-    chance = chance_level(first["environment"])
     test = binomtest(int(last["correct"]), int(last["seeds"]), chance, alternative="greater")
     lines.append(
         f"never-training sampler (zero logits): {chance:.3f} exactly (1/K); gap at budget "

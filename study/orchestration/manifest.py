@@ -9,9 +9,10 @@ from typing import Any
 
 import numba
 
-from study.config import StudyConfig
-from study.paths import REPO_ROOT
-from study.runner import StudyRun
+from study.orchestration.runner import StudyRun
+from study.spec.config import StudyConfig
+from study.spec.paths import REPO_ROOT
+from study.spec.schema import MANIFEST_KEYS
 
 _PACKAGES = ("bandit-budget-study", "numba", "llvmlite", "numpy", "scipy", "pandas", "pyarrow")
 
@@ -42,8 +43,9 @@ def package_versions() -> dict[str, str]:
 
 
 def build_manifest(config: StudyConfig, run: StudyRun, wall_seconds: float) -> dict[str, Any]:
-    """Everything needed to say where a runs table came from and what it cost."""
-    return {
+    """Everything needed to say where a runs table came from and what it cost, under the keys
+    of the data contract (``study.spec.schema.MANIFEST_KEYS``), in that order."""
+    values = {
         "study": config.name,
         "config": config.to_dict(),
         "config_hash": config.content_hash(),
@@ -64,3 +66,4 @@ def build_manifest(config: StudyConfig, run: StudyRun, wall_seconds: float) -> d
         "wall_seconds": round(wall_seconds, 6),
         "episodes_per_second": round(run.episodes_per_second, 1),
     }
+    return {key: values[key] for key in MANIFEST_KEYS}

@@ -2,8 +2,9 @@
 
 A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, cost); it is
 the ``cell`` column of the runs table. A *simulation* is what the kernel runs: cells that differ
-only in cost share one (cost is priced in the analysis, not simulated), and ``uniform`` ignores lr
-and baseline, so its cells are collapsed to lr 0 and baseline ``none`` and simulated once.
+only in cost share one (cost is priced in the analysis, not simulated), and a learner that does not
+train ignores lr and baseline, so its cells are collapsed to lr 0 and baseline ``none`` and
+simulated once.
 """
 
 from __future__ import annotations
@@ -12,19 +13,25 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from study.config import StudyConfig
-from study.environment import Environment
-from study.model import TRAINS
+from study.learners import Learner
+from study.spec import registry
+from study.spec.config import StudyConfig
+from study.spec.environment import Environment
 
 
 @dataclass(frozen=True)
 class Simulation:
-    """What one kernel call simulates: an algorithm on one bandit with one lr and baseline."""
+    """What one kernel call simulates: a learner on one bandit with one lr and baseline."""
 
     algorithm: str
     environment: Environment
     lr: float
     baseline: str
+
+    @property
+    def learner(self) -> Learner:
+        """The registry's declaration of the simulated learner."""
+        return registry.learner(self.algorithm)
 
     def stream_id(self) -> int:
         """A 64-bit number fixed by this simulation's content (not its place in the grid), mixed
@@ -55,7 +62,7 @@ def cells(config: StudyConfig) -> list[Cell]:
     for algorithm, environment, lr, baseline, cost in itertools.product(
         config.algorithm, config.environments, config.lr, config.baseline, config.cost
     ):
-        if not TRAINS[algorithm]:
+        if not registry.learner(algorithm).trains:
             lr, baseline = 0.0, "none"
         simulation = Simulation(algorithm, environment, lr, baseline)
         if (simulation, cost) in seen:

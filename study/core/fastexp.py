@@ -9,15 +9,15 @@ Accuracy (``tests/test_fastexp.py``, against ``math.exp``): at most 1 ulp for
 -708.39 <= x <= 0, the range it is used on; below -708.39 it returns 0 where ``math.exp`` returns a
 subnormal, an absolute error under 2.3e-308 that no softmax weight (largest weight 1) can notice.
 Every step is an IEEE operation that Python performs the same way, so the tests' reference
-(``tests/reference.py``) computes bit-identical values.
+(``tests/reference/``) computes bit-identical values.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from study.bits import bits_from_double, double_from_bits
-from study.jit import jit
+from study.core.bits import bits_from_double, double_from_bits
+from study.core.jit import jit
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 with its low 32 bits zero: k * LN2_HI is exact
 LN2_LO = 1.90821492927058770002e-10

@@ -11,8 +11,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from study.config import ConfigError
-from study.shards import Shard, ShardResult
+from study.orchestration.shards import Shard, ShardResult
+from study.orchestration.simulate import run_shard
+from study.spec.config import ConfigError
 
 BACKENDS = ("local", "dask")
 
@@ -37,8 +38,6 @@ class Backend:
             yield from self._dask(shards)
 
     def _local(self, shards: list[Shard]) -> Iterator[tuple[Shard, ShardResult]]:
-        from study.runner import run_shard
-
         for shard in shards:
             began = time.perf_counter()
             result = run_shard(shard)
@@ -81,6 +80,4 @@ def _compute(shard: Shard, single_thread: bool) -> ShardResult:
         import numba
 
         numba.set_num_threads(1)
-    from study.runner import run_shard
-
     return run_shard(shard)

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from study.environment import DRAW_REWARD, DRAWS, Environment
-from study.model import ALGORITHM_CODES, BASELINE_CODES
+from study.spec import registry
+from study.spec.environment import DRAW_REWARD, DRAWS, Environment
 
 DEFAULT_LR = 0.1
 """The learning rate a config gets when it names none (README, "Choosing the default lr")."""
@@ -36,7 +36,7 @@ MAX_MEAN = 1000.0
 """Largest |mean| of a Gaussian arm (fixed, or the centre of a drawn one), and MAX_SD the largest
 spread of drawn means: together they keep every reward within 2^12 in magnitude (a drawn mean
 would have to lie 30 sd out to break it), which the fixed-point sums of the per-step curves need
-to stay inside int64 (``study.kernel.CURVE_SCALE``)."""
+to stay inside int64 (``study.core.kernel.CURVE_SCALE``)."""
 MAX_SD = 100.0
 
 DEFAULT_DEPLOYMENT_PULLS = 100_000
@@ -144,7 +144,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         raise ConfigError("study.name", name, "is not a name of letters, digits, '_', '-', '.'")
     streams = study.get("streams", "per_seed")
     if streams not in STREAM_MODES:
-        raise ConfigError("study.streams", streams, f"is not one of {', '.join(STREAM_MODES)}")
+        raise ConfigError("study.spec.streams", streams, f"is not one of {', '.join(STREAM_MODES)}")
     description = study.get("description", "")
     if not isinstance(description, str):
         raise ConfigError("study.description", description, "is not a string")
@@ -163,11 +163,13 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         name=name,
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
-        algorithm=_choices("grid.algorithm", grid.get("algorithm", ["reinforce"]), ALGORITHM_CODES),
+        algorithm=_choices("grid.algorithm", grid.get("algorithm", ["reinforce"]),
+                           registry.names()),
         environments=_environments(grid),
         lr=_unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
                    enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR]))))),
-        baseline=_choices("grid.baseline", grid.get("baseline", ["running_mean"]), BASELINE_CODES),
+        baseline=_choices("grid.baseline", grid.get("baseline", ["running_mean"]),
+                          registry.baselines()),
         cost=_unique("grid.cost", tuple(_number(f"grid.cost[{i}]", v) for i, v in
                      enumerate(_axis("grid.cost", grid.get("cost", [0.0]))))),
         budgets=budgets,
@@ -300,7 +302,7 @@ def _drawn(field: str, table: dict[str, Any], reward: str) -> Environment:
     return Environment.drawn(draw, arms, tuple(params))
 
 
-def _choices(field: str, value: object, known: dict[str, int]) -> tuple[str, ...]:
+def _choices(field: str, value: object, known: tuple[str, ...]) -> tuple[str, ...]:
     names = _axis(field, value)
     for i, name in enumerate(names):
         if name not in known:

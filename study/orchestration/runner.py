@@ -1,5 +1,5 @@
-"""Run a study: shards (simulation x block of seeds, ``study.shards``) through the kernel, reused
-from the cache where they are already done, assembled into the tidy runs table.
+"""Run a study: shards (simulation x block of seeds, ``study.orchestration.shards``) through the
+kernel, reused from the cache where they are already done, assembled into the tidy runs table.
 
 One row per (cell, seed, budget checkpoint), ordered by cell, then seed, then budget. Each run's
 stream depends only on its own seed index, so the table is the same whatever the shard size, the
@@ -9,116 +9,28 @@ thread count, or which shards came from the cache.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-import numba
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from study.backends import Backend
-from study.config import StudyConfig
-from study.environment import best_arms
-from study.grid import Cell, Simulation, cells, simulations
-from study.kernel import CURVE_SCALE, LANES, simulate_cell
-from study.model import ALGORITHM_CODES, BASELINE_CODES, NESTED, REWARD_CODES
-from study.shards import Shard, ShardResult, cached, plan, remove_stale_temporaries, save
-from study.streams import run_keys
-
-RUNS_COLUMNS = (
-    "cell", "algorithm", "nested", "baseline", "lr", "reward_model", "environment", "cost", "seed",
-    "budget", "greedy_arm", "best_arm", "correct", "p_best", "reward_sum", "best_arm_pulls",
-    "best_value", "value_gap", "greedy_value", "finite",
+from study.core.kernel import CURVE_SCALE
+from study.orchestration.backends import Backend
+from study.orchestration.shards import (
+    Shard,
+    ShardResult,
+    cached,
+    plan,
+    remove_stale_temporaries,
+    save,
 )
-CURVES_COLUMNS = ("cell", "step", "optimal_action", "mean_reward", "seeds")
-
-
-@dataclass(frozen=True)
-class KernelOutput:
-    """The kernel's arrays for one simulation over a set of seeds; shapes (seeds, checkpoints)
-    and (seeds, checkpoints, K); the seeds' arm values and best arms, (seeds, K); and the curves'
-    per-step sums over the seeds, (steps,) (empty unless asked for)."""
-
-    greedy: np.ndarray
-    p_best: np.ndarray
-    reward_sum: np.ndarray
-    pulls: np.ndarray
-    scores: np.ndarray
-    finite: np.ndarray
-    values: np.ndarray
-    best: np.ndarray
-    curve_optimal: np.ndarray
-    curve_reward: np.ndarray
-
-    def reduce(self) -> ShardResult:
-        """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
-        values of the best and of the recommended arm."""
-        checkpoints = self.greedy.shape[1]
-        best_pulls = (self.pulls * self.best[:, None, :]).sum(axis=2)
-        ordered = np.sort(self.values, axis=1)
-        top = ordered[:, -1]
-        gap = top - ordered[:, -2]
-        rows = np.arange(len(self.values))[:, None]
-        greedy_value = np.where(self.greedy >= 0,
-                                self.values[rows, np.maximum(self.greedy, 0)], np.nan)
-        return ShardResult(
-            self.greedy, self.p_best, self.reward_sum, best_pulls, self.finite,
-            np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
-            np.repeat(top[:, None], checkpoints, axis=1),
-            np.repeat(gap[:, None], checkpoints, axis=1),
-            greedy_value, self.curve_optimal, self.curve_reward)
-
-
-def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
-             curves: bool = False) -> KernelOutput:
-    """Run the kernel for one simulation, one run per row of ``keys``; with ``curves`` also sum
-    the per-step curves over the runs (for the algorithms whose runs are nested; the others plan
-    from each budget and have no single run to follow step by step)."""
-    env = simulation.environment
-    runs, checkpoints, arms = keys.shape[0], len(budgets), env.arms
-    values = env.arm_values(keys)
-    best = best_arms(values)
-    steps = budgets[-1] if curves and NESTED[simulation.algorithm] else 0
-    blocks = -(-runs // LANES)
-    # One group of blocks per thread when recording curves (each group sums into its own row);
-    # otherwise a group per block, so every block is a parallel task and nothing is allocated.
-    groups = min(blocks, numba.get_num_threads()) if steps else blocks
-    out = KernelOutput(
-        greedy=np.empty((runs, checkpoints), dtype=np.int64),
-        p_best=np.empty((runs, checkpoints)),
-        reward_sum=np.empty((runs, checkpoints)),
-        pulls=np.empty((runs, checkpoints, arms), dtype=np.int64),
-        scores=np.empty((runs, checkpoints, arms)),
-        finite=np.empty((runs, checkpoints), dtype=np.bool_),
-        values=values,
-        best=best,
-        curve_optimal=np.zeros((groups, steps), dtype=np.int64),
-        curve_reward=np.zeros((groups, steps), dtype=np.int64),
-    )
-    simulate_cell(
-        np.ascontiguousarray(keys, dtype=np.uint64),
-        LANES,
-        values,
-        best,
-        REWARD_CODES[env.reward],
-        ALGORITHM_CODES[simulation.algorithm],
-        float(simulation.lr),
-        BASELINE_CODES[simulation.baseline],
-        np.asarray(budgets, dtype=np.int64),
-        out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
-        out.curve_optimal, out.curve_reward,
-    )
-    return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
-                   curve_reward=out.curve_reward.sum(axis=0))
-
-
-def run_shard(shard: Shard) -> ShardResult:
-    """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
-    seeds = np.arange(shard.start, shard.stop)
-    stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
-    keys = run_keys(shard.root_seed, seeds, stream_id)
-    return simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()
+from study.orchestration.simulate import simulate
+from study.spec.config import StudyConfig
+from study.spec.grid import Cell, Simulation, cells, simulations
+from study.spec.schema import CURVES_COLUMNS, RUNS_COLUMNS
+from study.spec.streams import run_keys
 
 
 @dataclass(frozen=True)
@@ -203,21 +115,26 @@ def run_study(
                     curves)
 
 
+def _constant(rows: int, value: object) -> np.ndarray:
+    """A column holding ``value`` on every row (one shared object for strings and tuples)."""
+    if isinstance(value, str | tuple):
+        column = np.empty(rows, dtype=object)
+        column[:] = [value] * rows
+        return column
+    return np.full(rows, value)
+
+
 def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
                budgets: tuple[int, ...]) -> pd.DataFrame:
     sim = cell.simulation
     rows = out.greedy.size
     greedy_value = out.greedy_value.ravel()
     best_value = out.best_value.ravel()
+    described = {"cell": np.int64(cell.index), "algorithm": sim.algorithm,
+                 "nested": sim.learner.nested, "baseline": sim.baseline, "lr": sim.lr,
+                 **sim.environment.columns(), "cost": cell.cost}
     return pd.DataFrame({
-        "cell": np.full(rows, cell.index, dtype=np.int64),
-        "algorithm": np.full(rows, sim.algorithm, dtype=object),
-        "nested": np.full(rows, NESTED[sim.algorithm]),
-        "baseline": np.full(rows, sim.baseline, dtype=object),
-        "lr": np.full(rows, sim.lr),
-        "reward_model": np.full(rows, sim.environment.reward, dtype=object),
-        "environment": np.full(rows, sim.environment.text, dtype=object),
-        "cost": np.full(rows, cell.cost),
+        **{name: _constant(rows, value) for name, value in described.items()},
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
         "budget": np.tile(np.asarray(budgets, dtype=np.int64), len(seeds)),
         "greedy_arm": out.greedy.ravel(),
@@ -237,7 +154,7 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
 
 def _curve_rows(cell: Cell, out: ShardResult, seeds: int) -> pd.DataFrame:
     """The cell's per-step curves: step t = 1, 2, ... is the t-th episode; empty for the
-    algorithms that have none."""
+    learners that have none."""
     steps = len(out.curve_optimal)
     return pd.DataFrame({
         "cell": np.full(steps, cell.index, dtype=np.int64),

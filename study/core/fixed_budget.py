@@ -1,0 +1,107 @@
+"""Building blocks of the learners that plan from the budget (successive rejects, sequential
+halving): pulls, phases of pulls, and tie-break priorities.
+
+Such a learner plans its phases from the whole budget B, so unlike REINFORCE a budget-B run is not
+a prefix of a longer one: each checkpoint is simulated as its own run, from the start of the run's
+stream (so budgets, and the other learners, still share common random numbers). Pull t of a run
+draws its reward as episode t of every learner does: Bernoulli from the low 32 bits of main-stream
+word t, Gaussian as the arm's mean plus normal z_t of the noise stream (``study.core.gaussian``).
+Within a phase the surviving arms are pulled in turn, in index order. Ties in a mean are broken
+by a random priority per arm from the run's ``PHASE_TIE_BREAK`` stream (``study.core.streams``):
+arm a in phase r (numbered from 1) at budget B uses word a mod 4 of block (B, r, a div 4, 1), so
+ties are broken uniformly and independently of the rewards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from study.core.gaussian import noise_block
+from study.core.jit import jit
+from study.core.philox import low_unit, philox_block, to_unit
+from study.core.streams import TIE_BREAK_C3
+
+_ZERO = np.uint64(0)
+_TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
+
+
+@jit
+def pull(k0: np.uint64, k1: np.uint64, t: int, value: float, gaussian: bool, cache: np.ndarray,
+         noise: np.ndarray) -> float:  # pragma: no cover
+    """Reward of pull t of an arm with value ``value``. ``cache`` keeps the last main-stream
+    Philox block ([block + 1, w0, w1, w2, w3]) and ``noise`` the last noise block's normals
+    ([block + 1, z0, z1, z2, z3]), so each block is computed once for four pulls."""
+    block = t // 4
+    if gaussian:
+        if noise[0] != block + 1:
+            noise[0] = block + 1
+            noise[1], noise[2], noise[3], noise[4] = noise_block(block, k0, k1)
+        return value + noise[1 + t % 4]
+    if cache[0] != np.uint64(block + 1):
+        words = philox_block(np.uint64(block + 1), _ZERO, _ZERO, _ZERO, k0, k1)
+        cache[0] = np.uint64(block + 1)
+        cache[1] = words[0]
+        cache[2] = words[1]
+        cache[3] = words[2]
+        cache[4] = words[3]
+    return 1.0 if low_unit(cache[1 + t % 4]) < value else 0.0
+
+
+@jit
+def priorities(k0: np.uint64, k1: np.uint64, budget: int, phase: int,
+               out: np.ndarray) -> None:  # pragma: no cover
+    """Random tie-break priority of every arm for this phase (see the module docstring)."""
+    for a in range(out.shape[0]):
+        words = philox_block(np.uint64(budget), np.uint64(phase), np.uint64(a // 4), _TIE_BREAK_C3,
+                             k0, k1)
+        out[a] = to_unit(words[a % 4])
+
+
+@jit
+def worst(alive: np.ndarray, means: np.ndarray, priority: np.ndarray) -> int:  # pragma: no cover
+    """The surviving arm with the lowest mean, ties to the lowest priority."""
+    found = -1
+    for a in range(alive.shape[0]):
+        if alive[a] and (found < 0 or means[a] < means[found]
+                         or (means[a] == means[found] and priority[a] < priority[found])):
+            found = a
+    return found
+
+
+@jit
+def pull_phase(k0: np.uint64, k1: np.uint64, values: np.ndarray, gaussian: bool,
+               alive: np.ndarray, repeats: int, t: int, pulls: np.ndarray, wins: np.ndarray,
+               phase_wins: np.ndarray, cache: np.ndarray,
+               noise: np.ndarray) -> int:  # pragma: no cover
+    """Pull every surviving arm ``repeats`` times in turn from pull index t, summing pulls and
+    rewards overall and in ``phase_wins``; returns the next pull index."""
+    for _ in range(repeats):
+        for a in range(values.shape[0]):
+            if alive[a]:
+                reward = pull(k0, k1, t, values[a], gaussian, cache, noise)
+                t += 1
+                pulls[a] += 1
+                wins[a] += reward
+                phase_wins[a] += reward
+    return t
+
+
+@jit
+def new_run(arms: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    """Fresh state of a run on ``arms`` arms: (alive, wins, phase_wins, priority, decision, cache,
+    noise), every arm alive, no rewards, empty block caches."""
+    return (np.ones(arms, dtype=np.bool_), np.zeros(arms), np.zeros(arms), np.empty(arms),
+            np.empty(arms), np.zeros(5, dtype=np.uint64), np.zeros(5))
+
+
+@jit
+def finish(alive: np.ndarray, pulls: np.ndarray, wins: np.ndarray,
+           means: np.ndarray) -> tuple[int, float]:  # pragma: no cover
+    """Write each arm's empirical mean over all its pulls into ``means`` (-inf if none) and return
+    (the surviving arm, the run's total reward)."""
+    recommended = -1
+    for a in range(alive.shape[0]):
+        means[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf
+        if alive[a]:
+            recommended = a
+    return recommended, wins.sum()

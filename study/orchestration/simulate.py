@@ -1,0 +1,107 @@
+"""One simulation over a set of seeds through the kernel's drivers, and one shard from scratch.
+
+The learner's declaration (``study.spec.registry``) says which driver runs it: a nested learner
+runs once per seed to the largest budget, one that plans from the budget once per checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numba
+import numpy as np
+
+from study.core.kernel import LANES, REWARD_CODES, simulate_fixed_budget, simulate_nested
+from study.orchestration.shards import Shard, ShardResult
+from study.spec import registry
+from study.spec.environment import best_arms
+from study.spec.grid import Simulation
+from study.spec.streams import run_keys
+
+
+@dataclass(frozen=True)
+class KernelOutput:
+    """The kernel's arrays for one simulation over a set of seeds; shapes (seeds, checkpoints)
+    and (seeds, checkpoints, K) (``scores`` is empty unless asked for); the seeds' arm values and
+    best arms, (seeds, K); and the curves' per-step sums over the seeds, (steps,) (empty unless
+    asked for)."""
+
+    greedy: np.ndarray
+    p_best: np.ndarray
+    reward_sum: np.ndarray
+    pulls: np.ndarray
+    scores: np.ndarray
+    finite: np.ndarray
+    values: np.ndarray
+    best: np.ndarray
+    curve_optimal: np.ndarray
+    curve_reward: np.ndarray
+
+    def reduce(self) -> ShardResult:
+        """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
+        values of the best and of the recommended arm."""
+        checkpoints = self.greedy.shape[1]
+        best_pulls = (self.pulls * self.best[:, None, :]).sum(axis=2)
+        ordered = np.sort(self.values, axis=1)
+        top = ordered[:, -1]
+        gap = top - ordered[:, -2]
+        rows = np.arange(len(self.values))[:, None]
+        greedy_value = np.where(self.greedy >= 0,
+                                self.values[rows, np.maximum(self.greedy, 0)], np.nan)
+        return ShardResult(
+            self.greedy, self.p_best, self.reward_sum, best_pulls, self.finite,
+            np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
+            np.repeat(top[:, None], checkpoints, axis=1),
+            np.repeat(gap[:, None], checkpoints, axis=1),
+            greedy_value, self.curve_optimal, self.curve_reward)
+
+
+def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
+             curves: bool = False, scores: bool = False) -> KernelOutput:
+    """Run the kernel for one simulation, one run per row of ``keys``; with ``curves`` also sum
+    the per-step curves over the runs (for the nested learners; the others plan from each budget
+    and have no single run to follow step by step); with ``scores`` also return every run's
+    scores of the arms at each checkpoint (for the tests: the runs table does not keep them)."""
+    registry.register_kernels()
+    env = simulation.environment
+    learner = simulation.learner
+    runs, checkpoints, arms = keys.shape[0], len(budgets), env.arms
+    values = env.arm_values(keys)
+    best = best_arms(values)
+    steps = budgets[-1] if curves and learner.nested else 0
+    blocks = -(-runs // LANES)
+    # One group of blocks per thread when recording curves (each group sums into its own row);
+    # otherwise a group per block, so every block is a parallel task and nothing is allocated.
+    groups = min(blocks, numba.get_num_threads()) if steps else blocks
+    out = KernelOutput(
+        greedy=np.empty((runs, checkpoints), dtype=np.int64),
+        p_best=np.empty((runs, checkpoints)),
+        reward_sum=np.empty((runs, checkpoints)),
+        pulls=np.empty((runs, checkpoints, arms), dtype=np.int64),
+        scores=np.empty((runs, checkpoints, arms) if scores else (0, 0, 0)),
+        finite=np.empty((runs, checkpoints), dtype=np.bool_),
+        values=values,
+        best=best,
+        curve_optimal=np.zeros((groups, steps), dtype=np.int64),
+        curve_reward=np.zeros((groups, steps), dtype=np.int64),
+    )
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    checkpoints_array = np.asarray(budgets, dtype=np.int64)
+    outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite)
+    if learner.nested:
+        simulate_nested(learner.name, keys, LANES, values, best, REWARD_CODES[env.reward],
+                        float(simulation.lr), learner.baseline_code(simulation.baseline),
+                        checkpoints_array, *outputs, out.curve_optimal, out.curve_reward)
+    else:
+        simulate_fixed_budget(learner.name, keys, values, REWARD_CODES[env.reward],
+                              checkpoints_array, *outputs)
+    return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
+                   curve_reward=out.curve_reward.sum(axis=0))
+
+
+def run_shard(shard: Shard) -> ShardResult:
+    """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
+    seeds = np.arange(shard.start, shard.stop)
+    stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
+    keys = run_keys(shard.root_seed, seeds, stream_id)
+    return simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()

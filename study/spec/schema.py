@@ -1,0 +1,47 @@
+"""The data contract: the names of the files a study writes and of their columns.
+
+Every module that writes or reads an output takes its names from here, so a file or a column is
+renamed in one place. Data flows config -> cells -> kernel -> ``runs.parquet`` (and
+``curves.parquet``) -> tables -> figures and report; ``manifest.json`` records where a runs table
+came from.
+"""
+
+from __future__ import annotations
+
+RUNS_FILE = "runs.parquet"
+CURVES_FILE = "curves.parquet"
+MANIFEST_FILE = "manifest.json"
+INDEX_FILE = "index.json"
+"""Written last by every step of ``make`` (tables, figures): the file make depends on, so a step
+that stopped half-way is redone."""
+NUMBERS_FILE = "numbers.json"
+
+CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "reward_model", "environment",
+                "arms", "draw", "arm_values", "draw_parameters", "cost")
+"""The columns of the runs table that describe a cell (the same on every row of the cell).
+
+``environment`` is the bandit as display text (``0.5,0.55,0.6`` when its values are fixed,
+``normal(4,1)x10`` when they are drawn per seed); the structured columns say the same for code:
+``arms`` (K), ``draw`` (``fixed``, or the distribution the values are drawn from per seed),
+``arm_values`` (the fixed values, empty when drawn) and ``draw_parameters`` (the distribution's
+parameters in the order ``study.spec.environment.DRAWS`` lists them, empty when fixed)."""
+
+LIST_COLUMNS = ("arm_values", "draw_parameters")
+"""Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
+
+RUN_COLUMNS = ("seed", "budget", "greedy_arm", "best_arm", "correct", "p_best", "reward_sum",
+               "best_arm_pulls", "best_value", "value_gap", "greedy_value", "finite")
+"""The columns of the runs table that describe one run at one checkpoint (README, "Commands and
+outputs", says what each holds)."""
+
+RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
+"""``runs.parquet``: one row per (cell, seed, budget checkpoint), ordered that way."""
+
+CURVES_COLUMNS = ("cell", "step", "optimal_action", "mean_reward", "seeds")
+"""``curves.parquet``: one row per (cell, step) for the nested learners' cells."""
+
+MANIFEST_KEYS = ("study", "config", "config_hash", "root_seed", "seeds", "rows", "curve_rows",
+                 "non_finite_rows", "versions", "git_commit", "threads", "backend", "shards",
+                 "shards_reused", "episodes", "episodes_computed", "kernel_seconds",
+                 "wall_seconds", "episodes_per_second")
+"""``manifest.json``: the provenance of a runs table (``study.orchestration.manifest``)."""

@@ -1,0 +1,221 @@
+"""The model, executably: a slow pure-Python run that consumes the same random stream as the
+kernel, through numpy's own ``Philox`` rather than ours. This package is the spec; README.md, "The
+model", says the same in words. Kernel and reference must agree exactly.
+
+It mirrors ``study/learners/``: this file holds the environment, the streams and the episode
+loop; ``<learner>.py`` beside it holds each learner's part, found by the learner's name. A nested
+learner's module defines ``choose(t, u_action, state)`` -> (arm, memo) and may define
+``learn(t, lr, baseline, arm, reward, state, memo)``, ``scores(state)`` -> (scores, finite) and
+``best_mass(scores, is_best)``; a learner that plans from the budget defines ``run_budget(run,
+budget)`` on a ``FixedBudgetRun``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field
+from types import ModuleType
+
+import numpy as np
+
+
+def unit(word: int) -> float:
+    """numpy's ``next_double``: the top 53 bits of a 64-bit word, scaled to [0, 1)."""
+    return (int(word) >> 11) * (1.0 / 9007199254740992.0)
+
+
+def halves(word: int) -> tuple[float, float]:
+    """The high and the low 32 bits of a word, each as a uniform in [0, 1): (action, reward)."""
+    word = int(word)
+    return (word >> 32) * 2.0**-32, (word & 0xFFFFFFFF) * 2.0**-32
+
+
+def exp(x: float) -> float:
+    """fdlibm's exp (as in ``study.core.fastexp``): Cody-Waite reduction, then the rational
+    approximation of exp(r); flushed to 0 below -708.39."""
+    if not x >= -708.39:
+        return 0.0
+    k = float(math.floor(x * 1.44269504088896338700e00 + 0.5))
+    hi = x - k * 6.93147180369123816490e-01
+    lo = k * 1.90821492927058770002e-10
+    r = hi - lo
+    t = r * r
+    c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03 + t * (
+        6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06
+                                          + t * 4.13813679705723846039e-08))))
+    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    return math.ldexp(y, int(k))
+
+
+def learner(name: str) -> ModuleType:
+    """The reference module of the learner called ``name``."""
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def normals(key: np.ndarray, n: int) -> list[float]:
+    """z_0 .. z_n-1 of the run's noise stream (numpy's Philox from counter (0, 0, 1, 0)), by
+    Box-Muller on word pairs: u1 = 1 - unit(w_2m), u2 = unit(w_2m+1), R = sqrt(-2 ln u1),
+    z_2m = R cos(2 pi u2), z_2m+1 = R sin(2 pi u2)."""
+    words = np.random.Philox(key=key, counter=np.array([0, 0, 1, 0], dtype=np.uint64)).random_raw(
+        n + n % 2)
+    out = []
+    for m in range(0, len(words), 2):
+        radius = math.sqrt(-2.0 * math.log(1.0 - unit(words[m])))
+        angle = 2.0 * math.pi * unit(words[m + 1])
+        out += [radius * math.cos(angle), radius * math.sin(angle)]
+    return out[:n]
+
+
+def instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> list[float]:
+    """A run's drawn arm values: numpy's sampler on Philox from counter (0, 0, 2, 0)."""
+    generator = np.random.Generator(np.random.Philox(
+        key=key, counter=np.array([0, 0, 2, 0], dtype=np.uint64)))
+    sampler = {"uniform": generator.uniform, "beta": generator.beta,
+               "normal": generator.normal}[draw]
+    return [float(v) for v in sampler(*params, arms)]
+
+
+def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
+    """argmax of ``scores``, exact ties broken by word 0 of Philox block (budget, 0, 0, 1)."""
+    best = max(scores)
+    tied = [k for k, s in enumerate(scores) if s == best]
+    if len(tied) == 1:
+        return tied[0]
+    counter = np.array([budget - 1, 0, 0, 1], dtype=np.uint64)
+    word = np.random.Philox(key=key, counter=counter).random_raw()
+    return tied[int(unit(word) * len(tied))]
+
+
+@dataclass
+class Checkpoint:
+    """The state of a run after ``budget`` episodes."""
+
+    budget: int
+    greedy: int
+    p_best: float
+    reward_sum: float
+    pulls: list[int]
+    scores: list[float]
+    finite: bool
+
+
+@dataclass
+class Step:
+    """What the per-step curves count of episode t: was the arm a best arm, and its reward."""
+
+    optimal: bool
+    reward: float
+
+
+@dataclass
+class State:
+    """A nested learner's run after t episodes: its parameters (REINFORCE's logits), and each
+    arm's pulls and reward sum, and the reward sum (all before episode t)."""
+
+    logits: list[float]
+    pulls: list[int]
+    arm_rewards: list[float]
+    total: float = 0.0
+
+
+def empirical_means(state: State) -> tuple[list[float], bool]:
+    """Each arm's mean reward, -inf for an arm never pulled (not a candidate); always finite."""
+    return [state.arm_rewards[k] / state.pulls[k] if state.pulls[k] else -math.inf
+            for k in range(len(state.pulls))], True
+
+
+def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str, lr: float,
+        baseline: str, budgets: list[int]) -> tuple[list[Checkpoint], list[Step]]:
+    """One run of ``max(budgets)`` episodes of the nested learner ``algorithm`` with Philox key
+    ``key`` on arms with ``values`` (pass probabilities, or Gaussian means); one Checkpoint per
+    budget and one Step per episode."""
+    part = learner(algorithm)
+    n_arms = len(values)
+    top_p = max(values)
+    words = np.random.Philox(key=key).random_raw(budgets[-1])
+    noise = normals(key, budgets[-1]) if reward_model == "gaussian" else None
+    state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
+    record = []
+    steps = []
+    for t in range(budgets[-1]):
+        u_action, u_reward = halves(words[t])
+        arm, memo = part.choose(t, u_action, state)
+        if noise is None:
+            reward = 1.0 if u_reward < values[arm] else 0.0
+        else:
+            reward = values[arm] + noise[t]
+        steps.append(Step(values[arm] == top_p, reward))
+        if hasattr(part, "learn"):
+            part.learn(t, lr, baseline, arm, reward, state, memo)
+        state.pulls[arm] += 1
+        state.arm_rewards[arm] += reward
+        state.total += reward
+        if t + 1 in budgets:
+            budget = t + 1
+            scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
+            greedy = tie_break(scores, key, budget) if finite else -1
+            p_best = math.nan
+            if hasattr(part, "best_mass") and finite:
+                p_best = part.best_mass(scores, [v == top_p for v in values])
+            record.append(Checkpoint(budget, greedy, p_best, state.total, list(state.pulls),
+                                     scores, finite))
+    return record, steps
+
+
+def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[float]:
+    """Tie-break priority of each arm in a phase: word a mod 4 of block (B, phase, a div 4, 1)."""
+    out = []
+    for a in range(arms):
+        counter = np.array([budget - 1, phase, a // 4, 1], dtype=np.uint64)
+        out.append(unit(np.random.Philox(key=key, counter=counter).random_raw(4)[a % 4]))
+    return out
+
+
+@dataclass
+class FixedBudgetRun:
+    """A run of a learner that plans from the budget: pull t draws its reward from main-stream
+    word t (or noise z_t), and the surviving arms are ``alive``."""
+
+    key: np.ndarray
+    values: list[float]
+    reward_model: str
+    budget: int
+    alive: list[int] = field(default_factory=list)
+    pulls: list[int] = field(default_factory=list)
+    wins: list[float] = field(default_factory=list)
+    t: int = 0
+
+    def __post_init__(self) -> None:
+        arms = len(self.values)
+        self.alive, self.pulls, self.wins = list(range(arms)), [0] * arms, [0.0] * arms
+        self._words = np.random.Philox(key=self.key).random_raw(self.budget + 1)
+        self._noise = (normals(self.key, self.budget) if self.reward_model == "gaussian"
+                       else None)
+
+    def pull(self, a: int) -> float:
+        """Pull arm a once; its reward."""
+        if self._noise is None:
+            reward = 1.0 if halves(self._words[self.t])[1] < self.values[a] else 0.0
+        else:
+            reward = self.values[a] + self._noise[self.t]
+        self.t += 1
+        self.pulls[a] += 1
+        self.wins[a] += reward
+        return reward
+
+    def drop_worst(self, means: dict[int, float], phase: int) -> None:
+        """Reject the surviving arm with the lowest mean, ties to the lowest priority."""
+        priority = priorities(self.key, self.budget, phase, len(self.values))
+        self.alive.remove(min(self.alive, key=lambda a: (means[a], priority[a])))
+
+
+def fixed_budget_run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
+                     budget: int) -> Checkpoint:
+    """The learner ``algorithm``, which plans from the budget, with budget ``budget``."""
+    run_ = FixedBudgetRun(key, values, reward_model, budget)
+    learner(algorithm).run_budget(run_, budget)
+    scores = [run_.wins[a] / run_.pulls[a] if run_.pulls[a] else -math.inf
+              for a in range(len(values))]
+    return Checkpoint(budget, run_.alive[0], math.nan, sum(run_.wins), list(run_.pulls), scores,
+                      True)

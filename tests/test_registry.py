@@ -1,0 +1,47 @@
+"""The learner registry and the layers: every learner is declared once, has a reference, and the
+specification can be read without loading numba."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import reference
+from conftest import REPO
+from study.spec import registry
+from study.spec.config import load_config
+from study.spec.paths import CONFIG_DIR
+
+
+def test_every_learner_has_a_reference_of_its_kind() -> None:
+    for learner in registry.learners():
+        module = reference.learner(learner.name)
+        assert hasattr(module, "choose" if learner.nested else "run_budget"), learner.name
+        assert set(learner.streams) <= {"main", "noise", "instance", "tie_break",
+                                         "phase_tie_break"}
+        assert learner.trains == (learner.baselines != ("none",))
+
+
+def test_every_reference_module_is_a_registered_learner() -> None:
+    files = {path.stem for path in (Path(reference.__file__).parent).glob("*.py")}
+    assert files - {"__init__"} == set(registry.names())
+
+
+def test_configs_name_only_registered_learners() -> None:
+    for path in sorted(CONFIG_DIR.glob("*.toml")):
+        assert set(load_config(path).algorithm) <= set(registry.names())
+
+
+def test_the_specification_loads_no_numba() -> None:
+    # Config validation, the grid and the registry's declarations are read by the CLI's error
+    # paths, the analysis and the figures: none of them may pull in numba (import-linter checks
+    # the direct imports; this checks what a process actually loads).
+    code = ("import sys\n"
+            "from study.spec import config, grid, registry, schema\n"
+            "from study.spec.paths import CONFIG_DIR\n"
+            "registry.learners(); config.load_config(CONFIG_DIR / 'budget_sweep.toml')\n"
+            "assert 'numba' not in sys.modules, 'numba was loaded'\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr

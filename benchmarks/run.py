@@ -43,6 +43,29 @@ LR = 0.1
 SIM = Simulation("reinforce", Environment.fixed(PROBS), LR, "running_mean")
 
 
+def _cpu_info() -> dict[str, str]:
+    """The first processor's fields of /proc/cpuinfo (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {}
+    first = text.split("\n\n", 1)[0]
+    return {key.strip(): value.strip() for key, _, value in
+            (line.partition(":") for line in first.splitlines())}
+
+
+def cpu_model() -> str:
+    """The processor's model name (these machines change from day to day)."""
+    return _cpu_info().get("model name", platform.processor() or "unknown CPU")
+
+
+def vector_extensions() -> list[str]:
+    """The SIMD extensions the processor reports (AVX2, AVX-512 ...), which set the kernel's
+    vector width."""
+    flags = set(_cpu_info().get("flags", "").split())
+    return sorted(f for f in flags if f.startswith(("avx", "sse4", "fma")))
+
+
 def median_seconds(work: Callable[[], object], repeats: int = REPEATS) -> float:
     """Median wall time of ``repeats`` calls after one warm-up call."""
     work()
@@ -102,7 +125,7 @@ def references() -> list[dict[str, object]]:
         numpy_seeds * numpy_budget,
         median_seconds(lambda: numpy_reinforce(probs, LR, numpy_budget, numpy_seeds, rng)))
     py_seeds, py_budget = 2, 2_000
-    row("pure-Python reference (tests/reference.py)", f"{py_seeds} seeds x {py_budget} episodes",
+    row("pure-Python reference (tests/reference/)", f"{py_seeds} seeds x {py_budget} episodes",
         py_seeds * py_budget, median_seconds(lambda: [
             reference_run(keys[i], list(PROBS), "bernoulli", "reinforce", LR, "running_mean",
                           [py_budget])
@@ -190,6 +213,7 @@ def start_up_and_memory() -> dict[str, object]:
 def markdown(result: dict[str, object]) -> str:
     """The benchmark as Markdown tables."""
     lines = [f"# Benchmark ({result['machine']})", "",
+             f"Vector extensions: {', '.join(result['vector_extensions']) or 'none found'}.", "",
              "Medians of 5 runs after a warm-up, one process; ratio = ns per episode / the package "
              "kernel's on 1 thread (> 1: slower than the kernel).", "",
              "| implementation | workload | ns per episode | ratio to kernel |",
@@ -219,7 +243,9 @@ def main() -> None:
     began = time.perf_counter()
     rows = references()
     result: dict[str, object] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, numba {numba.__version__}",
+        "machine": f"{cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, "
+                   f"numba {numba.__version__}",
+        "vector_extensions": vector_extensions(),
         "references": rows,
         "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
         "scaling": scaling(),

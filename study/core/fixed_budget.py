@@ -87,9 +87,12 @@ def pull_phase(k0: np.uint64, k1: np.uint64, values: np.ndarray, gaussian: bool,
 
 
 @jit
-def new_run(arms: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    """Fresh state of a run on ``arms`` arms: (alive, wins, phase_wins, priority, decision, cache,
-    noise), every arm alive, no rewards, empty block caches."""
+def new_run(pulls: np.ndarray) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    """Zero the run's ``pulls`` (one per arm) and return the rest of a fresh run's state: (alive,
+    wins, phase_wins, priority, decision, cache, noise), every arm alive, no rewards, empty block
+    caches."""
+    arms = pulls.shape[0]
+    pulls[:] = 0
     return (np.ones(arms, dtype=np.bool_), np.zeros(arms), np.zeros(arms), np.empty(arms),
             np.empty(arms), np.zeros(5, dtype=np.uint64), np.zeros(5))
 

@@ -31,8 +31,7 @@ def register() -> None:
     @implement(run_budget, LEARNER.name)
     def _run_budget(name, k0, k1, values, gaussian, budget, pulls, means):  # pragma: no cover
         arms = values.shape[0]
-        alive, wins, phase_wins, priority, decision, cache, noise = new_run(arms)
-        pulls[:] = 0
+        alive, wins, phase_wins, priority, decision, cache, noise = new_run(pulls)
         log_bar = 0.5
         for i in range(2, arms + 1):
             log_bar += 1.0 / i

@@ -7,7 +7,8 @@ from scipy.stats import binomtest
 
 from study.spec.environment import Environment
 
-CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "reward_model", "environment", "cost"]
+CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
+             "cost"]
 ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters"]
 """The runs table's structured description of a cell's bandit (``study.spec.schema``)."""
 

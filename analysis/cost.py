@@ -36,10 +36,12 @@ def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame
     rows = []
     for (cell, cost, budget), group in frame.groupby(["cell", "cost", "budget"], sort=True):
         mean, low, high = _mean_ci(group["deployed"].to_numpy())
-        spend = cost * budget
+        # What a run pays for is the rollouts it spent: G * floor(B / G) with groups of G.
+        spend = cost * group["rollouts"].iat[0]
         rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
                      "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
-                     "cost": cost, "budget": budget, "seeds": len(group),
+                     "cost": cost, "budget": budget, "rollouts": group["rollouts"].iat[0],
+                     "seeds": len(group),
                      "deployed_p": mean,
                      "net_value": deployment_pulls * mean - spend,
                      "ci_low": deployment_pulls * low - spend,
@@ -60,7 +62,7 @@ def best_budgets(runs: pd.DataFrame, net: pd.DataFrame,
         seeds = frame[frame["cell"] == cell].pivot(index="seed", columns="budget",
                                                    values="deployed")
         gain = (deployment_pulls * (seeds[best["budget"]] - seeds[second["budget"]])
-                - cost * (best["budget"] - second["budget"]))
+                - cost * (best["rollouts"] - second["rollouts"]))
         _, low, high = _mean_ci(gain.to_numpy()) if len(gain) > 1 else (0.0, 0.0, 0.0)
         rows.append({"cell": cell, "algorithm": best["algorithm"], "cost": cost,
                      "best_budget": int(best["budget"]), "net_value": best["net_value"],
@@ -78,9 +80,12 @@ def break_even_costs(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFram
     first_cost = frame["cost"].min()
     for cell, group in frame[frame["cost"] == first_cost].groupby("cell", sort=True):
         wide = group.pivot(index="seed", columns="budget", values="deployed")
+        spent = group.groupby("budget")["rollouts"].first()
         budgets = list(wide.columns)
         for b1, b2 in itertools.pairwise(budgets):
-            scale = deployment_pulls / (b2 - b1)
+            if spent[b2] == spent[b1]:
+                continue  # both checkpoints fall after the same update: no step to price
+            scale = deployment_pulls / (spent[b2] - spent[b1])
             mean, low, high = _mean_ci((wide[b2] - wide[b1]).to_numpy())
             rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
                          "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],

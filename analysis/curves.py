@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-CURVE_CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "reward_model", "environment"]
+CURVE_CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model",
+                   "environment"]
 
 
 def curves_table(curves: pd.DataFrame, cells: pd.DataFrame, chance: dict[int, float],

@@ -100,11 +100,17 @@ def headline_cell(cells: pd.DataFrame) -> int:
 def _partner(cells: pd.DataFrame, cell: int, **axes: object) -> int | None:
     row = cells[cells["cell"] == cell].iloc[0]
     match = cells
-    for key in ("reward_model", "environment", "cost", "lr", "baseline",
+    for key in ("reward_model", "environment", "cost", "lr", "baseline", "group_size",
                 "algorithm"):
         value = axes.get(key, row[key])
         match = match[match[key] == value]
     return int(match["cell"].iat[0]) if len(match) else None
+
+
+def _reference_partner(cells: pd.DataFrame, cell: int, name: str) -> int | None:
+    """The cell of the reference learner ``name`` on the same bandit at the same cost (a learner
+    that does not train has lr 0, baseline ``none`` and group size 1)."""
+    return _partner(cells, cell, algorithm=name, lr=0.0, baseline="none", group_size=1)
 
 
 def accuracy_with_chance_test(runs: pd.DataFrame) -> pd.DataFrame:
@@ -199,7 +205,7 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
                         & (budgets["baseline"] == "running_mean")]
     best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
-    references = [c for c in (_partner(cells, headline, algorithm=a, lr=0.0, baseline="none")
+    references = [c for c in (_reference_partner(cells, headline, a)
                               for a in reference_learners(cells)) if c is not None]
     algorithm = cells.set_index("cell")["algorithm"]
     versus = paired_family(runs, [(a, b) for a in dict.fromkeys([headline, best])
@@ -229,7 +235,7 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     chance = chance_levels(runs)[headline]
     comparisons: list[tuple[str, int | None]] = [("trained vs never-training sampler", None)]
     comparisons += [(f"trained vs {registry.display(name)}",
-                     _partner(cells, headline, algorithm=name, lr=0.0, baseline="none"))
+                     _reference_partner(cells, headline, name))
                     for name in reference_learners(cells, nested=True)[:1]]
     comparisons.append(("running-mean vs per-arm baseline",
                         _partner(cells, headline, baseline="per_arm")))
@@ -337,8 +343,7 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
                                        "accuracy": accuracy_with_chance_test(runs)}
     reinforce = trained_cells(cells)["cell"].tolist()
     for name in reference_learners(cells, nested=True):
-        pairs = [(c, _partner(cells, c, algorithm=name, lr=0.0, baseline="none"))
-                 for c in reinforce]
+        pairs = [(c, _reference_partner(cells, c, name)) for c in reinforce]
         tables[f"vs_{name}"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells)
     if {"per_arm", "running_mean"} <= set(cells["baseline"]):
         pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in reinforce

@@ -106,10 +106,14 @@ def references() -> list[dict[str, object]]:
             median_seconds(lambda: simulate(SIM, keys, (budget,))))
     numba.set_num_threads(1)
     # What the environments cost: Gaussian rewards (a Box-Muller normal per episode) and the
-    # per-step curves (two integer sums per episode), each on the same workload.
+    # per-step curves (two integer sums per episode); and group rollouts (G per update, the
+    # group mean as baseline), per rollout; each on the same workload.
     gaussian = Simulation("reinforce", Environment.fixed(PROBS, "gaussian"), LR, "running_mean")
+    groups = [(f"groups of {g} (group_mean), per rollout",
+               Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", g), False)
+              for g in (8, 64)]
     for name, sim, curves in (("Gaussian rewards", gaussian, False),
-                              ("per-step curves", SIM, True)):
+                              ("per-step curves", SIM, True), *groups):
         row(f"package kernel, {name}, 1 thread", f"{seeds} seeds x {budget} episodes",
             seeds * budget,
             median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))

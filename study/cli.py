@@ -76,12 +76,17 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
                   cache_dir: Path | None = None, backend: Backend | None = None,
                   shard_seeds: int | None = None) -> None:
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
-    ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``, and warn on
-    stderr about any run whose state became non-finite."""
+    ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``; say on
+    stderr which combinations of the grid are not cells, and warn about any run whose state
+    became non-finite."""
     from study.orchestration.manifest import build_manifest
     from study.orchestration.runner import run_study
     from study.orchestration.storage import write_study
+    from study.spec.grid import skipped
 
+    for combination in skipped(config):
+        print(f"note: skipped {combination} (a group estimator needs group_size >= 2)",
+              file=sys.stderr)
     cache_dir = cache_dir or default_cache(out_dir)
     for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
         try:

@@ -31,12 +31,14 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
     values = np.array([float(p) for p in probs.split(",")])
     return pd.DataFrame({
         "cell": cell, "algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
+        "group_size": 1,
         "reward_model": "bernoulli", "environment": probs, "draw": "fixed",
         "arms": len(values), "arm_values": [tuple(values)] * (seeds * checkpoints),
         "draw_parameters": [()] * (seeds * checkpoints), "cost": 0.0,
         "greedy_value": values[greedy.ravel()],
         "seed": np.repeat(np.arange(seeds), checkpoints),
-        "budget": np.tile(budgets, seeds), "greedy_arm": greedy.ravel(), "best_arm": 2,
+        "budget": np.tile(budgets, seeds), "rollouts": np.tile(budgets, seeds),
+        "greedy_arm": greedy.ravel(), "best_arm": 2,
         "correct": correct.ravel(), "finite": True})
 
 

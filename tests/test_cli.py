@@ -43,7 +43,7 @@ BAD_CONFIGS = {
     "axis not a list": (config_text(lr=0.1), "grid.lr"),
     "repeated lr": (config_text(lr=[0.1, 0.1]), "grid.lr[1]"),
     "negative cost": (config_text(cost=[-1.0]), "grid.cost[0]"),
-    "unknown stream mode": (config_text({"streams": "shared"}), "study.spec.streams"),
+    "unknown stream mode": (config_text({"streams": "shared"}), "study.streams"),
     "bad name": (config_text({"name": "../up"}), "study.name"),
     "curves not a boolean": (config_text({"curves": "yes"}), "study.curves"),
     "mean not a number": (config_text(means=[[0.0, "high"]]), "grid.means[0][1]"),
@@ -71,6 +71,14 @@ BAD_CONFIGS = {
                                                 {"draw": "normal", "arms": 4}]), "grid.means[1]"),
     "unknown baseline variant": (config_text(baseline=["running_mean_exclusive"]),
                                  "grid.baseline[0]"),
+    "group size zero": (config_text(group_size=[0, 4]), "grid.group_size[0]"),
+    "group size too large": (config_text(group_size=[4, 5000]), "grid.group_size[1]"),
+    "fractional group size": (config_text(group_size=[2.5]), "grid.group_size[0]"),
+    "text group size": (config_text(group_size=["eight"]), "grid.group_size[0]"),
+    "repeated group size": (config_text(group_size=[4, 4]), "grid.group_size[1]"),
+    "group size not a list": (config_text(group_size=4), "grid.group_size"),
+    "group estimator without a group": (config_text(baseline=["group_mean", "leave_one_out"],
+                                                    group_size=[1]), "grid.group_size"),
 }
 
 

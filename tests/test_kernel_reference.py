@@ -1,6 +1,7 @@
 """The numba kernel against the pure-Python reference (tests/reference/), same random stream:
 every reward model, fixed and drawn arm values, every learner of the registry and every baseline,
-and the per-step curves."""
+groups of 1 to 9 rollouts per update (budgets that are not multiples of the group), and the
+per-step curves."""
 
 from __future__ import annotations
 
@@ -50,13 +51,14 @@ def simulations(draw: st.DrawFn, arms: st.SearchStrategy[int] = SMALL,
                 most: int = 300) -> tuple[Simulation, tuple[int, ...]]:
     env = draw(environments(arms))
     learner = registry.learner(draw(st.sampled_from(registry.names())))
-    lr, baseline = 0.0, "none"
+    lr, baseline, group = 0.0, "none", 1
     if learner.trains:
         lr = draw(st.sampled_from([0.0, 0.1, 1.0]) | st.floats(0.0, 20.0))
         baseline = draw(st.sampled_from(learner.baselines))
+        group = draw(st.integers(2 if baseline in learner.group_baselines else 1, 9))
     algorithm = learner.name
     budgets = tuple(sorted(draw(st.sets(st.integers(1, most), min_size=1, max_size=4))))
-    return Simulation(algorithm, env, lr, baseline), budgets
+    return Simulation(algorithm, env, lr, baseline, group), budgets
 
 
 def reference_values(env: Environment, key: np.ndarray) -> list[float]:
@@ -69,16 +71,17 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
     keys = run_keys(root_seed, np.arange(seeds))
     out = simulate(sim, keys, budgets, curves=True, scores=True)
     env = sim.environment
-    optimal = np.zeros(budgets[-1], dtype=np.int64)
-    gained = np.zeros(budgets[-1], dtype=np.int64)
+    rollouts = budgets[-1] // sim.group_size * sim.group_size
+    optimal = np.zeros(rollouts, dtype=np.int64)
+    gained = np.zeros(rollouts, dtype=np.int64)
     for i in range(seeds):
         values = reference_values(env, keys[i])
         assert out.values[i].tolist() == values
         if sim.learner.nested:
             expected, steps = reference_run(keys[i], values, env.reward, sim.algorithm, sim.lr,
-                                            sim.baseline, list(budgets))
-            optimal += [s.optimal for s in steps]
-            gained += [round(s.reward * CURVE_SCALE) for s in steps]
+                                            sim.baseline, list(budgets), sim.group_size)
+            optimal += np.array([s.optimal for s in steps], dtype=np.int64)
+            gained += np.array([round(s.reward * CURVE_SCALE) for s in steps], dtype=np.int64)
         else:
             expected = [fixed_budget_run(keys[i], values, env.reward, sim.algorithm, b)
                         for b in budgets]
@@ -87,6 +90,7 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
             assert out.finite[i, c] == point.finite
             assert out.reward_sum[i, c] == point.reward_sum
             assert out.pulls[i, c].tolist() == point.pulls
+            assert out.zero_signal[i, c] == point.zero_signal
             # The kernel and the reference do the same IEEE operations in the same order, so
             # today they agree to the bit; 1e-12 is the contract, leaving room for a faster exp.
             np.testing.assert_allclose(out.scores[i, c], point.scores, rtol=1e-12, atol=1e-12)

@@ -8,11 +8,14 @@ own specialization of the driver, with no dispatch and no reference counting at 
 lane loops vectorize as if they were written in the driver. A stub a learner does not implement
 falls back to the default below it.
 
-State the drivers hand to the nested hooks, per block of ``lanes`` runs in lockstep (K arms):
-``params`` (K, lanes), the learner's parameters (REINFORCE's logits), zero at the start;
-``weights`` (K, lanes) and ``norm`` (lanes,), scratch that ``choose`` may fill for ``learn``;
-``pulls`` and ``arm_rewards`` (K, lanes), each arm's pulls and reward sum before this episode;
-``total`` (lanes,), the reward sum before this episode; ``work_a``, ``work_b`` (lanes,), scratch.
+A nested learner's run is a sequence of updates, each on a group of G rollouts (G = 1: one
+episode per update): ``prepare`` once before the group, ``choose`` for each rollout of the group,
+then ``learn`` from the whole group. State the drivers hand to the nested hooks, per block of
+``lanes`` runs in lockstep (K arms): ``params`` (K, lanes), the learner's parameters (REINFORCE's
+logits), zero at the start; ``weights`` (K, lanes) and ``norm`` (lanes,), scratch that ``prepare``
+may fill for ``choose`` and ``learn``; ``pulls`` and ``arm_rewards`` (K, lanes), each arm's pulls
+and reward sum before this update; ``total`` (lanes,), the reward sum before this update;
+``work_a``, ``work_b`` (lanes,), scratch.
 """
 
 from __future__ import annotations
@@ -43,20 +46,33 @@ def _resolve(stub: str, name: types.Type, default: Callable[..., object] | None
     return _IMPLEMENTATIONS.get((stub, name.literal_value), default)
 
 
+def prepare(name, params, weights, norm, work_a):  # type: ignore[no-untyped-def]
+    """Before an update's rollouts: compute what every rollout of the group shares (REINFORCE's
+    softmax weights and their sum, into ``weights`` and ``norm``). Default: nothing."""
+
+
+def _nothing_shared(name, params, weights, norm,
+                    work_a):  # type: ignore[no-untyped-def]  # pragma: no cover
+    pass
+
+
 def choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
            work_b):  # type: ignore[no-untyped-def]
-    """Write into ``arm[j]`` (as a float) the arm that lane j pulls at episode t; ``u_action[j]``
+    """Write into ``arm[j]`` (as a float) the arm that lane j pulls at rollout t; ``u_action[j]``
     is the lane's uniform action draw (high 32 bits of main-stream word t)."""
 
 
-def learn(name, t, lr, baseline, arm, reward, params, weights, norm, pulls, arm_rewards, total,
-          work_a, work_b):  # type: ignore[no-untyped-def]
-    """Update ``params`` after episode t pulled ``arm`` and got ``reward``; ``pulls``,
-    ``arm_rewards`` and ``total`` do not include episode t yet. Default: nothing to learn."""
+def learn(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
+          arm_rewards, total, zero_signal, work_a, work_b):  # type: ignore[no-untyped-def]
+    """Update ``params`` from a group of rollouts t, t + 1, ..., t + G - 1 that pulled ``arms``
+    and got ``rewards`` (both (G, lanes)); ``advantage`` (G, lanes) is scratch; add 1 to
+    ``zero_signal[j]`` when every advantage of lane j's group is 0. ``pulls``, ``arm_rewards``
+    and ``total`` do not include the group yet. Default: nothing to learn."""
 
 
-def _no_learning(name, t, lr, baseline, arm, reward, params, weights, norm, pulls, arm_rewards,
-                 total, work_a, work_b):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _no_learning(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
+                 arm_rewards, total, zero_signal, work_a,
+                 work_b):  # type: ignore[no-untyped-def]  # pragma: no cover
     pass
 
 
@@ -91,6 +107,11 @@ def run_budget(name, k0, k1, values, gaussian, budget, pulls,
     not nested): fill ``pulls`` and ``means`` (K,) and return (recommended arm, reward sum)."""
 
 
+@overload(prepare, inline="always")
+def _prepare(name, params, weights, norm, work_a):  # type: ignore[no-untyped-def]
+    return _resolve("prepare", name, _nothing_shared)
+
+
 @overload(choose, inline="always")
 def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
             work_b):  # type: ignore[no-untyped-def]
@@ -98,8 +119,8 @@ def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, w
 
 
 @overload(learn, inline="always")
-def _learn(name, t, lr, baseline, arm, reward, params, weights, norm, pulls, arm_rewards, total,
-           work_a, work_b):  # type: ignore[no-untyped-def]
+def _learn(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
+           arm_rewards, total, zero_signal, work_a, work_b):  # type: ignore[no-untyped-def]
     return _resolve("learn", name, _no_learning)
 
 

@@ -16,7 +16,3 @@ jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 
 parallel_jit = nb.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 """Decorator for the top-level kernels whose outer loop over runs is a ``prange``."""
-
-inline_jit = nb.njit(inline="always", error_model="numpy")
-"""Decorator for a driver's helper that is inlined into its caller at numba-IR level, so that the
-learner name it passes on stays a literal and its array arguments cost no reference counting."""

@@ -1,7 +1,10 @@
 """The kernel's drivers: arrays in, arrays out; no Python objects, no I/O.
 
-``simulate_nested`` runs a learner whose budget-B run is the first B episodes of a longer one: one
-call simulates every seed to the largest budget and records the state at each checkpoint.
+``simulate_nested`` runs a learner whose budget-B run is the first B rollouts of a longer one: one
+call simulates every seed to the largest budget and records the state at each checkpoint. Its
+rollouts come in groups of G per update (G = 1: one episode per update); rollout j of update u is
+rollout t = u G + j of the run's stream, whatever G is, and checkpoint B records the state after
+floor(B / G) updates.
 ``simulate_fixed_budget`` runs a learner that plans from the budget: each checkpoint is a run of
 its own from the start of the stream. Either takes the learner's name first, as a string literal,
 and is compiled once per learner with the learner's pieces inlined (``study.core.hooks``).
@@ -31,8 +34,8 @@ import numba as nb
 import numpy as np
 
 from study.core.gaussian import noise_block
-from study.core.hooks import best_mass, choose, learn, run_budget, score
-from study.core.jit import inline_jit, jit, parallel_jit
+from study.core.hooks import best_mass, choose, learn, prepare, run_budget, score
+from study.core.jit import jit, parallel_jit
 from study.core.philox import high_unit, low_unit, philox_block, to_unit
 from study.core.streams import TIE_BREAK_C3
 
@@ -118,12 +121,15 @@ def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
             noise[4 * b + 3, j] = z3
 
 
-@inline_jit
+@jit
 def _record(name, row, lane, checkpoint, budget, k0, k1, is_best, params, pulls, arm_rewards,
-            total, scores, greedy, p_best, reward_sum, pulls_out, scores_out,
-            finite) -> None:  # pragma: no cover
+            total, zero_signal, scores, greedy, p_best, reward_sum, pulls_out, scores_out,
+            finite, zero_signal_out) -> None:  # pragma: no cover
     """Write lane ``lane``'s state at a checkpoint into output row ``row`` (``is_best``: the
-    lane's best arms, (K,)); the per-arm scores only when ``scores_out`` is not empty."""
+    lane's best arms, (K,)); the per-arm scores only when ``scores_out`` is not empty. (A call
+    per lane and checkpoint, not per episode, so its reference counting costs nothing.)"""
+    nb.literally(name)
+    zero_signal_out[row, checkpoint] = np.int64(zero_signal[lane])
     ok = score(name, lane, params, pulls, arm_rewards, scores)
     finite[row, checkpoint] = ok
     greedy[row, checkpoint] = _break_tie(scores, k0, k1, budget) if ok else -1
@@ -137,12 +143,28 @@ def _record(name, row, lane, checkpoint, budget, k0, k1, is_best, params, pulls,
 
 
 @jit
-def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline, budgets,
-                    greedy, p_best, reward_sum, pulls_out, scores_out, finite, curve_optimal,
-                    curve_reward) -> None:  # pragma: no cover
-    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``,
-    adding the per-step sums of the curves into ``curve_optimal`` and ``curve_reward`` unless
-    they are empty.
+def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, params, pulls,
+                arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum, pulls_out,
+                scores_out, finite, zero_signal_out) -> int:  # pragma: no cover
+    """Record every checkpoint B from ``checkpoint`` on that falls after ``updates`` updates
+    (floor(B / G) = updates); return the next checkpoint to wait for."""
+    nb.literally(name)
+    while checkpoint < budgets.shape[0] and budgets[checkpoint] // group == updates:
+        for j in range(used):
+            _record(name, j, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], params,
+                    pulls, arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum,
+                    pulls_out, scores_out, finite, zero_signal_out)
+        checkpoint += 1
+    return checkpoint
+
+
+@jit
+def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline, group, budgets,
+                    greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out,
+                    curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``
+    rollouts in groups of ``group``, adding the per-step sums of the curves into
+    ``curve_optimal`` and ``curve_reward`` unless they are empty.
 
     One function on purpose: every lane loop below, and in the learner's inlined pieces, is
     innermost and branch-free so that it vectorizes, and passing the state arrays to helpers that
@@ -172,6 +194,7 @@ def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline,
     pulls = np.zeros((n_arms, lanes))  # counts as doubles: exact to 2^53, and SIMD-friendly
     arm_rewards = np.zeros((n_arms, lanes))
     total = np.zeros(lanes)
+    zero_signal = np.zeros(lanes)
     words = np.empty((BUFFERED, lanes), dtype=np.uint64)
     noise = np.zeros((BUFFERED, lanes))
     u_action = np.empty(lanes)
@@ -182,70 +205,83 @@ def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline,
     arm = np.empty(lanes)
     reward = np.empty(lanes)
     count = np.empty(lanes)
+    arms = np.empty((group, lanes))
+    rewards = np.empty((group, lanes))
+    advantage = np.empty((group, lanes))
     scores = np.empty(n_arms)
-    checkpoint = 0
-    for t in range(budgets[-1]):
-        # Episode t uses word t % 4 of main-stream block t // 4, drawn for BUFFERED episodes at
-        # a time by a tight loop of its own; likewise its Gaussian noise.
-        word = t % BUFFERED
-        if word == 0:
-            _draw_words(t // 4, k0, k1, words)
+    checkpoint = _record_due(name, 0, 0, used, group, k0, k1, best, budgets, params, pulls,
+                             arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum,
+                             pulls_out, scores_out, finite, zero_signal_out)
+    for update in range(budgets[-1] // group):
+        prepare(name, params, weights, norm, work_a)
+        for i in range(group):
+            t = update * group + i
+            # Rollout t uses word t % 4 of main-stream block t // 4, drawn for BUFFERED
+            # rollouts at a time by a tight loop of its own; likewise its Gaussian noise.
+            word = t % BUFFERED
+            if word == 0:
+                _draw_words(t // 4, k0, k1, words)
+                if gaussian:
+                    _draw_noise(t // 4, k0, k1, noise)
+            for j in range(lanes):
+                u_action[j] = high_unit(words[word, j])
+                u_reward[j] = low_unit(words[word, j])
+
+            choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
+                   work_b)
+
+            # The reward, summed over the arms with [arm = k] (no gather): Bernoulli
+            # [u < p[arm]], or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm]
+            # exact).
+            for j in range(lanes):
+                reward[j] = 0.0
             if gaussian:
-                _draw_noise(t // 4, k0, k1, noise)
-        for j in range(lanes):
-            u_action[j] = high_unit(words[word, j])
-            u_reward[j] = low_unit(words[word, j])
+                for k in range(n_arms):
+                    for j in range(lanes):
+                        reward[j] += value[k, j] * np.float64(arm[j] == k)
+                for j in range(lanes):
+                    reward[j] += noise[word, j]
+            else:
+                for k in range(n_arms):
+                    for j in range(lanes):
+                        reward[j] += (np.float64(u_reward[j] < value[k, j])
+                                      * np.float64(arm[j] == k))
+            for j in range(lanes):
+                arms[i, j] = arm[j]
+                rewards[i, j] = reward[j]
 
-        choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a, work_b)
+            if curves:
+                # Integer sums (rewards in fixed point), so the totals do not depend on how the
+                # seeds are split among blocks, threads or shards.
+                for j in range(lanes):
+                    count[j] = 0.0
+                for k in range(n_arms):
+                    for j in range(lanes):
+                        count[j] += is_best[k, j] * np.float64(arm[j] == k)
+                optimal = 0.0
+                gained = 0.0
+                for j in range(used):
+                    optimal += count[j]
+                    gained += np.rint(reward[j] * CURVE_SCALE)
+                curve_optimal[t] += np.int64(optimal)
+                curve_reward[t] += np.int64(gained)
 
-        # The reward, summed over the arms with [arm = k] (no gather): Bernoulli [u < p[arm]],
-        # or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm] exact).
-        for j in range(lanes):
-            reward[j] = 0.0
-        if gaussian:
+        learn(name, update * group, lr, baseline, arms, rewards, advantage, params, weights, norm,
+              pulls, arm_rewards, total, zero_signal, work_a, work_b)
+
+        for i in range(group):
             for k in range(n_arms):
                 for j in range(lanes):
-                    reward[j] += value[k, j] * np.float64(arm[j] == k)
+                    hit = np.float64(arms[i, j] == k)
+                    pulls[k, j] += hit
+                    arm_rewards[k, j] += rewards[i, j] * hit
             for j in range(lanes):
-                reward[j] += noise[word, j]
-        else:
-            for k in range(n_arms):
-                for j in range(lanes):
-                    reward[j] += np.float64(u_reward[j] < value[k, j]) * np.float64(arm[j] == k)
+                total[j] += rewards[i, j]
 
-        if curves:
-            # Integer sums (rewards in fixed point), so the totals do not depend on how the
-            # seeds are split among blocks, threads or shards.
-            for j in range(lanes):
-                count[j] = 0.0
-            for k in range(n_arms):
-                for j in range(lanes):
-                    count[j] += is_best[k, j] * np.float64(arm[j] == k)
-            optimal = 0.0
-            gained = 0.0
-            for j in range(used):
-                optimal += count[j]
-                gained += np.rint(reward[j] * CURVE_SCALE)
-            curve_optimal[t] += np.int64(optimal)
-            curve_reward[t] += np.int64(gained)
-
-        learn(name, t, lr, baseline, arm, reward, params, weights, norm, pulls, arm_rewards, total,
-              work_a, work_b)
-
-        for k in range(n_arms):
-            for j in range(lanes):
-                hit = np.float64(arm[j] == k)
-                pulls[k, j] += hit
-                arm_rewards[k, j] += reward[j] * hit
-        for j in range(lanes):
-            total[j] += reward[j]
-
-        if t + 1 == budgets[checkpoint]:
-            for j in range(used):
-                _record(name, j, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j],
-                        params, pulls, arm_rewards, total, scores, greedy, p_best, reward_sum,
-                        pulls_out, scores_out, finite)
-            checkpoint += 1
+        checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
+                                 budgets, params, pulls, arm_rewards, total, zero_signal, scores,
+                                 greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                                 zero_signal_out)
 
 
 @parallel_jit
@@ -258,6 +294,7 @@ def simulate_nested(
     reward_model: int,
     lr: float,
     baseline: int,
+    group: int,
     budgets: np.ndarray,
     greedy: np.ndarray,
     p_best: np.ndarray,
@@ -265,23 +302,25 @@ def simulate_nested(
     pulls: np.ndarray,
     scores: np.ndarray,
     finite: np.ndarray,
+    zero_signal: np.ndarray,
     curve_optimal: np.ndarray,
     curve_reward: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate one run of the nested learner ``name`` per row of ``keys`` (uint64, shape (runs,
     2)) and fill the outputs; ``lanes`` runs at a time advance in lockstep (pass ``LANES``).
     ``values`` (runs, K) are each run's arm values (probabilities or means, by ``reward_model``)
-    and ``best`` (runs, K) its best arms; ``lr`` and ``baseline`` (the learner's baseline code)
-    are passed to the learner.
+    and ``best`` (runs, K) its best arms; ``lr``, ``baseline`` (the learner's baseline code) and
+    ``group`` (G, rollouts per update) are passed to the learner.
 
     Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
     the state is not finite), ``p_best`` (policy mass on the best arms; NaN for learners without
     a policy), ``reward_sum`` (float64), ``pulls`` (int64), ``finite`` (bool), and ``scores``
     (the learner's scores of the arms at each checkpoint; pass an empty (0, 0, 0) array to skip
-    them, as the runs table does).
+    them, as the runs table does) and ``zero_signal`` (int64: updates so far whose advantages
+    were all 0).
 
     The curves: ``curve_optimal`` and ``curve_reward`` (int64, shape (groups, steps)) get, for
-    every episode t < steps, the number of runs whose arm was a best arm and the sum of the
+    every rollout t < steps, the number of runs whose arm was a best arm and the sum of the
     rewards times ``CURVE_SCALE`` (rounded), summed over the runs of each group of blocks of
     lanes (group g takes blocks g, g + groups, ...). With steps = 0 nothing is recorded and groups
     should be the number of blocks, so that every block is its own parallel task.
@@ -294,10 +333,10 @@ def simulate_nested(
             lo = b * lanes
             hi = min(lo + lanes, keys.shape[0])
             _simulate_block(name, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
-                            lr, baseline, budgets, greedy[lo:hi], p_best[lo:hi],
+                            lr, baseline, group, budgets, greedy[lo:hi], p_best[lo:hi],
                             reward_sum[lo:hi], pulls[lo:hi],
                             scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
-                            curve_optimal[g], curve_reward[g])
+                            zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
 
 
 @parallel_jit
@@ -313,6 +352,7 @@ def simulate_fixed_budget(
     pulls: np.ndarray,
     scores: np.ndarray,
     finite: np.ndarray,
+    zero_signal: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate the learner ``name``, which plans from the budget, once per (run, checkpoint),
     one seed per thread task; the outputs are those of ``simulate_nested`` (``scores``: the
@@ -327,5 +367,6 @@ def simulate_fixed_budget(
                 pulls[i, c], means)
             p_best[i, c] = np.nan
             finite[i, c] = True
+            zero_signal[i, c] = 0
             if scores.shape[0] > 0:
                 scores[i, c] = means

@@ -132,11 +132,15 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
     best_value = out.best_value.ravel()
     described = {"cell": np.int64(cell.index), "algorithm": sim.algorithm,
                  "nested": sim.learner.nested, "baseline": sim.baseline, "lr": sim.lr,
-                 **sim.environment.columns(), "cost": cell.cost}
+                 "group_size": np.int64(sim.group_size), **sim.environment.columns(),
+                 "cost": cell.cost}
+    checkpoints = np.asarray(budgets, dtype=np.int64)
     return pd.DataFrame({
         **{name: _constant(rows, value) for name, value in described.items()},
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
-        "budget": np.tile(np.asarray(budgets, dtype=np.int64), len(seeds)),
+        "budget": np.tile(checkpoints, len(seeds)),
+        "rollouts": np.tile(checkpoints // sim.group_size * sim.group_size if sim.learner.nested
+                            else checkpoints, len(seeds)),
         "greedy_arm": out.greedy.ravel(),
         "best_arm": out.best_arm.ravel(),
         # The recommended arm is a best arm exactly when its value is the largest (NaN, for a
@@ -148,13 +152,14 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
         "best_value": best_value,
         "value_gap": out.value_gap.ravel(),
         "greedy_value": greedy_value,
+        "zero_signal_updates": out.zero_signal.ravel(),
         "finite": out.finite.ravel(),
     }, columns=list(RUNS_COLUMNS))
 
 
 def _curve_rows(cell: Cell, out: ShardResult, seeds: int) -> pd.DataFrame:
-    """The cell's per-step curves: step t = 1, 2, ... is the t-th episode; empty for the
-    learners that have none."""
+    """The cell's per-step curves: step t = 1, 2, ... is the t-th rollout; empty for the learners
+    that have none."""
     steps = len(out.curve_optimal)
     return pd.DataFrame({
         "cell": np.full(steps, cell.index, dtype=np.int64),

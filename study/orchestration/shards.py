@@ -44,8 +44,8 @@ number that up to 8 threads share evenly. A partial block costs as much as a ful
 _PACKAGE = Path(study.__file__).parent
 _SPEC_CODE = ("environment.py", "grid.py", "streams.py")
 _ORCHESTRATION_CODE = ("runner.py", "shards.py")
-_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "best_arm", "best_value",
-           "value_gap", "greedy_value")
+_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "zero_signal", "best_arm",
+           "best_value", "value_gap", "greedy_value")
 _CURVES = ("curve_optimal", "curve_reward")
 
 
@@ -70,7 +70,8 @@ def code_version() -> str:
 def horizon(simulation: Simulation, budgets: tuple[int, ...]) -> int:
     """Episodes one seed of ``simulation`` costs: one run to the largest budget when runs are
     nested, one run per checkpoint otherwise."""
-    return budgets[-1] if simulation.learner.nested else sum(budgets)
+    return budgets[-1] // simulation.group_size * simulation.group_size if (
+        simulation.learner.nested) else sum(budgets)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class Shard:
         content = {"algorithm": self.simulation.algorithm,
                    "environment": self.simulation.environment.to_dict(),
                    "lr": self.simulation.lr, "baseline": self.simulation.baseline,
+                   "group_size": self.simulation.group_size,
                    "seeds": [self.start, self.stop], "budgets": list(self.budgets),
                    "root_seed": self.root_seed, "streams": self.streams, "curves": self.curves,
                    "version": study.__version__, "code": code_version()}
@@ -112,6 +114,7 @@ class ShardResult:
     reward_sum: np.ndarray
     best_pulls: np.ndarray
     finite: np.ndarray
+    zero_signal: np.ndarray
     best_arm: np.ndarray
     best_value: np.ndarray
     value_gap: np.ndarray

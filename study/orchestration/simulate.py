@@ -32,6 +32,7 @@ class KernelOutput:
     pulls: np.ndarray
     scores: np.ndarray
     finite: np.ndarray
+    zero_signal: np.ndarray
     values: np.ndarray
     best: np.ndarray
     curve_optimal: np.ndarray
@@ -49,7 +50,7 @@ class KernelOutput:
         greedy_value = np.where(self.greedy >= 0,
                                 self.values[rows, np.maximum(self.greedy, 0)], np.nan)
         return ShardResult(
-            self.greedy, self.p_best, self.reward_sum, best_pulls, self.finite,
+            self.greedy, self.p_best, self.reward_sum, best_pulls, self.finite, self.zero_signal,
             np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
             np.repeat(top[:, None], checkpoints, axis=1),
             np.repeat(gap[:, None], checkpoints, axis=1),
@@ -68,7 +69,9 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     runs, checkpoints, arms = keys.shape[0], len(budgets), env.arms
     values = env.arm_values(keys)
     best = best_arms(values)
-    steps = budgets[-1] if curves and learner.nested else 0
+    group = simulation.group_size
+    # A nested run makes floor(B / G) updates of G rollouts; the curves follow every rollout.
+    steps = budgets[-1] // group * group if curves and learner.nested else 0
     blocks = -(-runs // LANES)
     # One group of blocks per thread when recording curves (each group sums into its own row);
     # otherwise a group per block, so every block is a parallel task and nothing is allocated.
@@ -80,6 +83,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         pulls=np.empty((runs, checkpoints, arms), dtype=np.int64),
         scores=np.empty((runs, checkpoints, arms) if scores else (0, 0, 0)),
         finite=np.empty((runs, checkpoints), dtype=np.bool_),
+        zero_signal=np.empty((runs, checkpoints), dtype=np.int64),
         values=values,
         best=best,
         curve_optimal=np.zeros((groups, steps), dtype=np.int64),
@@ -87,10 +91,11 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     )
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
-    outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite)
+    outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
+               out.zero_signal)
     if learner.nested:
         simulate_nested(learner.name, keys, LANES, values, best, REWARD_CODES[env.reward],
-                        float(simulation.lr), learner.baseline_code(simulation.baseline),
+                        float(simulation.lr), learner.baseline_code(simulation.baseline), group,
                         checkpoints_array, *outputs, out.curve_optimal, out.curve_reward)
     else:
         simulate_fixed_budget(learner.name, keys, values, REWARD_CODES[env.reward],

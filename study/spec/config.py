@@ -28,6 +28,10 @@ typo far more often than an intent."""
 
 MAX_SEEDS = 10**7
 
+MAX_GROUP_SIZE = 1024
+"""Largest group of rollouts per update: past it a group is a sizeable share of any budget the
+study runs, and the kernel keeps a group's arms and rewards for every lockstep lane."""
+
 MAX_ARMS = 1000
 """Most arms a bandit may have; one code path serves every K up to it (the state of 1,000 arms in
 the kernel's 32 lockstep lanes is 1 MB)."""
@@ -46,7 +50,7 @@ STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
-_GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "cost", "budgets"}
+_GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "group_size", "cost", "budgets"}
 _ANALYSIS_KEYS = {"deployment_pulls"}
 
 
@@ -83,6 +87,7 @@ class StudyConfig:
     baseline: tuple[str, ...]
     cost: tuple[float, ...]
     budgets: tuple[int, ...]
+    group_size: tuple[int, ...] = (1,)
     streams: str = "per_seed"
     description: str = ""
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
@@ -144,7 +149,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         raise ConfigError("study.name", name, "is not a name of letters, digits, '_', '-', '.'")
     streams = study.get("streams", "per_seed")
     if streams not in STREAM_MODES:
-        raise ConfigError("study.spec.streams", streams, f"is not one of {', '.join(STREAM_MODES)}")
+        raise ConfigError("study.streams", streams, f"is not one of {', '.join(STREAM_MODES)}")
     description = study.get("description", "")
     if not isinstance(description, str):
         raise ConfigError("study.description", description, "is not a string")
@@ -159,7 +164,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
             raise ConfigError(f"grid.budgets[{i}]", budgets[i],
                               f"is not greater than the checkpoint before it ({budgets[i - 1]})")
 
-    return StudyConfig(
+    config = StudyConfig(
         name=name,
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
@@ -173,6 +178,9 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         cost=_unique("grid.cost", tuple(_number(f"grid.cost[{i}]", v) for i, v in
                      enumerate(_axis("grid.cost", grid.get("cost", [0.0]))))),
         budgets=budgets,
+        group_size=_unique("grid.group_size", tuple(
+            _check_int(f"grid.group_size[{i}]", g, 1, MAX_GROUP_SIZE)
+            for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1]))))),
         streams=streams,
         description=description,
         deployment_pulls=_check_int("analysis.deployment_pulls",
@@ -180,6 +188,21 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
                                     1, 10**15),
         curves=curves,
     )
+    _check_some_cell(config)
+    return config
+
+
+def _check_some_cell(config: StudyConfig) -> None:
+    """A grid whose every combination is skipped (group estimators need a group of at least 2
+    rollouts) has no cell to run."""
+    for algorithm in config.algorithm:
+        learner = registry.learner(algorithm)
+        if not learner.trains or any(learner.accepts(b, g) for b in config.baseline
+                                     for g in config.group_size):
+            return
+    raise ConfigError("grid.group_size", list(config.group_size),
+                      f"leaves no cell for baselines {', '.join(config.baseline)} (group "
+                      "estimators need a group_size of at least 2)")
 
 
 def _table(field: str, value: object) -> dict[str, Any]:

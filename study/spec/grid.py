@@ -1,10 +1,12 @@
 """The grid of cells a config spans, and the simulations behind them.
 
-A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, cost); it is
-the ``cell`` column of the runs table. A *simulation* is what the kernel runs: cells that differ
-only in cost share one (cost is priced in the analysis, not simulated), and a learner that does not
-train ignores lr and baseline, so its cells are collapsed to lr 0 and baseline ``none`` and
-simulated once.
+A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, group size,
+cost); it is the ``cell`` column of the runs table. A *simulation* is what the kernel runs: cells
+that differ only in cost share one (cost is priced in the analysis, not simulated), and a learner
+that does not train ignores lr, baseline and group size, so its cells are collapsed to lr 0,
+baseline ``none`` and group size 1 and simulated once. A group estimator (``group_mean``, ...)
+needs a group of at least 2 rollouts: its combinations with group size 1 are not cells
+(``skipped`` lists them).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Simulation:
     environment: Environment
     lr: float
     baseline: str
+    group_size: int = 1
 
     @property
     def learner(self) -> Learner:
@@ -42,29 +45,38 @@ class Simulation:
         text = f"{self.algorithm}|{env.text}|{self.lr!r}|{self.baseline}"
         if env.reward != "bernoulli" or env.values is None:
             text += f"|{env.reward}"
+        if self.group_size != 1:
+            text += f"|G{self.group_size}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
 @dataclass(frozen=True)
 class Cell:
     """One cell of the grid: a simulation priced at one per-pull cost; ``index`` is its ``cell``
-    id, its position in the grid's order (algorithm, environment, lr, baseline, cost)."""
+    id, its position in the grid's order (algorithm, environment, lr, baseline, group size,
+    cost)."""
 
     index: int
     simulation: Simulation
     cost: float
 
 
+def _combinations(config: StudyConfig) -> itertools.product:
+    return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
+                             config.group_size, config.cost)
+
+
 def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, float]] = set()
-    for algorithm, environment, lr, baseline, cost in itertools.product(
-        config.algorithm, config.environments, config.lr, config.baseline, config.cost
-    ):
-        if not registry.learner(algorithm).trains:
-            lr, baseline = 0.0, "none"
-        simulation = Simulation(algorithm, environment, lr, baseline)
+    for algorithm, environment, lr, baseline, group_size, cost in _combinations(config):
+        learner = registry.learner(algorithm)
+        if not learner.trains:
+            lr, baseline, group_size = 0.0, "none", 1
+        elif not learner.accepts(baseline, group_size):
+            continue
+        simulation = Simulation(algorithm, environment, lr, baseline, group_size)
         if (simulation, cost) in seen:
             continue
         seen.add((simulation, cost))
@@ -75,3 +87,14 @@ def cells(config: StudyConfig) -> list[Cell]:
 def simulations(grid: list[Cell]) -> list[Simulation]:
     """The distinct simulations behind the cells, in order of first appearance."""
     return list(dict.fromkeys(cell.simulation for cell in grid))
+
+
+def skipped(config: StudyConfig) -> list[str]:
+    """The (learner, baseline, group size) combinations of the grid that are not cells, each as
+    text, in grid order (``python -m study run`` prints them)."""
+    found = {}
+    for algorithm, _, _, baseline, group_size, _ in _combinations(config):
+        learner = registry.learner(algorithm)
+        if learner.trains and not learner.accepts(baseline, group_size):
+            found[f"{algorithm} with baseline {baseline} at group_size {group_size}"] = None
+    return list(found)

@@ -16,8 +16,8 @@ INDEX_FILE = "index.json"
 that stopped half-way is redone."""
 NUMBERS_FILE = "numbers.json"
 
-CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "reward_model", "environment",
-                "arms", "draw", "arm_values", "draw_parameters", "cost")
+CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "reward_model",
+                "environment", "arms", "draw", "arm_values", "draw_parameters", "cost")
 """The columns of the runs table that describe a cell (the same on every row of the cell).
 
 ``environment`` is the bandit as display text (``0.5,0.55,0.6`` when its values are fixed,
@@ -29,10 +29,12 @@ parameters in the order ``study.spec.environment.DRAWS`` lists them, empty when 
 LIST_COLUMNS = ("arm_values", "draw_parameters")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
 
-RUN_COLUMNS = ("seed", "budget", "greedy_arm", "best_arm", "correct", "p_best", "reward_sum",
-               "best_arm_pulls", "best_value", "value_gap", "greedy_value", "finite")
+RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct", "p_best",
+               "reward_sum", "best_arm_pulls", "best_value", "value_gap", "greedy_value",
+               "zero_signal_updates", "finite")
 """The columns of the runs table that describe one run at one checkpoint (README, "Commands and
-outputs", says what each holds)."""
+outputs", says what each holds). ``rollouts`` is G * floor(B / G), the rollouts a run with groups
+of G actually spent by checkpoint B (B itself when G = 1)."""
 
 RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
 """``runs.parquet``: one row per (cell, seed, budget checkpoint), ordered that way."""

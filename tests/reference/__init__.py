@@ -2,12 +2,13 @@
 kernel, through numpy's own ``Philox`` rather than ours. This package is the spec; README.md, "The
 model", says the same in words. Kernel and reference must agree exactly.
 
-It mirrors ``study/learners/``: this file holds the environment, the streams and the episode
-loop; ``<learner>.py`` beside it holds each learner's part, found by the learner's name. A nested
-learner's module defines ``choose(t, u_action, state)`` -> (arm, memo) and may define
-``learn(t, lr, baseline, arm, reward, state, memo)``, ``scores(state)`` -> (scores, finite) and
-``best_mass(scores, is_best)``; a learner that plans from the budget defines ``run_budget(run,
-budget)`` on a ``FixedBudgetRun``.
+It mirrors ``study/learners/``: this file holds the environment, the streams and the loop over
+updates of G rollouts; ``<learner>.py`` beside it holds each learner's part, found by the
+learner's name. A nested learner's module defines ``choose(t, u_action, state, shared)`` -> arm
+and may define ``prepare(state)`` -> shared (what the rollouts of an update share), ``learn(t,
+lr, baseline, arms, rewards, state, shared)`` -> whether every advantage was 0, ``scores(state)``
+-> (scores, finite) and ``best_mass(scores, is_best)``; a learner that plans from the budget
+defines ``run_budget(run, budget)`` on a ``FixedBudgetRun``.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class Checkpoint:
     pulls: list[int]
     scores: list[float]
     finite: bool
+    zero_signal: int = 0
 
 
 @dataclass
@@ -126,40 +128,57 @@ def empirical_means(state: State) -> tuple[list[float], bool]:
 
 
 def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str, lr: float,
-        baseline: str, budgets: list[int]) -> tuple[list[Checkpoint], list[Step]]:
-    """One run of ``max(budgets)`` episodes of the nested learner ``algorithm`` with Philox key
-    ``key`` on arms with ``values`` (pass probabilities, or Gaussian means); one Checkpoint per
-    budget and one Step per episode."""
+        baseline: str, budgets: list[int],
+        group_size: int = 1) -> tuple[list[Checkpoint], list[Step]]:
+    """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
+    ``values`` (pass probabilities, or Gaussian means): floor(max(budgets) / G) updates of G =
+    ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the stream; one
+    Checkpoint per budget B (after floor(B / G) updates) and one Step per rollout."""
     part = learner(algorithm)
     n_arms = len(values)
     top_p = max(values)
-    words = np.random.Philox(key=key).random_raw(budgets[-1])
-    noise = normals(key, budgets[-1]) if reward_model == "gaussian" else None
+    updates = budgets[-1] // group_size
+    words = np.random.Philox(key=key).random_raw(max(updates * group_size, 1))
+    noise = normals(key, updates * group_size) if reward_model == "gaussian" else None
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
     record = []
     steps = []
-    for t in range(budgets[-1]):
-        u_action, u_reward = halves(words[t])
-        arm, memo = part.choose(t, u_action, state)
-        if noise is None:
-            reward = 1.0 if u_reward < values[arm] else 0.0
-        else:
-            reward = values[arm] + noise[t]
-        steps.append(Step(values[arm] == top_p, reward))
-        if hasattr(part, "learn"):
-            part.learn(t, lr, baseline, arm, reward, state, memo)
-        state.pulls[arm] += 1
-        state.arm_rewards[arm] += reward
-        state.total += reward
-        if t + 1 in budgets:
-            budget = t + 1
+    zero_signal = 0
+
+    def checkpoints(done: int) -> None:
+        for budget in budgets:
+            if budget // group_size != done:
+                continue
             scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
             greedy = tie_break(scores, key, budget) if finite else -1
             p_best = math.nan
             if hasattr(part, "best_mass") and finite:
                 p_best = part.best_mass(scores, [v == top_p for v in values])
             record.append(Checkpoint(budget, greedy, p_best, state.total, list(state.pulls),
-                                     scores, finite))
+                                     scores, finite, zero_signal))
+
+    checkpoints(0)
+    for update in range(updates):
+        shared = part.prepare(state) if hasattr(part, "prepare") else None
+        arms, rewards = [], []
+        for t in range(update * group_size, (update + 1) * group_size):
+            u_action, u_reward = halves(words[t])
+            arm = part.choose(t, u_action, state, shared)
+            if noise is None:
+                reward = 1.0 if u_reward < values[arm] else 0.0
+            else:
+                reward = values[arm] + noise[t]
+            steps.append(Step(values[arm] == top_p, reward))
+            arms.append(arm)
+            rewards.append(reward)
+        if hasattr(part, "learn"):
+            zero_signal += part.learn(update * group_size, lr, baseline, arms, rewards, state,
+                                      shared)
+        for arm, reward in zip(arms, rewards, strict=True):
+            state.pulls[arm] += 1
+            state.arm_rewards[arm] += reward
+            state.total += reward
+        checkpoints(update + 1)
     return record, steps
 
 

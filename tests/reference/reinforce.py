@@ -16,9 +16,14 @@ def _softmax_weights(logits: list[float]) -> tuple[list[float], float]:
     return weights, norm
 
 
-def choose(t: int, u_action: float, state: State) -> tuple[int, tuple[list[float], float]]:
-    """Sample from the softmax by inverse CDF; the weights and their sum are kept for ``learn``."""
-    weights, norm = _softmax_weights(state.logits)
+def prepare(state: State) -> tuple[list[float], float]:
+    """The policy of the whole group: the softmax weights and their sum."""
+    return _softmax_weights(state.logits)
+
+
+def choose(t: int, u_action: float, state: State, shared: tuple[list[float], float]) -> int:
+    """Sample from the group's softmax by inverse CDF."""
+    weights, norm = shared
     target = u_action * norm
     arm, cumulative = len(weights) - 1, 0.0
     for k, w in enumerate(weights):
@@ -26,25 +31,56 @@ def choose(t: int, u_action: float, state: State) -> tuple[int, tuple[list[float
         if target < cumulative:
             arm = k
             break
-    return arm, (weights, norm)
+    return arm
 
 
-def learn(t: int, lr: float, baseline: str, arm: int, reward: float, state: State,
-          memo: tuple[list[float], float]) -> None:
-    """logits += lr (r - b) (onehot(a) - pi), with the baseline b before this episode."""
-    weights, norm = memo
-    if baseline == "running_mean":
-        base = state.total * (1.0 / t) if t > 0 else 0.0
-    elif baseline == "running_mean_inclusive":
-        base = (state.total + reward) * (1.0 / (t + 1))
-    elif baseline == "per_arm":
-        base = state.arm_rewards[arm] / state.pulls[arm] if state.pulls[arm] > 0 else 0.0
-    else:
-        base = 0.0
-    step = lr * (reward - base)
+def advantages(t: int, baseline: str, arms: list[int], rewards: list[float],
+               state: State) -> list[float]:
+    """A_i of each rollout of the group that starts at rollout t (the baseline is computed
+    before the group; the group estimators use the group itself)."""
+    group = len(rewards)
+    if baseline in ("group_mean", "group_zscore", "leave_one_out"):
+        total = 0.0
+        for r in rewards:
+            total += r
+        if baseline == "leave_one_out":
+            return [r - (total - r) / (group - 1) for r in rewards]
+        mean = total / group
+        centred = [r - mean for r in rewards]
+        if baseline == "group_mean":
+            return centred
+        squares = 0.0
+        for c in centred:
+            squares += c * c
+        spread = math.sqrt(squares / (group - 1)) + 1e-4
+        return [c / spread for c in centred]
+    found = []
+    for arm, reward in zip(arms, rewards, strict=True):
+        if baseline == "running_mean":
+            base = state.total * (1.0 / t) if t > 0 else 0.0
+        elif baseline == "running_mean_inclusive":
+            base = (state.total + reward) * (1.0 / (t + 1))
+        elif baseline == "per_arm":
+            base = state.arm_rewards[arm] / max(state.pulls[arm], 1)
+        else:
+            base = 0.0
+        found.append(reward - base)
+    return found
+
+
+def learn(t: int, lr: float, baseline: str, arms: list[int], rewards: list[float], state: State,
+          shared: tuple[list[float], float]) -> bool:
+    """logits += lr (1 / G) A_i (onehot(a_i) - pi), rollout by rollout; whether every A_i was
+    0 (an update with no signal)."""
+    weights, norm = shared
+    found = advantages(t, baseline, arms, rewards, state)
+    scale = lr * (1.0 / len(rewards))
     inverse = 1.0 / norm
     for k in range(len(state.logits)):
-        state.logits[k] += step * ((1.0 if k == arm else 0.0) - weights[k] * inverse)
+        for arm, advantage in zip(arms, found, strict=True):
+            state.logits[k] += (scale * advantage) * (
+                (1.0 if k == arm else 0.0) - weights[k] * inverse)
+    return all(a == 0.0 for a in found)
 
 
 def scores(state: State) -> tuple[list[float], bool]:

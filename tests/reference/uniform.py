@@ -6,6 +6,6 @@ from __future__ import annotations
 from reference import State
 
 
-def choose(t: int, u_action: float, state: State) -> tuple[int, None]:
+def choose(t: int, u_action: float, state: State, shared: None) -> int:
     """Arm t mod K."""
-    return t % len(state.pulls), None
+    return t % len(state.pulls)

@@ -7,6 +7,7 @@ runs once per seed to the largest budget, one that plans from the budget once pe
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numba
 import numpy as np
@@ -104,9 +105,17 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                    curve_reward=out.curve_reward.sum(axis=0))
 
 
+@lru_cache(maxsize=8)
+def _keys(root_seed: int, start: int, stop: int, stream_id: int | None) -> np.ndarray:
+    """The shard's run keys; with ``per_seed`` streams every simulation of a seed block has the
+    same keys, and deriving them (a SeedSequence per seed) would otherwise cost as much as
+    simulating a short budget. (Nothing writes to them; numba would compile a second kernel
+    for a read-only array.)"""
+    return run_keys(root_seed, np.arange(start, stop), stream_id)
+
+
 def run_shard(shard: Shard) -> ShardResult:
     """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
-    seeds = np.arange(shard.start, shard.stop)
     stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
-    keys = run_keys(shard.root_seed, seeds, stream_id)
+    keys = _keys(shard.root_seed, shard.start, shard.stop, stream_id)
     return simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()

@@ -90,19 +90,22 @@ class BudgetRatio:
 
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
-                 target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0) -> BudgetRatio:
+                 target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0,
+                 budgets_b: np.ndarray | None = None) -> BudgetRatio:
     """Ratio of two cells' budgets to the target, seeds paired: each resample draws the same
     seeds for both cells (rows of the two matrices are the same seeds), so the interval keeps the
-    correlation that common random numbers give the two estimates."""
+    correlation that common random numbers give the two estimates. ``budgets_b``: B's own
+    checkpoints (the rollouts it spent), when they differ from A's."""
     correct_a = np.asarray(correct_a, dtype=float)
     correct_b = np.asarray(correct_b, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
+    other = budgets if budgets_b is None else np.asarray(budgets_b, dtype=float)
     seeds = correct_a.shape[0]
     rng = np.random.default_rng(seed)
     weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
 
     def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
-        a, b = crossing(budgets, curve_a, target), crossing(budgets, curve_b, target)
+        a, b = crossing(budgets, curve_a, target), crossing(other, curve_b, target)
         return a / b if math.isfinite(b) else math.nan
 
     values = np.array([ratio(a, b) for a, b in zip(weights @ correct_a / seeds,

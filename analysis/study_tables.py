@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from analysis.accuracy import CELL_KEYS, accuracy_table, cell_environments, chance_levels
+from analysis.accuracy import (
+    CELL_KEYS,
+    ENVIRONMENT_COLUMNS,
+    accuracy_table,
+    cell_environments,
+    chance_levels,
+)
 from analysis.budget_to_target import (
     BudgetEstimate,
     budget_ratio,
@@ -28,6 +34,7 @@ from analysis.budget_to_target import (
 )
 from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.curves import curve_points, curves_table
+from analysis.groups import group_tables, is_group_study
 from analysis.paired import compare_cells, holm, mcnemar_power
 from analysis.power import (
     chance_power,
@@ -50,9 +57,23 @@ CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
 """Steps at which a study's curves are tabulated and cited (those within its budget)."""
 
 
+ANALYSIS_COLUMNS = [*CELL_KEYS, *(c for c in ENVIRONMENT_COLUMNS if c not in CELL_KEYS),
+                    "seed", "budget", "rollouts", "correct", "finite", "greedy_value",
+                    "zero_signal_updates"]
+"""The columns of the runs table the analysis reads (a large study's other columns would only
+take memory)."""
+
+
 def load(run_dir: Path) -> tuple[pd.DataFrame, dict]:
-    """The runs table and the manifest a study wrote."""
-    return read_runs(run_dir), read_manifest(run_dir)
+    """The runs table (the columns the analysis uses) and the manifest a study wrote."""
+    return read_runs(run_dir, ANALYSIS_COLUMNS), read_manifest(run_dir)
+
+
+def pass_rates(runs: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """(mean pass rate, best arm's pass rate) of each fixed Bernoulli bandit of the study."""
+    return {env.text: (float(np.mean(env.values)), max(env.values))
+            for env in cell_environments(runs).values()
+            if env.values is not None and env.reward == "bernoulli"}
 
 
 def trained_cells(cells: pd.DataFrame) -> pd.DataFrame:
@@ -359,6 +380,8 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
         tables["net_value"] = net
         tables["best_budget"] = best_budgets(runs, net, deployment)
         tables["break_even"] = break_even_costs(runs, deployment)
+    if is_group_study(cells):
+        tables.update(group_tables(runs, cells, pass_rates(runs)))
     numbers = headline_numbers(manifest["study"], tables, headline)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from figures.curves import draw_study
+from figures.groups import draw_group_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 from study.spec import registry
 from study.spec.config import DEFAULT_LR
@@ -247,4 +248,5 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
         drawn["net_value"] = net_value(net, best, out_dir, "net_value")
     for study in sorted(p for p in tables_root.iterdir() if p.is_dir()):
         drawn.update(draw_study(study, out_dir))
+        drawn.update(draw_group_study(study, out_dir))
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

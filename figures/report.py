@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.groups import MARGIN, ROBUST
 from analysis.tables import latex_macros
 from figures.curves import SUTTON_BARTO
 from study.orchestration.storage import read_manifest
@@ -25,6 +26,7 @@ from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
 HEADLINE = (50, 200, 1000, 5000)
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
+GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 """Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
 BAND_WILSON = ("Bands and brackets are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
@@ -316,6 +318,108 @@ class Report:
                     "and brackets are 95% Wilson score intervals over the runs at each step "
                     "(`statsmodels.stats.proportion.proportion_confint(method=\"wilson\")`).")
 
+    def groups(self) -> None:
+        self.add("## 9. Group rollouts: GRPO, Dr. GRPO and RLOO at the same rollout budget", "")
+        studies = [study for study in GROUP_STUDIES
+                   if self.table(study, "group_best_lr") is not None]
+        if not studies:
+            self.add("*the group studies have not been analysed.*", "")
+            return
+        self.add("Each update draws G rollouts from the current policy and uses the group as its "
+                 "baseline (README, \"Group rollouts\"). Every (bandit, estimator, G) is an arm; "
+                 "its lr is chosen on the even seeds (largest mean accuracy over the checkpoints) "
+                 "and everything below is estimated on the odd seeds, paired by seed on common "
+                 "random numbers (the rollouts of every G are the same draws). Paired tests are "
+                 "exact McNemar tests with Newcombe 95% intervals; each table is one Holm family "
+                 f"(named with it); \"equivalent within +-{MARGIN:g}\" means the 90% interval "
+                 f"(two one-sided tests at 0.05) lies inside +-{MARGIN:g}, a margin stated before "
+                 "the run; otherwise a difference that is not significant is \"unresolved\".", "")
+        for study in studies:
+            self._group_study(study)
+
+    def _group_study(self, study: str) -> None:
+        best = self.table(study, "group_best_lr")
+        versus = self.table(study, "group_vs_single")
+        top = self.table(study, "group_best_arm")
+        budgets = self.table(study, "group_budget_to_target")
+        zscore = self.table(study, "group_zscore_vs_mean")
+        zero = self.table(study, "group_zero_signal")
+        seeds = int(versus["seeds"].iat[0]) if versus is not None and len(versus) else 0
+        self.add(f"### {study}", "")
+        edges = best[best["at_edge"]]
+        self.add(f"{len(best)} arms; best lr at an edge of the grid for {len(edges)} of them"
+                 + (": " + ", ".join(f"{r.baseline} G = {r.group_size} on {r.environment} "
+                                     f"(lr {r.best_lr:g})" for r in edges.itertuples())
+                    if len(edges) else "") + f"; {seeds:,} odd seeds per estimate.", "")
+        self.add("**1. Is the best G 1, and how much does it matter?** The arm with the largest "
+                 "even-seed accuracy per bandit, and its difference from single-rollout "
+                 "REINFORCE (running-mean baseline, its own best lr) on the odd seeds:", "")
+        self.markdown(top)
+        if versus is not None and len(versus):
+            counts = versus.groupby(["environment", "verdict"]).size().unstack(fill_value=0)
+            self.add("Every arm against single-rollout REINFORCE at the headline budgets (Holm "
+                     f"family: the {len(versus)} rows of `group_vs_single`), verdicts per bandit:",
+                     "")
+            self.markdown(counts.reset_index())
+            dr = versus[versus["baseline"] == "group_mean"]
+            self.add("Dr. GRPO (group mean) against single-rollout REINFORCE, difference [95% "
+                     "Newcombe] and verdict:", "")
+            shown = dr.assign(**{"difference [95%]": [
+                f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+                for r in dr.itertuples()]})
+            self.markdown(shown[["environment", "group_size", "lr", "budget", "difference [95%]",
+                                 "p_value_holm", "verdict"]])
+        self.figure(f"group_accuracy_{study}", "accuracy against the rollouts spent, a line per "
+                    "G (Dr. GRPO's group mean for G > 1, single-rollout REINFORCE with the "
+                    "running-mean baseline for G = 1), at each arm's best lr (top) and at lr "
+                    f"{DEFAULT_LR:g} (bottom), odd seeds. Bands are 95% Wilson score intervals.")
+        self.add("**2. Rollouts to 0.9 accuracy** at each arm's best lr (95% bootstrap interval "
+                 "over odd seeds, read against the rollouts actually spent), and its ratio to "
+                 "single-rollout REINFORCE and to uniform allocation (95% paired bootstrap):", "")
+        ratio_columns = [c for c in ("ratio_to_single", "ratio_to_uniform") if c in budgets]
+        shown = budgets.assign(**{f"{c} [95%]": [
+            (f"{r[c]:.2f} [{r[c + '_low']:.2f}, {r[c + '_high']:.2f}]"
+             if pd.notna(r[c]) else "") for _, r in budgets.iterrows()] for c in ratio_columns})
+        self.markdown(shown[["environment", "baseline", "group_size", "lr", "summary",
+                             *(f"{c} [95%]" for c in ratio_columns)]])
+        self.figure(f"group_budget_{study}", "rollouts to 0.9 accuracy against G, a line per "
+                    "advantage estimator at its best lr; bars are 95% percentile bootstrap "
+                    "intervals resampling whole odd seeds (an upper bar cut at the point means "
+                    "the interval is unbounded above).")
+        if zscore is not None and len(zscore):
+            self.add("**3. GRPO against Dr. GRPO** (z-score minus group mean, each at its best lr; "
+                     f"Holm family: the {len(zscore)} rows of `group_zscore_vs_mean`). Dividing "
+                     "by the group's spread s multiplies the step of a group with signal by "
+                     "E[1/(s + 1e-4)], computed exactly for the uniform policy's mean pass rate "
+                     "and for the best arm's:", "")
+            shown = zscore.assign(**{"difference [95%]": [
+                f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+                for r in zscore.itertuples()]})
+            self.markdown(shown[["environment", "group_size", "lr_grpo", "lr_dr_grpo",
+                                 "step_scale_uniform_policy", "step_scale_best_arm", "budget",
+                                 "difference [95%]", "p_value_holm", "verdict"]])
+        self.add(f"**4. Robustness to lr**: the lr over which each arm's mean accuracy over the "
+                 f"checkpoints (all seeds, standard error about "
+                 f"{0.5 / max(2 * seeds, 1) ** 0.5:.3f} per lr) stays within {ROBUST:g} of its "
+                 "best, and its width in decades:", "")
+        self.markdown(best[["environment", "baseline", "group_size", "best_lr", "at_edge",
+                            "robust_lr_low", "robust_lr_high", "robust_decades",
+                            "robust_contiguous"]])
+        if zero is not None:
+            self.add("**5. Rollouts spent on groups with no signal**: the share of updates whose "
+                     "advantages were all 0 by the largest budget (each update is G rollouts, so "
+                     "it is also the share of rollouts), at each arm's best lr, 95% t interval "
+                     "over odd seeds, beside its exact value for a policy that stays uniform and "
+                     "for one that pulls only the best arm (all rewards equal for a group "
+                     "estimator, all 0 without a baseline):", "")
+            self.markdown(zero[["environment", "baseline", "group_size", "lr", "updates",
+                                "zero_signal_share", "ci_low", "ci_high", "uniform_policy",
+                                "best_arm_policy"]])
+            self.figure(f"group_zero_signal_{study}", "share of updates with no signal against "
+                        "G, per estimator at its best lr; bars are 95% t intervals over odd "
+                        "seeds; dashed and dotted: exact values for the group estimators under a "
+                        "uniform policy and under one that pulls only the best arm.")
+
     def provenance(self) -> None:
         self.add("## Provenance", "")
         rows = []
@@ -340,7 +444,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
                         self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.provenance):
+                        self.groups, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 

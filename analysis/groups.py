@@ -1,0 +1,335 @@
+"""Group rollouts (G rollouts per update, the group as baseline) against single-rollout REINFORCE
+on the same rollout budget: the tables that answer the group study's five questions.
+
+Every (bandit, baseline, G) is an *arm* of the study; its best lr is chosen on the even seeds
+(largest mean accuracy over the checkpoints, ties to the smaller lr) and every estimate at that lr
+uses the odd seeds only, so the choice does not bias what is reported. Paired comparisons use
+the seeds' common random numbers: the exact McNemar test, Newcombe's interval, Holm's correction
+within each table (one family per table, named in the report), and an equivalence verdict only
+where the 90% interval (two one-sided tests at 0.05) lies inside the margin stated before the
+run, ``MARGIN``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binom, binomtest
+
+from analysis.budget_to_target import budget_ratio, budget_to_target
+from analysis.paired import holm, paired_table
+from study.spec import registry
+from study.spec.config import DEFAULT_LR
+
+HEADLINE = (50, 200, 1000, 5000)
+"""The checkpoints the paired comparisons are made at (those in the study)."""
+MARGIN = 0.01
+"""Equivalence margin for a paired accuracy difference, stated in issue 13 before the run."""
+ROBUST = 0.01
+"""An lr is in an arm's robust range when its mean accuracy is within this of the arm's best."""
+ZSCORE_EPSILON = 1e-4
+SINGLE = ("running_mean", 1)
+"""The reference arm: single-rollout REINFORCE with the running-mean baseline."""
+ALPHA = 0.05
+
+
+def is_group_study(cells: pd.DataFrame) -> bool:
+    """Whether a study's grid has more than one group size (then it gets these tables)."""
+    return "group_size" in cells and cells["group_size"].nunique() > 1
+
+
+class Cube:
+    """A study's outcomes as arrays: ``correct`` and ``zero_signal`` of shape (cells, seeds,
+    checkpoints), ``rollouts`` (cells, checkpoints). The runs table is ordered by cell, seed and
+    checkpoint with every cell on the same seeds and checkpoints, which is checked."""
+
+    def __init__(self, runs: pd.DataFrame) -> None:
+        self.cells = np.unique(runs["cell"].to_numpy())
+        self.seeds = np.unique(runs["seed"].to_numpy())
+        self.budgets = np.unique(runs["budget"].to_numpy())
+        shape = (len(self.cells), len(self.seeds), len(self.budgets))
+        if len(runs) != math.prod(shape) or not (
+                np.array_equal(runs["cell"].to_numpy().reshape(shape)[:, :, 0].min(axis=1),
+                               self.cells)
+                and np.array_equal(runs["seed"].to_numpy().reshape(shape)[0, :, 0], self.seeds)
+                and np.array_equal(runs["budget"].to_numpy().reshape(shape)[0, 0], self.budgets)):
+            raise ValueError("the runs table is not one row per (cell, seed, checkpoint)")
+        self.correct = runs["correct"].to_numpy().reshape(shape)
+        self.zero_signal = runs["zero_signal_updates"].to_numpy().reshape(shape)
+        self.rollouts = runs["rollouts"].to_numpy().reshape(shape)[:, 0, :]
+        self.index = {int(c): i for i, c in enumerate(self.cells)}
+        self.odd = self.seeds % 2 == 1
+
+    def outcomes(self, cell: int, seeds: np.ndarray | None = None) -> np.ndarray:
+        """(seeds, checkpoints) outcomes of a cell, on the seeds selected by the mask."""
+        found = self.correct[self.index[cell]]
+        return found if seeds is None else found[seeds]
+
+    def score(self, cell: int, seeds: np.ndarray) -> float:
+        """Mean accuracy over the checkpoints on the selected seeds: the selection criterion."""
+        return float(self.outcomes(cell, seeds).mean())
+
+
+def _arms(cells: pd.DataFrame) -> pd.DataFrame:
+    return cells[cells["algorithm"].isin(registry.trained())]
+
+
+def best_lr_table(cube: Cube, cells: pd.DataFrame) -> pd.DataFrame:
+    """Per arm: the lr chosen on the even seeds, whether it lies at an edge of the grid, and the
+    range of lr whose mean accuracy over the checkpoints (all seeds) is within ``ROBUST`` of the
+    best (question 4)."""
+    even = ~cube.odd
+    rows = []
+    for (environment, baseline, group), arm in _arms(cells).groupby(
+            ["environment", "baseline", "group_size"], sort=False):
+        arm = arm.sort_values("lr")
+        chosen = max(arm.itertuples(), key=lambda c: (cube.score(c.cell, even), -c.lr))
+        accuracy = {c.lr: cube.score(c.cell, np.ones_like(even)) for c in arm.itertuples()}
+        top = max(accuracy.values())
+        robust = [lr for lr, value in accuracy.items() if value >= top - ROBUST]
+        rows.append({"environment": environment, "baseline": baseline, "group_size": group,
+                     "best_lr": chosen.lr, "cell": chosen.cell,
+                     "at_edge": chosen.lr in (arm["lr"].min(), arm["lr"].max()),
+                     "selection_accuracy": cube.score(chosen.cell, even),
+                     "robust_lr_low": min(robust), "robust_lr_high": max(robust),
+                     "robust_decades": math.log10(max(robust) / min(robust)),
+                     "robust_contiguous": len(robust) == sum(
+                         min(robust) <= lr <= max(robust) for lr in accuracy)})
+    return pd.DataFrame(rows)
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    interval = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return interval.low, interval.high
+
+
+def accuracy_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy against rollouts per arm on the odd seeds, at its best lr and at the package's
+    default lr (question 1), with 95% Wilson intervals."""
+    rows = []
+    fixed = _arms(cells)[np.isclose(_arms(cells)["lr"], DEFAULT_LR)].set_index(
+        ["environment", "baseline", "group_size"])["cell"]
+    for arm in best.itertuples():
+        key = (arm.environment, arm.baseline, arm.group_size)
+        for selection, cell in (("best lr (chosen on even seeds)", arm.cell),
+                                (f"lr {DEFAULT_LR:g}", fixed.get(key))):
+            if cell is None:
+                continue
+            outcomes = cube.outcomes(int(cell), cube.odd)
+            lr = float(cells.loc[cells["cell"] == cell, "lr"].iat[0])
+            for c, budget in enumerate(cube.budgets):
+                k, n = int(outcomes[:, c].sum()), outcomes.shape[0]
+                low, high = _wilson(k, n)
+                rows.append({"environment": arm.environment, "baseline": arm.baseline,
+                             "group_size": arm.group_size, "selection": selection, "lr": lr,
+                             "budget": int(budget),
+                             "rollouts": int(cube.rollouts[cube.index[int(cell)], c]),
+                             "seeds": n, "accuracy": k / n, "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
+def _compare(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Paired comparison of two outcome vectors: difference, Newcombe 95% and 90% intervals,
+    exact McNemar p-value."""
+    table = paired_table(a, b)
+    low, high = table.difference_ci(0.95)
+    low90, high90 = table.difference_ci(0.90)
+    return {"seeds": table.n, "accuracy_a": (table.both + table.only_a) / table.n,
+            "accuracy_b": (table.both + table.only_b) / table.n, "difference": table.difference,
+            "ci_low": low, "ci_high": high, "ci90_low": low90, "ci90_high": high90,
+            "only_a": table.only_a, "only_b": table.only_b, "p_value": table.mcnemar_pvalue()}
+
+
+def _verdict(row: pd.Series) -> str:
+    """What a paired row supports: a difference (Holm-adjusted p < 0.05, the interval then
+    excludes 0 too or the row says so), equivalence within the margin (the 90% interval inside
+    +-MARGIN), or neither."""
+    if row["p_value_holm"] < ALPHA:
+        return "A better" if row["difference"] > 0 else "A worse"
+    if row["ci90_low"] > -MARGIN and row["ci90_high"] < MARGIN:
+        return f"equivalent within +-{MARGIN:g}"
+    return "unresolved"
+
+
+def _family(rows: list[dict[str, object]]) -> pd.DataFrame:
+    table = pd.DataFrame(rows)
+    if len(table):
+        table["p_value_holm"] = holm(table["p_value"])
+        table["verdict"] = table.apply(_verdict, axis=1)
+    return table
+
+
+def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
+    """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
+    baseline (B) at its best lr, on the odd seeds, at the headline checkpoints (question 1).
+    One Holm family: the whole table."""
+    rows = []
+    for environment, arms in best.groupby("environment", sort=False):
+        single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
+        if single.empty:
+            continue
+        reference = int(single["cell"].iat[0])
+        for arm in arms.itertuples():
+            if arm.cell == reference:
+                continue
+            for c, budget in enumerate(cube.budgets):
+                if budget not in HEADLINE:
+                    continue
+                rows.append({"environment": environment, "baseline": arm.baseline,
+                             "group_size": arm.group_size, "lr": arm.best_lr,
+                             "single_lr": float(single["best_lr"].iat[0]), "budget": int(budget),
+                             **_compare(cube.outcomes(arm.cell, cube.odd)[:, c],
+                                        cube.outcomes(reference, cube.odd)[:, c])})
+    return _family(rows)
+
+
+def best_arm_table(cube: Cube, best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
+    """Per bandit, the arm with the largest even-seed accuracy (is it G = 1?) and its paired
+    difference from single-rollout REINFORCE on the odd seeds at each headline checkpoint."""
+    rows = []
+    for environment, arms in best.groupby("environment", sort=False):
+        top = arms.sort_values(["selection_accuracy", "group_size"],
+                               ascending=[False, True], kind="stable").iloc[0]
+        found = versus[(versus["environment"] == environment)
+                       & (versus["baseline"] == top["baseline"])
+                       & (versus["group_size"] == top["group_size"])]
+        base = {"environment": environment, "baseline": top["baseline"],
+                "group_size": int(top["group_size"]), "lr": top["best_lr"],
+                "is_single_rollout": (top["baseline"], top["group_size"]) == SINGLE}
+        if found.empty:
+            rows.append(base)
+        for row in found.itertuples():
+            rows.append({**base, "budget": row.budget, "difference": row.difference,
+                         "ci_low": row.ci_low, "ci_high": row.ci_high,
+                         "p_value_holm": row.p_value_holm, "verdict": row.verdict})
+    return pd.DataFrame(rows)
+
+
+def budget_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """Rollouts to 0.9 accuracy per arm at its best lr on the odd seeds, with a 95% bootstrap
+    interval over seeds, and its ratio (paired bootstrap) to single-rollout REINFORCE and to
+    uniform allocation (question 2). Crossings are read against the rollouts actually spent."""
+    uniform = cells[cells["algorithm"] == "uniform"].set_index("environment")["cell"]
+    rows = []
+    for environment, arms in best.groupby("environment", sort=False):
+        single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
+        references = {"single": int(single["cell"].iat[0]) if len(single) else None,
+                      "uniform": int(uniform[environment]) if environment in uniform else None}
+        for arm in arms.itertuples():
+            ours = cube.outcomes(arm.cell, cube.odd)
+            spent = cube.rollouts[cube.index[arm.cell]]
+            estimate = budget_to_target(ours, np.maximum(spent, 1))
+            row = {"environment": environment, "baseline": arm.baseline,
+                   "group_size": arm.group_size, "lr": arm.best_lr,
+                   "rollouts_to_target": estimate.estimate, "ci_low": estimate.ci_low,
+                   "ci_high": estimate.ci_high, "reached": estimate.reached,
+                   "summary": estimate.describe()}
+            for name, reference in references.items():
+                if reference is None or reference == arm.cell:
+                    continue
+                ratio = budget_ratio(ours, cube.outcomes(reference, cube.odd),
+                                     np.maximum(spent, 1),
+                                     budgets_b=np.maximum(cube.rollouts[cube.index[reference]],
+                                                          1))
+                row |= {f"ratio_to_{name}": ratio.ratio, f"ratio_to_{name}_low": ratio.ci_low,
+                        f"ratio_to_{name}_high": ratio.ci_high}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def zscore_scale(pass_rate: float, group: int) -> tuple[float, float]:
+    """(E[1 / (s + 1e-4) | s > 0], P(s = 0)) for a group of ``group`` Bernoulli(pass_rate)
+    rewards, s their sample standard deviation: how much GRPO's division scales Dr. GRPO's step
+    when the group has signal, exactly, by summing over the number of passes k (s^2 = k (G - k) /
+    (G (G - 1)))."""
+    k = np.arange(group + 1)
+    weight = binom.pmf(k, group, pass_rate)
+    spread = np.sqrt(k * (group - k) / (group * (group - 1)))
+    signal = (k > 0) & (k < group)
+    zero = float(weight[~signal].sum())
+    if zero >= 1.0:
+        return math.nan, zero
+    return float(np.sum(weight[signal] / (spread[signal] + ZSCORE_EPSILON)) / (1 - zero)), zero
+
+
+def zscore_table(cube: Cube, best: pd.DataFrame,
+                 pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
+    """GRPO (group_zscore, A) against Dr. GRPO (group_mean, B), each at its best lr, on the odd
+    seeds at the headline checkpoints (question 3; its own Holm family), with the factor by which
+    dividing by the group's spread scales the step, at the uniform policy's mean pass rate and at
+    the best arm's."""
+    rows = []
+    index = best.set_index(["environment", "baseline", "group_size"])
+    for (environment, group), _ in best[best["group_size"] > 1].groupby(
+            ["environment", "group_size"], sort=False):
+        try:
+            grpo = index.loc[(environment, "group_zscore", group)]
+            dr_grpo = index.loc[(environment, "group_mean", group)]
+        except KeyError:
+            continue
+        mean_rate, best_rate = pass_rates[environment]
+        at_start, _ = zscore_scale(mean_rate, group)
+        at_best, _ = zscore_scale(best_rate, group)
+        for c, budget in enumerate(cube.budgets):
+            if budget not in HEADLINE:
+                continue
+            rows.append({"environment": environment, "group_size": group,
+                         "lr_grpo": grpo["best_lr"], "lr_dr_grpo": dr_grpo["best_lr"],
+                         "step_scale_uniform_policy": at_start, "step_scale_best_arm": at_best,
+                         "budget": int(budget),
+                         **_compare(cube.outcomes(int(grpo["cell"]), cube.odd)[:, c],
+                                    cube.outcomes(int(dr_grpo["cell"]), cube.odd)[:, c])})
+    return _family(rows)
+
+
+def zero_signal_table(cube: Cube, best: pd.DataFrame,
+                      pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
+    """The share of updates (and so of rollouts) spent on groups with no signal by the largest
+    checkpoint, per arm at its best lr on the odd seeds (question 5): the mean of the seeds'
+    shares with a 95% t interval (a mean of values in [0, 1] over thousands of seeds), and its
+    exact value for a policy that stays uniform (at the mean pass rate p) and for one that always
+    pulls the best arm: p^G + (1 - p)^G for a group estimator (all rewards equal), (1 - p)^G with
+    no baseline (all rewards 0); none for a baseline from earlier rollouts."""
+    rows = []
+    last = len(cube.budgets) - 1
+    for arm in best.itertuples():
+        updates = cube.rollouts[cube.index[arm.cell], last] // arm.group_size
+        if updates == 0:
+            continue
+        share = cube.zero_signal[cube.index[arm.cell]][cube.odd, last] / updates
+        mean = float(share.mean())
+        half = 1.96 * float(share.std(ddof=1)) / math.sqrt(len(share))
+        mean_rate, best_rate = pass_rates[arm.environment]
+        group = arm.group_size
+        rows.append({"environment": arm.environment, "baseline": arm.baseline,
+                     "group_size": group, "lr": arm.best_lr, "updates": int(updates),
+                     "seeds": len(share), "zero_signal_share": mean,
+                     "ci_low": max(mean - half, 0.0), "ci_high": min(mean + half, 1.0),
+                     "uniform_policy": _no_signal(arm.baseline, mean_rate, group),
+                     "best_arm_policy": _no_signal(arm.baseline, best_rate, group)})
+    return pd.DataFrame(rows)
+
+
+def _no_signal(baseline: str, pass_rate: float, group: int) -> float:
+    """P(a group of Bernoulli(pass_rate) rewards carries no signal) under ``baseline``."""
+    if baseline in registry.learner("reinforce").group_baselines:
+        return pass_rate**group + (1 - pass_rate) ** group
+    if baseline == "none":
+        return (1 - pass_rate) ** group
+    return math.nan
+
+
+def group_tables(runs: pd.DataFrame, cells: pd.DataFrame,
+                 pass_rates: dict[str, tuple[float, float]]) -> dict[str, pd.DataFrame]:
+    """Every table of a group study; ``pass_rates`` maps each bandit's ``environment`` to (its
+    mean pass rate, its best arm's)."""
+    cube = Cube(runs)
+    best = best_lr_table(cube, cells)
+    versus = versus_single_table(cube, best)
+    return {"group_best_lr": best, "group_accuracy": accuracy_table(cube, cells, best),
+            "group_vs_single": versus, "group_best_arm": best_arm_table(cube, best, versus),
+            "group_budget_to_target": budget_table(cube, cells, best),
+            "group_zscore_vs_mean": zscore_table(cube, best, pass_rates),
+            "group_zero_signal": zero_signal_table(cube, best, pass_rates)}

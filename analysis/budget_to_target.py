@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import isotonic_regression
@@ -35,6 +36,16 @@ def crossing(budgets: np.ndarray, accuracy: np.ndarray, target: float = TARGET) 
     lo, hi = fit[i - 1], fit[i]
     share = (target - lo) / (hi - lo)
     return float(np.exp(np.log(budgets[i - 1]) + share * np.log(budgets[i] / budgets[i - 1])))
+
+
+@lru_cache(maxsize=4)
+def bootstrap_weights(seeds: int, resamples: int, seed: int) -> np.ndarray:
+    """How often each seed is drawn in each bootstrap resample, (resamples, seeds): the same for
+    every cell of a study (same seed count, same generator seed), so drawn once."""
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
+    weights.setflags(write=False)
+    return weights
 
 
 @dataclass(frozen=True)
@@ -66,9 +77,7 @@ def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = T
     budgets = np.asarray(budgets, dtype=float)
     seeds = correct.shape[0]
     point = crossing(budgets, correct.mean(axis=0), target)
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
-    curves = weights @ correct / seeds
+    curves = bootstrap_weights(seeds, resamples, seed) @ correct / seeds
     values = np.array([crossing(budgets, curve, target) for curve in curves])
     # Order statistics, not interpolation: inf sorts last, so a tail of resamples that never
     # reach the target makes the upper limit inf rather than NaN.
@@ -101,8 +110,7 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
     budgets = np.asarray(budgets, dtype=float)
     other = budgets if budgets_b is None else np.asarray(budgets_b, dtype=float)
     seeds = correct_a.shape[0]
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
+    weights = bootstrap_weights(seeds, resamples, seed)
 
     def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
         a, b = crossing(budgets, curve_a, target), crossing(other, curve_b, target)

@@ -94,6 +94,9 @@ def best_lr_table(cube: Cube, cells: pd.DataFrame) -> pd.DataFrame:
                      "at_edge": chosen.lr in (arm["lr"].min(), arm["lr"].max()),
                      "selection_accuracy": cube.score(chosen.cell, even),
                      "robust_lr_low": min(robust), "robust_lr_high": max(robust),
+                     # At an edge of the grid the range may extend beyond it.
+                     "robust_range_at_edge": (min(robust) == arm["lr"].min()
+                                              or max(robust) == arm["lr"].max()),
                      "robust_decades": math.log10(max(robust) / min(robust)),
                      "robust_contiguous": len(robust) == sum(
                          min(robust) <= lr <= max(robust) for lr in accuracy)})

@@ -76,14 +76,25 @@ def paired_table(a: np.ndarray, b: np.ndarray) -> PairedTable:
                        int((~a & ~b).sum()))
 
 
+def cell_rows(runs: pd.DataFrame, cell: int,
+              columns: tuple[str, ...] = ("seed", "budget", "correct")) -> pd.DataFrame:
+    """The rows of one cell, with only ``columns``. A runs table is ordered by cell, so the rows
+    are found by bisection instead of a scan of the whole (possibly very large) table."""
+    cells = runs["cell"].to_numpy()
+    if np.all(cells[1:] >= cells[:-1]):
+        low, high = np.searchsorted(cells, [cell, cell + 1])
+        return runs.iloc[low:high][list(columns)]
+    return runs.loc[cells == cell, list(columns)]
+
+
 def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int) -> pd.DataFrame:
     """Cell A against cell B at every budget they share, paired by seed.
 
     Columns: budget, seeds, accuracy_a, accuracy_b, difference, ci_low, ci_high (Newcombe 95%),
     only_a, only_b (discordant pairs), p_value (exact McNemar).
     """
-    a = runs[runs["cell"] == cell_a].set_index(["seed", "budget"])["correct"]
-    b = runs[runs["cell"] == cell_b].set_index(["seed", "budget"])["correct"]
+    a = cell_rows(runs, cell_a).set_index(["seed", "budget"])["correct"]
+    b = cell_rows(runs, cell_b).set_index(["seed", "budget"])["correct"]
     joined = pd.concat({"a": a, "b": b}, axis=1, join="inner").reset_index()
     rows = []
     for budget, group in joined.groupby("budget", sort=True):

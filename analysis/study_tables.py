@@ -35,7 +35,7 @@ from analysis.budget_to_target import (
 from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.curves import curve_points, curves_table
 from analysis.groups import group_tables, is_group_study
-from analysis.paired import compare_cells, holm, mcnemar_power
+from analysis.paired import cell_rows, compare_cells, holm, mcnemar_power
 from analysis.power import (
     chance_power,
     chance_power_mc,
@@ -166,7 +166,7 @@ def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]],
 def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(seeds, checkpoints) boolean outcomes of one cell, and its budgets."""
-    rows = runs[runs["cell"] == cell]
+    rows = cell_rows(runs, cell)
     if seeds is not None:
         rows = rows[rows["seed"].isin(seeds)]
     wide = rows.pivot(index="seed", columns="budget", values="correct")
@@ -252,7 +252,7 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     power of 40 seeds, and the smallest effect 40 seeds detect (summary), and power against the
     number of seeds, analytic and Monte Carlo (curves). Effects are the observed ones."""
     budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
-    accuracy = accuracy_table(runs[runs["cell"] == headline]).set_index("budget")
+    accuracy = accuracy_table(cell_rows(runs, headline, tuple(runs.columns))).set_index("budget")
     chance = chance_levels(runs)[headline]
     comparisons: list[tuple[str, int | None]] = [("trained vs never-training sampler", None)]
     comparisons += [(f"trained vs {registry.display(name)}",

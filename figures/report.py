@@ -401,10 +401,11 @@ class Report:
         self.add(f"**4. Robustness to lr**: the lr over which each arm's mean accuracy over the "
                  f"checkpoints (all seeds, standard error about "
                  f"{0.5 / max(2 * seeds, 1) ** 0.5:.3f} per lr) stays within {ROBUST:g} of its "
-                 "best, and its width in decades:", "")
+                 "best, and its width in decades; where the range reaches an edge of the grid it "
+                 "may extend beyond it, so its width is a lower bound:", "")
         self.markdown(best[["environment", "baseline", "group_size", "best_lr", "at_edge",
                             "robust_lr_low", "robust_lr_high", "robust_decades",
-                            "robust_contiguous"]])
+                            "robust_contiguous", "robust_range_at_edge"]])
         if zero is not None:
             self.add("**5. Rollouts spent on groups with no signal**: the share of updates whose "
                      "advantages were all 0 by the largest budget (each update is G rollouts, so "

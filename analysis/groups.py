@@ -291,7 +291,8 @@ def zero_signal_table(cube: Cube, best: pd.DataFrame,
                       pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
     """The share of updates (and so of rollouts) spent on groups with no signal by the largest
     checkpoint, per arm at its best lr on the odd seeds (question 5): the mean of the seeds'
-    shares with a 95% t interval (a mean of values in [0, 1] over thousands of seeds), and its
+    shares with a 95% t interval (a mean of values in [0, 1] over thousands of seeds; where every
+    seed's share is 0, the exact upper limit of the fraction of seeds with any), and its
     exact value for a policy that stays uniform (at the mean pass rate p) and for one that always
     pulls the best arm: p^G + (1 - p)^G for a group estimator (all rewards equal), (1 - p)^G with
     no baseline (all rewards 0); none for a baseline from earlier rollouts."""
@@ -304,6 +305,11 @@ def zero_signal_table(cube: Cube, best: pd.DataFrame,
         share = cube.zero_signal[cube.index[arm.cell]][cube.odd, last] / updates
         mean = float(share.mean())
         half = 1.96 * float(share.std(ddof=1)) / math.sqrt(len(share))
+        if half == 0.0:
+            # Every seed's share is the same (0: no update without signal): a t interval would
+            # have width 0. A seed's share is at most 1 when it has any such update, so the mean
+            # is at most the fraction of seeds that have one, here 0 of n: its exact upper limit.
+            half = binomtest(int((share > 0).sum()), len(share)).proportion_ci(0.95).high
         mean_rate, best_rate = pass_rates[arm.environment]
         group = arm.group_size
         rows.append({"environment": arm.environment, "baseline": arm.baseline,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.groups import Cube, _verdict, best_lr_table, zscore_scale
+from analysis.groups import Cube, _verdict, best_lr_table, zero_signal_table, zscore_scale
 
 
 def test_zscore_scale_sums_over_the_number_of_passes() -> None:
@@ -69,3 +69,13 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
 ])
 def test_verdicts(row: dict[str, float], verdict: str) -> None:
     assert _verdict(pd.Series(row)) == verdict
+
+
+def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:
+    # No seed has an update without signal: the t interval would be [0, 0]; the reported upper
+    # limit is the exact (Clopper-Pearson) limit of 0 seeds of n having any, 1 - 0.025^(1/n).
+    runs, cells = _runs({(0.1, 2): [[True, True]] * 40})
+    best = best_lr_table(Cube(runs), cells)
+    table = zero_signal_table(Cube(runs), best, {"0.5,0.6": (0.55, 0.6)})
+    assert table["zero_signal_share"].iat[0] == 0.0 and table["ci_low"].iat[0] == 0.0
+    assert table["ci_high"].iat[0] == pytest.approx(1 - 0.025 ** (1 / 20))

@@ -23,8 +23,6 @@ from analysis.paired import holm, paired_table
 from study.spec import registry
 from study.spec.config import DEFAULT_LR
 
-HEADLINE = (50, 200, 1000, 5000)
-"""The checkpoints the paired comparisons are made at (those in the study)."""
 MARGIN = 0.01
 """Equivalence margin for a paired accuracy difference, stated in issue 13 before the run."""
 ROBUST = 0.01
@@ -146,12 +144,16 @@ def _compare(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
 
 
 def _verdict(row: pd.Series) -> str:
-    """What a paired row supports: a difference (Holm-adjusted p < 0.05, the interval then
-    excludes 0 too or the row says so), equivalence within the margin (the 90% interval inside
-    +-MARGIN), or neither."""
+    """What a paired row supports: a difference (Holm-adjusted p < 0.05; "by less than the
+    margin" when its 90% interval also lies inside +-MARGIN), equivalence within the margin (the
+    90% interval inside +-MARGIN, per row: two one-sided tests at 0.05, not adjusted for the
+    family), or neither. The printed 95% interval is not adjusted for the family either, so it
+    can exclude 0 in a row whose Holm p is above 0.05."""
+    inside = row["ci90_low"] > -MARGIN and row["ci90_high"] < MARGIN
     if row["p_value_holm"] < ALPHA:
-        return "A better" if row["difference"] > 0 else "A worse"
-    if row["ci90_low"] > -MARGIN and row["ci90_high"] < MARGIN:
+        found = "A better" if row["difference"] > 0 else "A worse"
+        return f"{found}, by less than {MARGIN:g}" if inside else found
+    if inside:
         return f"equivalent within +-{MARGIN:g}"
     return "unresolved"
 
@@ -164,10 +166,17 @@ def _family(rows: list[dict[str, object]]) -> pd.DataFrame:
     return table
 
 
+def _trained_checkpoints(cube: Cube, cell: int) -> list[int]:
+    """The checkpoints (indices) at which a cell has made at least one update: before its first
+    update (B < G) a group learner is the untrained policy, and comparing it says nothing about
+    the estimator."""
+    return [c for c in range(len(cube.budgets)) if cube.rollouts[cube.index[cell], c] > 0]
+
+
 def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
     """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
-    baseline (B) at its best lr, on the odd seeds, at the headline checkpoints (question 1).
-    One Holm family: the whole table."""
+    baseline (B) at its best lr, on the odd seeds, at every checkpoint where A has made an update
+    (question 1). One Holm family: the whole table."""
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
@@ -177,12 +186,12 @@ def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
         for arm in arms.itertuples():
             if arm.cell == reference:
                 continue
-            for c, budget in enumerate(cube.budgets):
-                if budget not in HEADLINE:
-                    continue
+            for c in _trained_checkpoints(cube, arm.cell):
                 rows.append({"environment": environment, "baseline": arm.baseline,
                              "group_size": arm.group_size, "lr": arm.best_lr,
-                             "single_lr": float(single["best_lr"].iat[0]), "budget": int(budget),
+                             "single_lr": float(single["best_lr"].iat[0]),
+                             "budget": int(cube.budgets[c]),
+                             "rollouts": int(cube.rollouts[cube.index[arm.cell], c]),
                              **_compare(cube.outcomes(arm.cell, cube.odd)[:, c],
                                         cube.outcomes(reference, cube.odd)[:, c])})
     return _family(rows)
@@ -190,7 +199,8 @@ def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
 
 def best_arm_table(cube: Cube, best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
     """Per bandit, the arm with the largest even-seed accuracy (is it G = 1?) and its paired
-    difference from single-rollout REINFORCE on the odd seeds at each headline checkpoint."""
+    difference from single-rollout REINFORCE on the odd seeds at each compared checkpoint (rows
+    of the `group_vs_single` family)."""
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         top = arms.sort_values(["selection_accuracy", "group_size"],
@@ -260,9 +270,9 @@ def zscore_scale(pass_rate: float, group: int) -> tuple[float, float]:
 def zscore_table(cube: Cube, best: pd.DataFrame,
                  pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
     """GRPO (group_zscore, A) against Dr. GRPO (group_mean, B), each at its best lr, on the odd
-    seeds at the headline checkpoints (question 3; its own Holm family), with the factor by which
-    dividing by the group's spread scales the step, at the uniform policy's mean pass rate and at
-    the best arm's."""
+    seeds at every checkpoint after the first update (question 3; its own Holm family), with the
+    factor by which dividing by the group's spread scales the step, at the uniform policy's mean
+    pass rate and at the best arm's."""
     rows = []
     index = best.set_index(["environment", "baseline", "group_size"])
     for (environment, group), _ in best[best["group_size"] > 1].groupby(
@@ -275,13 +285,12 @@ def zscore_table(cube: Cube, best: pd.DataFrame,
         mean_rate, best_rate = pass_rates[environment]
         at_start, _ = zscore_scale(mean_rate, group)
         at_best, _ = zscore_scale(best_rate, group)
-        for c, budget in enumerate(cube.budgets):
-            if budget not in HEADLINE:
-                continue
+        for c in _trained_checkpoints(cube, int(grpo["cell"])):
             rows.append({"environment": environment, "group_size": group,
                          "lr_grpo": grpo["best_lr"], "lr_dr_grpo": dr_grpo["best_lr"],
                          "step_scale_uniform_policy": at_start, "step_scale_best_arm": at_best,
-                         "budget": int(budget),
+                         "budget": int(cube.budgets[c]),
+                         "rollouts": int(cube.rollouts[cube.index[int(grpo["cell"])], c]),
                          **_compare(cube.outcomes(int(grpo["cell"]), cube.odd)[:, c],
                                     cube.outcomes(int(dr_grpo["cell"]), cube.odd)[:, c])})
     return _family(rows)

@@ -30,7 +30,7 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
     environments = list(dict.fromkeys(accuracy["environment"]))
     selections = list(dict.fromkeys(accuracy["selection"]))
     figure, axes = plt.subplots(len(selections), len(environments), sharex=True, sharey=True,
-                                figsize=(3.7 * len(environments), 2.9 * len(selections)),
+                                figsize=(3.7 * len(environments) + 2.2, 2.9 * len(selections)),
                                 squeeze=False, layout="constrained")
     groups = sorted(accuracy["group_size"].unique())
     colours = dict(zip(groups, ordered_colours(len(groups)), strict=True))
@@ -65,7 +65,8 @@ def budget_by_group(budgets: pd.DataFrame, out_dir: Path, name: str) -> list[Pat
     """Rollouts to 0.9 accuracy against G, a line per estimator at its best lr, with 95%
     bootstrap intervals over the odd seeds; arms that never reach 0.9 are left out."""
     environments = list(dict.fromkeys(budgets["environment"]))
-    figure, axes = plt.subplots(1, len(environments), figsize=(3.7 * len(environments), 3.2),
+    figure, axes = plt.subplots(1, len(environments),
+                                figsize=(3.7 * len(environments) + 2.4, 3.2),
                                 squeeze=False, layout="constrained")
     for ax, environment in zip(axes[0], environments, strict=True):
         rows = budgets[(budgets["environment"] == environment) & budgets["reached"]]
@@ -83,6 +84,8 @@ def budget_by_group(budgets: pd.DataFrame, out_dir: Path, name: str) -> list[Pat
                               high - line["rollouts_to_target"]],
                         fmt="o-", markersize=3, capsize=2, color=colour, label=label)
         ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(rows["group_size"].unique()))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(ScalarFormatter())
@@ -99,7 +102,8 @@ def zero_signal_by_group(zero: pd.DataFrame, out_dir: Path, name: str) -> list[P
     best lr (95% t intervals over the odd seeds, narrower than the markers), with its exact value
     for a policy that stays uniform and for one that pulls only the best arm."""
     environments = list(dict.fromkeys(zero["environment"]))
-    figure, axes = plt.subplots(1, len(environments), figsize=(3.7 * len(environments), 3.2),
+    figure, axes = plt.subplots(1, len(environments),
+                                figsize=(3.7 * len(environments) + 2.2, 3.2),
                                 sharey=True, squeeze=False, layout="constrained")
     for ax, environment in zip(axes[0], environments, strict=True):
         rows = zero[(zero["environment"] == environment) & (zero["group_size"] > 1)]
@@ -118,6 +122,8 @@ def zero_signal_by_group(zero: pd.DataFrame, out_dir: Path, name: str) -> list[P
         ax.plot(theory["group_size"], theory["best_arm_policy"], ":", color="0.35",
                 label="exact, best arm only")
         ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(rows["group_size"].unique()))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_xlabel("group size G (log scale)")
         ax.set_title(_title(environment))
     axes[0][0].set_ylabel("share of updates (and rollouts)\nwith no signal")

@@ -330,10 +330,17 @@ class Report:
                  "its lr is chosen on the even seeds (largest mean accuracy over the checkpoints) "
                  "and everything below is estimated on the odd seeds, paired by seed on common "
                  "random numbers (the rollouts of every G are the same draws). Paired tests are "
-                 "exact McNemar tests with Newcombe 95% intervals; each table is one Holm family "
-                 f"(named with it); \"equivalent within +-{MARGIN:g}\" means the 90% interval "
-                 f"(two one-sided tests at 0.05) lies inside +-{MARGIN:g}, a margin stated before "
-                 "the run; otherwise a difference that is not significant is \"unresolved\".", "")
+                 "exact McNemar tests with Newcombe 95% intervals, made at every checkpoint where "
+                 "the group learner has made at least one update (before it, B < G, it is the "
+                 "untrained policy); each table is one Holm family (named with it), and a verdict "
+                 "of a difference uses the Holm-adjusted p, while the printed 95% interval is "
+                 "not adjusted, so it can exclude 0 in a row whose verdict is \"unresolved\". "
+                 f"\"equivalent within +-{MARGIN:g}\" means the 90% interval (two one-sided "
+                 f"tests at 0.05, per row, not adjusted for the family) lies inside +-{MARGIN:g}, "
+                 "a margin stated before the run; a significant difference whose 90% interval is "
+                 "also inside it is reported as smaller than the margin; anything else is "
+                 "\"unresolved\". Where both arms are right on nearly every seed (1.000 at the "
+                 "largest budgets) an equivalence says only that both have solved the bandit.", "")
         for study in studies:
             self._group_study(study)
 
@@ -353,13 +360,15 @@ class Report:
                     if len(edges) else "") + f"; {seeds:,} odd seeds per estimate.", "")
         self.add("**1. Is the best G 1, and how much does it matter?** The arm with the largest "
                  "even-seed accuracy per bandit, and its difference from single-rollout "
-                 "REINFORCE (running-mean baseline, its own best lr) on the odd seeds:", "")
+                 "REINFORCE (running-mean baseline, its own best lr) on the odd seeds (rows of "
+                 "the `group_vs_single` family; where its rows are equivalent or unresolved, the "
+                 "choice among near-equal arms on the even seeds is noise):", "")
         self.markdown(top)
         if versus is not None and len(versus):
             counts = versus.groupby(["environment", "verdict"]).size().unstack(fill_value=0)
-            self.add("Every arm against single-rollout REINFORCE at the headline budgets (Holm "
-                     f"family: the {len(versus)} rows of `group_vs_single`), verdicts per bandit:",
-                     "")
+            self.add("Every arm against single-rollout REINFORCE at every checkpoint after its "
+                     f"first update (Holm family: the {len(versus)} rows of `group_vs_single`), "
+                     "verdicts per bandit:", "")
             self.markdown(counts.reset_index())
             dr = versus[versus["baseline"] == "group_mean"]
             self.add("Dr. GRPO (group mean) against single-rollout REINFORCE, difference [95% "
@@ -367,8 +376,8 @@ class Report:
             shown = dr.assign(**{"difference [95%]": [
                 f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
                 for r in dr.itertuples()]})
-            self.markdown(shown[["environment", "group_size", "lr", "budget", "difference [95%]",
-                                 "p_value_holm", "verdict"]])
+            self.markdown(shown[["environment", "group_size", "lr", "budget", "rollouts",
+                                 "difference [95%]", "p_value_holm", "verdict"]])
         self.figure(f"group_accuracy_{study}", "accuracy against the rollouts spent, a line per "
                     "G (Dr. GRPO's group mean for G > 1, single-rollout REINFORCE with the "
                     "running-mean baseline for G = 1), at each arm's best lr (top) and at lr "
@@ -391,18 +400,20 @@ class Report:
                      f"Holm family: the {len(zscore)} rows of `group_zscore_vs_mean`). Dividing "
                      "by the group's spread s multiplies the step of a group with signal by "
                      "E[1/(s + 1e-4)], computed exactly for the uniform policy's mean pass rate "
-                     "and for the best arm's:", "")
+                     "and for the best arm's; checkpoints after the first update:", "")
             shown = zscore.assign(**{"difference [95%]": [
                 f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
                 for r in zscore.itertuples()]})
             self.markdown(shown[["environment", "group_size", "lr_grpo", "lr_dr_grpo",
                                  "step_scale_uniform_policy", "step_scale_best_arm", "budget",
-                                 "difference [95%]", "p_value_holm", "verdict"]])
+                                 "rollouts", "difference [95%]", "p_value_holm", "verdict"]])
         self.add(f"**4. Robustness to lr**: the lr over which each arm's mean accuracy over the "
                  f"checkpoints (all seeds, standard error about "
                  f"{0.5 / max(2 * seeds, 1) ** 0.5:.3f} per lr) stays within {ROBUST:g} of its "
                  "best, and its width in decades; where the range reaches an edge of the grid it "
-                 "may extend beyond it, so its width is a lower bound:", "")
+                 "may extend beyond it, so its width is a lower bound. (The greedy arm is the "
+                 "argmax of the logits, which does not depend on their scale, so a small lr costs "
+                 "little accuracy; the best of the grid's values is taken on all seeds here.)", "")
         self.markdown(best[["environment", "baseline", "group_size", "best_lr", "at_edge",
                             "robust_lr_low", "robust_lr_high", "robust_decades",
                             "robust_contiguous", "robust_range_at_edge"]])

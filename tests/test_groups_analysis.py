@@ -62,6 +62,8 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
      "A better"),
     ({"p_value_holm": 0.01, "difference": -0.02, "ci90_low": -0.03, "ci90_high": -0.01},
      "A worse"),
+    ({"p_value_holm": 0.001, "difference": -0.004, "ci90_low": -0.006, "ci90_high": -0.002},
+     "A worse, by less than 0.01"),
     ({"p_value_holm": 0.5, "difference": 0.001, "ci90_low": -0.004, "ci90_high": 0.006},
      "equivalent within +-0.01"),
     ({"p_value_holm": 0.5, "difference": 0.001, "ci90_low": -0.012, "ci90_high": 0.006},

@@ -32,7 +32,7 @@ from study.spec.atomic import write_text
 from study.spec.environment import Environment
 from study.spec.grid import Simulation
 from study.spec.paths import OUT_DIR, REPO_ROOT
-from study.spec.streams import run_keys
+from study.spec.streams import kernel_keys, run_keys
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 from reference import run as reference_run
@@ -118,7 +118,8 @@ def references() -> list[dict[str, object]]:
             seeds * budget,
             median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
     row("floor: draws + K exps only, 1 thread", f"{seeds} seeds x {budget} episodes",
-        seeds * budget, median_seconds(lambda: floor_loop(keys, len(PROBS), budget, LANES)))
+        seeds * budget,
+        median_seconds(lambda: floor_loop(kernel_keys(keys), len(PROBS), budget, LANES)))
     scalar_seeds, scalar_budget = 1024, 2_000
     row("scalar numba loop (libm exp, np.random), 1 thread",
         f"{scalar_seeds} seeds x {scalar_budget} episodes", scalar_seeds * scalar_budget,

@@ -1,49 +1,87 @@
-"""Our numba Philox4x64-10 against numpy's, bit for bit, and the key derivation."""
+"""Our numba Philox4x32-10 against Random123's known-answer vectors and randomgen's
+implementation, bit for bit; the reference's pure-Python Philox against the same; the key
+derivation; the word-to-uniform conversions."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from randomgen import Philox
 
-from study.core.philox import fill_stream, philox_block
-from study.spec.streams import run_keys
+from reference import philox as reference_philox
+from reference import unit32 as reference_unit32
+from reference import unit53 as reference_unit53
+from study.core.philox import fill_stream, philox_block, unit32, unit53
+from study.spec.streams import kernel_keys, run_keys
 
-words = st.integers(0, 2**64 - 1)
+words = st.integers(0, 2**32 - 1)
+MASK = 0xFFFFFFFF
+
+# Random123 1.14, kat_vectors: "philox4x32 10" (counter, key, expected output).
+KNOWN_ANSWERS = [
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((MASK, MASK, MASK, MASK), (MASK, MASK), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+]
 
 
-@given(k0=words, k1=words, n=st.integers(1, 41))
-def test_main_stream_matches_numpy_philox(k0: int, k1: int, n: int) -> None:
-    key = np.array([k0, k1], dtype=np.uint64)
-    expected = np.random.Philox(key=key).random_raw(n)
-    got = np.zeros(n, dtype=np.uint64)
-    fill_stream(key[0], key[1], got)
-    np.testing.assert_array_equal(got, expected)
+@pytest.mark.parametrize(("counter", "key", "expected"), KNOWN_ANSWERS)
+def test_known_answer_vectors(counter: tuple[int, ...], key: tuple[int, int],
+                              expected: tuple[int, ...]) -> None:
+    got = philox_block(*(np.uint64(c) for c in counter), *(np.uint64(k) for k in key))
+    assert tuple(int(w) for w in got) == expected
+    assert reference_philox(counter, key) == expected
+
+
+def _randomgen_block(counter: list[int], key: tuple[int, int]) -> list[int]:
+    """Block ``counter`` from randomgen: it increments its 128-bit counter before computing a
+    block, so block c is the first of a generator started at c - 1 (with the borrow)."""
+    value = sum(c << (32 * i) for i, c in enumerate(counter))
+    generator = Philox(key=key[0] | key[1] << 32, counter=(value - 1) % 2**128, number=4,
+                       width=32)
+    return [int(w) for w in generator.random_raw(4)]
 
 
 @given(counter=st.lists(words, min_size=4, max_size=4), k0=words, k1=words)
-def test_any_block_matches_numpy_philox(counter: list[int], k0: int, k1: int) -> None:
-    # numpy increments the counter before it computes a block, so block c is the first block of
-    # a generator started at c - 1 (in 256-bit arithmetic, with the borrow written out).
-    value = sum(c << (64 * i) for i, c in enumerate(counter))
-    before = (value - 1) % 2**256
-    start = [(before >> (64 * i)) & (2**64 - 1) for i in range(4)]
-    key = np.array([k0, k1], dtype=np.uint64)
-    expected = np.random.Philox(key=key, counter=np.array(start, dtype=np.uint64)).random_raw(4)
+def test_any_block_matches_randomgen(counter: list[int], k0: int, k1: int) -> None:
+    expected = _randomgen_block(counter, (k0, k1))
     got = philox_block(*(np.uint64(c) for c in counter), np.uint64(k0), np.uint64(k1))
-    np.testing.assert_array_equal(np.array(got, dtype=np.uint64), expected)
+    assert [int(w) for w in got] == expected
+    assert list(reference_philox(tuple(counter), (k0, k1))) == expected
 
 
-def test_run_keys_are_what_numpy_philox_derives_from_the_seed_sequence() -> None:
-    keys = run_keys(20251201, np.arange(5))
+@given(k0=words, k1=words, c2=st.integers(0, 2), n=st.integers(1, 41))
+def test_a_stream_is_randomgen_from_its_first_block(k0: int, k1: int, c2: int, n: int) -> None:
+    generator = Philox(key=k0 | k1 << 32, counter=(c2 << 64) - 1 if c2 else 2**128 - 1,
+                       number=4, width=32)
+    got = np.zeros(n, dtype=np.uint64)
+    fill_stream(np.uint64(k0), np.uint64(k1), np.uint64(c2), np.uint64(0), got)
+    np.testing.assert_array_equal(got, generator.random_raw(n).astype(np.uint64))
+
+
+@given(words, words)
+def test_uniforms_are_exact(high: int, low: int) -> None:
+    assert unit32(np.uint64(high)) == reference_unit32(high) == high / 2**32
+    want = ((high << 21) | (low >> 11)) / 2**53
+    assert unit53(np.uint64(high), np.uint64(low)) == reference_unit53(high, low) == want
+
+
+def test_kernel_keys_are_the_first_two_32_bit_words_of_the_seed_sequence_state() -> None:
+    keys = kernel_keys(run_keys(20251201, np.arange(5)))
     for seed in range(5):
         sequence = np.random.SeedSequence(20251201, spawn_key=(seed,))
+        np.testing.assert_array_equal(keys[seed], sequence.generate_state(2, np.uint32))
         state = np.random.Philox(sequence).state["state"]
-        np.testing.assert_array_equal(keys[seed], state["key"])
+        np.testing.assert_array_equal(run_keys(20251201, [seed])[0], state["key"])
 
 
 def test_keys_are_distinct_across_seeds_roots_and_cells() -> None:
-    # 128-bit keys: any repeat among these thousands would be a derivation bug, not bad luck.
-    keys = np.concatenate([run_keys(1, np.arange(2000)), run_keys(2, np.arange(2000)),
-                           run_keys(1, np.arange(2000), stream_id=99)])
+    # 64-bit keys: among these 6,000 a repeat has probability 6000^2 / 2^65 < 1e-12, so any
+    # repeat would be a derivation bug, not bad luck.
+    keys = np.concatenate([kernel_keys(run_keys(1, np.arange(2000))),
+                           kernel_keys(run_keys(2, np.arange(2000))),
+                           kernel_keys(run_keys(1, np.arange(2000), stream_id=99))])
     assert len({tuple(k) for k in keys.tolist()}) == len(keys)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from llvmlite import binding
 
 from conftest import config_text, make_config, run_cli
 from study.orchestration.runner import run_study
@@ -28,6 +29,30 @@ def test_runs_file_is_bit_identical_with_one_and_two_threads(write_config, tmp_p
         out = tmp_path / f"threads{threads}"
         done = run_cli("run", str(path), "--out", str(out), "--quiet",
                        env={"NUMBA_NUM_THREADS": threads})
+        assert done.returncode == 0, done.stderr
+        files.append((out / "runs.parquet").read_bytes())
+    assert files[0] == files[1]
+
+
+@pytest.mark.slow
+def test_runs_file_is_bit_identical_compiled_for_the_host_and_for_a_generic_cpu(
+        write_config, tmp_path: Path) -> None:
+    # numba compiles for the host's CPU (AVX-512 or AVX2 vectors) unless NUMBA_CPU_NAME names
+    # another; "generic" x86-64 has SSE2 only. The vector width and the instructions chosen must
+    # not move a bit: no fused multiply-add, no libm call on the hot path. Bernoulli and Gaussian
+    # rewards (Box-Muller), drawn instances, groups, every learner.
+    grid = {"algorithm": ["reinforce", "uniform", "epsilon_greedy", "successive_rejects",
+                          "sequential_halving"],
+            "probs": [[0.5, 0.55, 0.6], {"draw": "beta", "a": 2.0, "b": 2.0, "arms": 5}],
+            "means": [[0.0, 0.1, 0.3, 0.2]], "lr": [0.3],
+            "baseline": ["running_mean", "per_arm", "group_zscore"], "group_size": [1, 4],
+            "budgets": [9, 200]}
+    path = write_config(config_text({"seeds": 70}, **grid))
+    files = []
+    for cpu in (binding.get_host_cpu_name(), "generic"):
+        out = tmp_path / cpu
+        env = {"NUMBA_CACHE_DIR": str(tmp_path / f"cache-{cpu}"), "NUMBA_CPU_NAME": cpu}
+        done = run_cli("run", str(path), "--out", str(out), "--quiet", env=env)
         assert done.returncode == 0, done.stderr
         files.append((out / "runs.parquet").read_bytes())
     assert files[0] == files[1]

@@ -4,12 +4,12 @@ halving): pulls, phases of pulls, and tie-break priorities.
 Such a learner plans its phases from the whole budget B, so unlike REINFORCE a budget-B run is not
 a prefix of a longer one: each checkpoint is simulated as its own run, from the start of the run's
 stream (so budgets, and the other learners, still share common random numbers). Pull t of a run
-draws its reward as episode t of every learner does: Bernoulli from the low 32 bits of main-stream
-word t, Gaussian as the arm's mean plus normal z_t of the noise stream (``study.core.gaussian``).
-Within a phase the surviving arms are pulled in turn, in index order. Ties in a mean are broken
-by a random priority per arm from the run's ``PHASE_TIE_BREAK`` stream (``study.core.streams``):
-arm a in phase r (numbered from 1) at budget B uses word a mod 4 of block (B, r, a div 4, 1), so
-ties are broken uniformly and independently of the rewards.
+draws its reward as episode t of every learner does: Bernoulli from the reward word of main-stream
+block t div 2, Gaussian as the arm's mean plus normal z_t of the noise stream
+(``study.core.gaussian``). Within a phase the surviving arms are pulled in turn, in index order.
+Ties in a mean are broken by a random priority per arm from the run's ``PHASE_TIE_BREAK`` stream
+(``study.core.streams``): arm a in phase r (numbered from 1) at budget B uses word a mod 4 of
+block (B, r, a div 4, 1), so ties are broken uniformly and independently of the rewards.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import numpy as np
 
 from study.core.gaussian import noise_block
 from study.core.jit import jit
-from study.core.philox import low_unit, philox_block, to_unit
-from study.core.streams import TIE_BREAK_C3
+from study.core.philox import philox_block, unit32
+from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
 
 _ZERO = np.uint64(0)
+_MAIN_C2 = np.uint64(MAIN_C2)
+_MAIN_C3 = np.uint64(MAIN_C3)
 _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
 
 
@@ -30,21 +32,21 @@ def pull(k0: np.uint64, k1: np.uint64, t: int, value: float, gaussian: bool, cac
          noise: np.ndarray) -> float:  # pragma: no cover
     """Reward of pull t of an arm with value ``value``. ``cache`` keeps the last main-stream
     Philox block ([block + 1, w0, w1, w2, w3]) and ``noise`` the last noise block's normals
-    ([block + 1, z0, z1, z2, z3]), so each block is computed once for four pulls."""
-    block = t // 4
+    ([block + 1, z0, z1]), so each block is computed once for two pulls."""
+    block = t // 2
     if gaussian:
         if noise[0] != block + 1:
             noise[0] = block + 1
-            noise[1], noise[2], noise[3], noise[4] = noise_block(block, k0, k1)
-        return value + noise[1 + t % 4]
+            noise[1], noise[2] = noise_block(block, k0, k1)
+        return value + noise[1 + t % 2]
     if cache[0] != np.uint64(block + 1):
-        words = philox_block(np.uint64(block + 1), _ZERO, _ZERO, _ZERO, k0, k1)
+        words = philox_block(np.uint64(block), _ZERO, _MAIN_C2, _MAIN_C3, k0, k1)
         cache[0] = np.uint64(block + 1)
         cache[1] = words[0]
         cache[2] = words[1]
         cache[3] = words[2]
         cache[4] = words[3]
-    return 1.0 if low_unit(cache[1 + t % 4]) < value else 0.0
+    return 1.0 if unit32(cache[2 + 2 * (t % 2)]) < value else 0.0
 
 
 @jit
@@ -54,7 +56,7 @@ def priorities(k0: np.uint64, k1: np.uint64, budget: int, phase: int,
     for a in range(out.shape[0]):
         words = philox_block(np.uint64(budget), np.uint64(phase), np.uint64(a // 4), _TIE_BREAK_C3,
                              k0, k1)
-        out[a] = to_unit(words[a % 4])
+        out[a] = unit32(words[a % 4])
 
 
 @jit
@@ -94,7 +96,7 @@ def new_run(pulls: np.ndarray) -> tuple[np.ndarray, ...]:  # pragma: no cover
     arms = pulls.shape[0]
     pulls[:] = 0
     return (np.ones(arms, dtype=np.bool_), np.zeros(arms), np.zeros(arms), np.empty(arms),
-            np.empty(arms), np.zeros(5, dtype=np.uint64), np.zeros(5))
+            np.empty(arms), np.zeros(5, dtype=np.uint64), np.zeros(3))
 
 
 @jit

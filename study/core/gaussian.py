@@ -1,42 +1,41 @@
 """Standard normal reward noise for the Gaussian reward model, from a run's own noise stream.
 
-The noise stream is ``study.core.streams.NOISE``, blocks (j + 1, 0, 1, 0). Words 2m and 2m + 1
-make normal pair m by Box-Muller: u1 = 1 - (top 53 bits of word 2m) / 2^53, in (0, 1] so its log
-is finite, u2 = (top 53 bits of word 2m + 1) / 2^53, R = sqrt(-2 ln u1), z_2m = R cos(2 pi u2),
-z_2m+1 = R sin(2 pi u2). Pull (or episode) t gets z_t, so one Philox block serves four pulls.
-Box-Muller rather than numpy's ziggurat because it has no rejection loop (seeds advance in
-lockstep) and its four operations are libm calls that Python's ``math`` makes identically, so the
-tests' pure-Python reference reproduces every variate. |z| <= sqrt(2 ln 2^53) < 8.6.
+The noise stream is ``study.core.streams``' NOISE, blocks (j, 0, 1, 0). Block j makes the normal
+pair of pulls 2j and 2j + 1 by Box-Muller: u1 = 1 - unit53(w0, w1), in (0, 1] so its log is
+finite, u2 = unit53(w2, w3) (``study.core.philox``), R = sqrt(-2 ln u1), z_2j = R cos(2 pi u2),
+z_2j+1 = R sin(2 pi u2). Box-Muller rather than numpy's ziggurat because it has no rejection loop
+(seeds advance in lockstep), and with the log and the sine and cosine of
+``study.core.elementary`` (polynomials, no libm call) it vectorizes across seeds and gives the
+same bits on every host; the tests' pure-Python reference performs the same operations.
+|z| <= sqrt(2 ln 2^53) < 8.6.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from study.core.jit import jit
-from study.core.philox import philox_block, to_unit
-from study.core.streams import NOISE_C2
+from study.core.elementary import cos_sin_turns, fast_log
+from study.core.jit import inline_jit
+from study.core.philox import philox_block, unit53
+from study.core.streams import NOISE_C2, NOISE_C3
 
 _ZERO = np.uint64(0)
 _NOISE_C2 = np.uint64(NOISE_C2)
-TWO_PI = 2.0 * math.pi
+_NOISE_C3 = np.uint64(NOISE_C3)
 
 
-@jit
-def box_muller(first: np.uint64, second: np.uint64) -> tuple[float, float]:  # pragma: no cover
-    """The normal pair (z_2m, z_2m+1) of noise words 2m and 2m + 1."""
-    radius = math.sqrt(-2.0 * math.log(1.0 - to_unit(first)))
-    angle = TWO_PI * to_unit(second)
-    return radius * math.cos(angle), radius * math.sin(angle)
+@inline_jit
+def box_muller(w0: np.uint64, w1: np.uint64, w2: np.uint64,
+               w3: np.uint64) -> tuple[float, float]:  # pragma: no cover
+    """The normal pair of a noise block's four words."""
+    radius = np.sqrt(-2.0 * fast_log(1.0 - unit53(w0, w1)))
+    cosine, sine = cos_sin_turns(unit53(w2, w3))
+    return radius * cosine, radius * sine
 
 
-@jit
+@inline_jit
 def noise_block(block: int, k0: np.uint64,
-                k1: np.uint64) -> tuple[float, float, float, float]:  # pragma: no cover
-    """z_4j .. z_4j+3, the normals of noise block j = ``block``."""
-    w0, w1, w2, w3 = philox_block(np.uint64(block + 1), _ZERO, _NOISE_C2, _ZERO, k0, k1)
-    z0, z1 = box_muller(w0, w1)
-    z2, z3 = box_muller(w2, w3)
-    return z0, z1, z2, z3
+                k1: np.uint64) -> tuple[float, float]:  # pragma: no cover
+    """z_2j and z_2j+1, the normals of noise block j = ``block``."""
+    w0, w1, w2, w3 = philox_block(np.uint64(block), _ZERO, _NOISE_C2, _NOISE_C3, k0, k1)
+    return box_muller(w0, w1, w2, w3)

@@ -16,3 +16,8 @@ jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 
 parallel_jit = nb.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 """Decorator for the top-level kernels whose outer loop over runs is a ``prange``."""
+
+inline_jit = nb.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+"""Decorator for helpers that lane loops call and that LLVM would not inline by itself (too large
+for its inliner: Philox's ten rounds): numba inlines them into the caller's IR, so the caller's
+loop over seeds still vectorizes."""

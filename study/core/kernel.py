@@ -11,10 +11,10 @@ and is compiled once per learner with the learner's pieces inlined (``study.core
 
 Seeds advance in lockstep, ``LANES`` at a time: the state is a structure of arrays of shape
 (K, LANES) and every loop over lanes is innermost and branch-free, so LLVM turns it into SIMD code
-(the exponentials, sampling and the update vectorize; Philox runs scalar, one lane after another,
-see ``study.core.philox``). The blocks of lanes are spread over threads with ``prange``; a run
-writes only its own rows, and its arithmetic does not depend on which block or thread it lands in,
-so results are the same for any thread count or chunking. The per-step curves are the one output
+(the random draws, the exponentials, sampling and the update all vectorize). The blocks of lanes
+are spread over threads with ``prange``; a run writes only its own rows, and its arithmetic does
+not depend on which block or thread it lands in, so results are the same for any thread count or
+chunking. The per-step curves are the one output
 shared by runs: blocks are grouped (one group per thread), each group adds into its own row, and
 the sums are integers (rewards in fixed point, ``CURVE_SCALE``), so the rows add up to the same
 totals however the seeds are grouped, threaded or sharded.
@@ -36,8 +36,8 @@ import numpy as np
 from study.core.gaussian import noise_block
 from study.core.hooks import best_mass, choose, learn, prepare, run_budget, score
 from study.core.jit import jit, parallel_jit
-from study.core.philox import high_unit, low_unit, philox_block, to_unit
-from study.core.streams import TIE_BREAK_C3
+from study.core.philox import philox_block, unit32
+from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
 
 LANES = 32
 """Seeds advanced together: eight AVX2 vectors of doubles per lane loop (measured: 16 lanes cost
@@ -47,7 +47,7 @@ unrolls each lane loop and then fails to vectorize the unrolled code (measured: 
 the time per exponential)."""
 
 BUFFERED = 64
-"""Episodes whose random words are drawn in one go (a multiple of 4, the words of a block)."""
+"""Episodes whose random draws are made in one go (even: a block serves two episodes)."""
 
 CURVE_SCALE = 2.0**24
 """Fixed point of the per-step reward sums: each reward is counted as round(r * 2^24), exactly
@@ -61,6 +61,8 @@ REWARD_CODES: dict[str, int] = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}
 """The kernel's code for each reward model."""
 
 _ZERO = np.uint64(0)
+_MAIN_C2 = np.uint64(MAIN_C2)
+_MAIN_C3 = np.uint64(MAIN_C3)
 _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
 
 
@@ -81,7 +83,7 @@ def _break_tie(
             ties += 1
     pick = 0
     if ties > 1:
-        u = to_unit(philox_block(np.uint64(budget), _ZERO, _ZERO, _TIE_BREAK_C3, k0, k1)[0])
+        u = unit32(philox_block(np.uint64(budget), _ZERO, _ZERO, _TIE_BREAK_C3, k0, k1)[0])
         pick = int(u * ties)
     for k in range(scores.shape[0]):
         if scores[k] == best:
@@ -92,19 +94,22 @@ def _break_tie(
 
 
 @jit
-def _draw_words(first_block: int, k0: np.ndarray, k1: np.ndarray,
-                words: np.ndarray) -> None:  # pragma: no cover
-    """Main-stream words of blocks first_block, first_block + 1, ... of every lane, one row of
-    ``words`` per episode, so the integer work of Philox is one tight loop apart from the
-    floating-point lane loops of the episodes."""
-    for b in range(words.shape[0] // 4):
-        counter = np.uint64(first_block + b + 1)
+def draw_uniforms(first_block: int, k0: np.ndarray, k1: np.ndarray,
+                  uniforms: np.ndarray) -> None:  # pragma: no cover
+    """The action and reward draws of the episodes of main-stream blocks first_block,
+    first_block + 1, ... of every lane: rows 2e and 2e + 1 of ``uniforms`` for the e-th episode.
+
+    A tight loop of its own, apart from the episodes' lane loops, so that Philox vectorizes
+    across lanes; the four words go into one array because stores into two arrays made LLVM
+    fall back to its scalar loop (its run-time overlap checks)."""
+    for b in range(uniforms.shape[0] // 4):
+        counter = np.uint64(first_block + b)
         for j in range(k0.shape[0]):
-            w0, w1, w2, w3 = philox_block(counter, _ZERO, _ZERO, _ZERO, k0[j], k1[j])
-            words[4 * b, j] = w0
-            words[4 * b + 1, j] = w1
-            words[4 * b + 2, j] = w2
-            words[4 * b + 3, j] = w3
+            w0, w1, w2, w3 = philox_block(counter, _ZERO, _MAIN_C2, _MAIN_C3, k0[j], k1[j])
+            uniforms[4 * b, j] = unit32(w0)
+            uniforms[4 * b + 1, j] = unit32(w1)
+            uniforms[4 * b + 2, j] = unit32(w2)
+            uniforms[4 * b + 3, j] = unit32(w3)
 
 
 @jit
@@ -112,13 +117,11 @@ def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
                 noise: np.ndarray) -> None:  # pragma: no cover
     """Gaussian reward noise of the episodes of noise blocks first_block, first_block + 1, ...
     of every lane (``study.core.gaussian``), one row of ``noise`` per episode."""
-    for b in range(noise.shape[0] // 4):
+    for b in range(noise.shape[0] // 2):
         for j in range(k0.shape[0]):
-            z0, z1, z2, z3 = noise_block(first_block + b, k0[j], k1[j])
-            noise[4 * b, j] = z0
-            noise[4 * b + 1, j] = z1
-            noise[4 * b + 2, j] = z2
-            noise[4 * b + 3, j] = z3
+            z0, z1 = noise_block(first_block + b, k0[j], k1[j])
+            noise[2 * b, j] = z0
+            noise[2 * b + 1, j] = z1
 
 
 @jit
@@ -195,10 +198,8 @@ def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline,
     arm_rewards = np.zeros((n_arms, lanes))
     total = np.zeros(lanes)
     zero_signal = np.zeros(lanes)
-    words = np.empty((BUFFERED, lanes), dtype=np.uint64)
+    uniforms = np.empty((2 * BUFFERED, lanes))
     noise = np.zeros((BUFFERED, lanes))
-    u_action = np.empty(lanes)
-    u_reward = np.empty(lanes)
     norm = np.empty(lanes)
     work_a = np.empty(lanes)
     work_b = np.empty(lanes)
@@ -216,19 +217,17 @@ def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline,
         prepare(name, params, weights, norm, work_a)
         for i in range(group):
             t = update * group + i
-            # Rollout t uses word t % 4 of main-stream block t // 4, drawn for BUFFERED
-            # rollouts at a time by a tight loop of its own; likewise its Gaussian noise.
-            word = t % BUFFERED
-            if word == 0:
-                _draw_words(t // 4, k0, k1, words)
+            # Rollout t's draws come from main-stream block t // 2 (and noise block t // 2),
+            # made for BUFFERED rollouts at a time.
+            row = t % BUFFERED
+            if row == 0:
+                draw_uniforms(t // 2, k0, k1, uniforms)
                 if gaussian:
-                    _draw_noise(t // 4, k0, k1, noise)
-            for j in range(lanes):
-                u_action[j] = high_unit(words[word, j])
-                u_reward[j] = low_unit(words[word, j])
+                    _draw_noise(t // 2, k0, k1, noise)
+            u_reward = uniforms[2 * row + 1]
 
-            choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-                   work_b)
+            choose(name, t, uniforms[2 * row], params, weights, norm, pulls, arm_rewards, arm,
+                   work_a, work_b)
 
             # The reward, summed over the arms with [arm = k] (no gather): Bernoulli
             # [u < p[arm]], or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm]
@@ -240,7 +239,7 @@ def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline,
                     for j in range(lanes):
                         reward[j] += value[k, j] * np.float64(arm[j] == k)
                 for j in range(lanes):
-                    reward[j] += noise[word, j]
+                    reward[j] += noise[row, j]
             else:
                 for k in range(n_arms):
                     for j in range(lanes):

@@ -1,35 +1,35 @@
-"""The named sub-streams of one run, as ranges of the Philox4x64-10 counter (c0, c1, c2, c3).
+"""The named sub-streams of one run, as ranges of the Philox4x32-10 counter (c0, c1, c2, c3).
 
-A run has one 128-bit key (``study.spec.streams.run_keys``); every random number it uses is a
-word of ``philox(counter, key)``, a pure function of the counter (``study.core.philox``). The
-sub-streams below are disjoint ranges of counters, so drawing more from one never shifts another,
-and each can be reproduced with ``numpy.random.Philox(key=key, counter=START)``: numpy increments
-the counter before each block, so its first block is the one at START + 1 in c0.
+A run's key is two 32-bit words, the first 64 bits of its ``SeedSequence`` state
+(``study.spec.streams``); every random number the kernel uses is a word of ``philox(counter,
+key)``, a pure function of the counter (``study.core.philox``). The sub-streams below are
+disjoint ranges of counters, so drawing more from one never shifts another:
 
-* ``MAIN``, blocks (j + 1, 0, 0, 0), j = 0, 1, ...: the episodes' (pulls') draws. Episode t uses
-  word t of the concatenated stream, its high 32 bits for the action and its low 32 bits for the
-  reward (32-bit draws halve the generator's cost; they move a Bernoulli probability by less than
-  2^-32).
-* ``NOISE``, blocks (j + 1, 0, 1, 0): Gaussian reward noise, z_t for pull t, by Box-Muller on word
-  pairs (``study.core.gaussian``).
-* ``INSTANCE``, blocks (j + 1, 0, 2, 0): arm values drawn per seed, by numpy's own samplers
-  (``study.spec.environment``), once per seed.
+* ``MAIN``, blocks (j, 0, 0, 0), j = 0, 1, ...: the episodes' (pulls') draws. Episode t uses
+  block t div 2: words 0 and 1 for an even t, 2 and 3 for an odd one, the first as the action
+  draw and the second as the reward draw, each a 32-bit uniform (``unit32``; a Bernoulli
+  probability moves by less than 2^-32).
+* ``NOISE``, blocks (j, 0, 1, 0): Gaussian reward noise, the normal pair z_2j, z_2j+1 of pulls
+  2j and 2j + 1, by Box-Muller on two 53-bit uniforms (``study.core.gaussian``).
 * ``TIE_BREAK``, block (B, 0, 0, 1): the tie-break of the greedy pick at checkpoint B (word 0).
 * ``PHASE_TIE_BREAK``, blocks (B, r, a div 4, 1): the tie-break priority of arm a in phase r of a
   fixed-budget run of budget B (word a mod 4).
+* ``INSTANCE``: arm values drawn per seed, by numpy's own samplers on numpy's Philox4x64 with the
+  run's whole 128-bit ``SeedSequence`` state as key, from counter (0, 0, 2, 0)
+  (``study.spec.environment``), once per seed; not a kernel stream.
 
-The main stream would need 2^64 blocks to carry into c1 and far more to reach c2 or c3, so no two
-ranges ever meet. Each constant below is the numpy START of its range (c0 .. c3).
+Budgets are at most 10^9 (``study.spec.config.MAX_BUDGET``), so j and B fit c0's 32 bits and the
+ranges never meet. Each constant below is the (c2, c3) of its range.
 """
 
 from __future__ import annotations
 
-MAIN = (0, 0, 0, 0)
-NOISE = (0, 0, 1, 0)
-INSTANCE = (0, 0, 2, 0)
+MAIN_C2, MAIN_C3 = 0, 0
+NOISE_C2, NOISE_C3 = 1, 0
 TIE_BREAK_C3 = 1
 """c3 of the tie-break ranges (``TIE_BREAK`` and ``PHASE_TIE_BREAK``); c0 is the budget."""
-NOISE_C2 = NOISE[2]
+INSTANCE = (0, 0, 2, 0)
+"""numpy's Philox4x64 counter start of the instance draws (numpy increments it before a block)."""
 
 NAMES = ("main", "noise", "instance", "tie_break", "phase_tie_break")
 """The sub-streams a learner may declare it uses (``study.learners.Learner.streams``)."""

@@ -17,7 +17,7 @@ from study.orchestration.shards import Shard, ShardResult
 from study.spec import registry
 from study.spec.environment import best_arms
 from study.spec.grid import Simulation
-from study.spec.streams import run_keys
+from study.spec.streams import kernel_keys, run_keys
 
 
 @dataclass(frozen=True)
@@ -90,16 +90,16 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         curve_optimal=np.zeros((groups, steps), dtype=np.int64),
         curve_reward=np.zeros((groups, steps), dtype=np.int64),
     )
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
     outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
                out.zero_signal)
     if learner.nested:
-        simulate_nested(learner.name, keys, LANES, values, best, REWARD_CODES[env.reward],
+        simulate_nested(learner.name, philox_keys, LANES, values, best, REWARD_CODES[env.reward],
                         float(simulation.lr), learner.baseline_code(simulation.baseline), group,
                         checkpoints_array, *outputs, out.curve_optimal, out.curve_reward)
     else:
-        simulate_fixed_budget(learner.name, keys, values, REWARD_CODES[env.reward],
+        simulate_fixed_budget(learner.name, philox_keys, values, REWARD_CODES[env.reward],
                               checkpoints_array, *outputs)
     return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
                    curve_reward=out.curve_reward.sum(axis=0))

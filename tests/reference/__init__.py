@@ -1,6 +1,8 @@
 """The model, executably: a slow pure-Python run that consumes the same random stream as the
-kernel, through numpy's own ``Philox`` rather than ours. This package is the spec; README.md, "The
-model", says the same in words. Kernel and reference must agree exactly.
+kernel, through a Philox4x32-10 of its own (checked against Random123's known answers and
+randomgen in ``tests/test_philox.py``) and elementary functions of its own (``elementary.py``).
+This package is the spec; README.md, "The model", says the same in words. Kernel and reference
+must agree exactly.
 
 It mirrors ``study/learners/``: this file holds the environment, the streams and the loop over
 updates of G rollouts; ``<learner>.py`` beside it holds each learner's part, found by the
@@ -20,33 +22,52 @@ from types import ModuleType
 
 import numpy as np
 
+from reference.elementary import cos_sin_turns, exp, log
 
-def unit(word: int) -> float:
-    """numpy's ``next_double``: the top 53 bits of a 64-bit word, scaled to [0, 1)."""
-    return (int(word) >> 11) * (1.0 / 9007199254740992.0)
+__all__ = ["exp"]  # the learners' references take the softmax's exp from here
 
-
-def halves(word: int) -> tuple[float, float]:
-    """The high and the low 32 bits of a word, each as a uniform in [0, 1): (action, reward)."""
-    word = int(word)
-    return (word >> 32) * 2.0**-32, (word & 0xFFFFFFFF) * 2.0**-32
+MASK = 0xFFFFFFFF
 
 
-def exp(x: float) -> float:
-    """fdlibm's exp (as in ``study.core.fastexp``): Cody-Waite reduction, then the rational
-    approximation of exp(r); flushed to 0 below -708.39."""
-    if not x >= -708.39:
-        return 0.0
-    k = float(math.floor(x * 1.44269504088896338700e00 + 0.5))
-    hi = x - k * 6.93147180369123816490e-01
-    lo = k * 1.90821492927058770002e-10
-    r = hi - lo
-    t = r * r
-    c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03 + t * (
-        6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06
-                                          + t * 4.13813679705723846039e-08))))
-    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
-    return math.ldexp(y, int(k))
+def philox(counter: tuple[int, ...], key: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Philox4x32-10 (Salmon et al. 2011): the four 32-bit words of block ``counter`` (four
+    32-bit words) under ``key`` (two)."""
+    c0, c1, c2, c3 = counter
+    k0, k1 = key
+    for _ in range(10):
+        p0 = 0xD2511F53 * c0
+        p1 = 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & MASK, (p0 >> 32) ^ c3 ^ k1, p0 & MASK
+        k0 = (k0 + 0x9E3779B9) & MASK
+        k1 = (k1 + 0xBB67AE85) & MASK
+    return c0, c1, c2, c3
+
+
+def unit32(word: int) -> float:
+    """A 32-bit word as a uniform in [0, 1): word / 2^32."""
+    return word * 2.0**-32
+
+
+def unit53(high: int, low: int) -> float:
+    """A 53-bit uniform in [0, 1): the 32 bits of ``high`` above the top 21 of ``low``, / 2^53."""
+    return ((high << 21) | (low >> 11)) * 2.0**-53
+
+
+def key_words(key: np.ndarray) -> tuple[int, int]:
+    """The kernel's Philox4x32 key of a run: the low and the high 32 bits of its first state
+    word (``SeedSequence.generate_state(2, np.uint32)``)."""
+    first = int(key[0])
+    return first & MASK, first >> 32
+
+
+def draws(key: np.ndarray, n: int) -> list[tuple[float, float]]:
+    """(action, reward) uniforms of episodes 0 .. n - 1: main-stream block (t div 2, 0, 0, 0),
+    words 0 and 1 for an even t, 2 and 3 for an odd one."""
+    out = []
+    for j in range((n + 1) // 2):
+        w = philox((j, 0, 0, 0), key_words(key))
+        out += [(unit32(w[0]), unit32(w[1])), (unit32(w[2]), unit32(w[3]))]
+    return out[:n]
 
 
 def learner(name: str) -> ModuleType:
@@ -55,16 +76,15 @@ def learner(name: str) -> ModuleType:
 
 
 def normals(key: np.ndarray, n: int) -> list[float]:
-    """z_0 .. z_n-1 of the run's noise stream (numpy's Philox from counter (0, 0, 1, 0)), by
-    Box-Muller on word pairs: u1 = 1 - unit(w_2m), u2 = unit(w_2m+1), R = sqrt(-2 ln u1),
-    z_2m = R cos(2 pi u2), z_2m+1 = R sin(2 pi u2)."""
-    words = np.random.Philox(key=key, counter=np.array([0, 0, 1, 0], dtype=np.uint64)).random_raw(
-        n + n % 2)
+    """z_0 .. z_n-1 of the run's noise stream, by Box-Muller on noise block (j, 0, 1, 0):
+    u1 = 1 - unit53(w0, w1), u2 = unit53(w2, w3), R = sqrt(-2 ln u1), z_2j = R cos(2 pi u2),
+    z_2j+1 = R sin(2 pi u2)."""
     out = []
-    for m in range(0, len(words), 2):
-        radius = math.sqrt(-2.0 * math.log(1.0 - unit(words[m])))
-        angle = 2.0 * math.pi * unit(words[m + 1])
-        out += [radius * math.cos(angle), radius * math.sin(angle)]
+    for j in range((n + 1) // 2):
+        w = philox((j, 0, 1, 0), key_words(key))
+        radius = math.sqrt(-2.0 * log(1.0 - unit53(w[0], w[1])))
+        cosine, sine = cos_sin_turns(unit53(w[2], w[3]))
+        out += [radius * cosine, radius * sine]
     return out[:n]
 
 
@@ -78,14 +98,12 @@ def instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -
 
 
 def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
-    """argmax of ``scores``, exact ties broken by word 0 of Philox block (budget, 0, 0, 1)."""
+    """argmax of ``scores``, exact ties broken by word 0 of block (budget, 0, 0, 1)."""
     best = max(scores)
     tied = [k for k, s in enumerate(scores) if s == best]
     if len(tied) == 1:
         return tied[0]
-    counter = np.array([budget - 1, 0, 0, 1], dtype=np.uint64)
-    word = np.random.Philox(key=key, counter=counter).random_raw()
-    return tied[int(unit(word) * len(tied))]
+    return tied[int(unit32(philox((budget, 0, 0, 1), key_words(key))[0]) * len(tied))]
 
 
 @dataclass
@@ -138,7 +156,7 @@ def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
     n_arms = len(values)
     top_p = max(values)
     updates = budgets[-1] // group_size
-    words = np.random.Philox(key=key).random_raw(max(updates * group_size, 1))
+    uniforms = draws(key, updates * group_size)
     noise = normals(key, updates * group_size) if reward_model == "gaussian" else None
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
     record = []
@@ -162,7 +180,7 @@ def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
         shared = part.prepare(state) if hasattr(part, "prepare") else None
         arms, rewards = [], []
         for t in range(update * group_size, (update + 1) * group_size):
-            u_action, u_reward = halves(words[t])
+            u_action, u_reward = uniforms[t]
             arm = part.choose(t, u_action, state, shared)
             if noise is None:
                 reward = 1.0 if u_reward < values[arm] else 0.0
@@ -184,17 +202,14 @@ def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
 
 def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[float]:
     """Tie-break priority of each arm in a phase: word a mod 4 of block (B, phase, a div 4, 1)."""
-    out = []
-    for a in range(arms):
-        counter = np.array([budget - 1, phase, a // 4, 1], dtype=np.uint64)
-        out.append(unit(np.random.Philox(key=key, counter=counter).random_raw(4)[a % 4]))
-    return out
+    return [unit32(philox((budget, phase, a // 4, 1), key_words(key))[a % 4])
+            for a in range(arms)]
 
 
 @dataclass
 class FixedBudgetRun:
-    """A run of a learner that plans from the budget: pull t draws its reward from main-stream
-    word t (or noise z_t), and the surviving arms are ``alive``."""
+    """A run of a learner that plans from the budget: pull t draws its reward as episode t does
+    (or noise z_t), and the surviving arms are ``alive``."""
 
     key: np.ndarray
     values: list[float]
@@ -208,14 +223,14 @@ class FixedBudgetRun:
     def __post_init__(self) -> None:
         arms = len(self.values)
         self.alive, self.pulls, self.wins = list(range(arms)), [0] * arms, [0.0] * arms
-        self._words = np.random.Philox(key=self.key).random_raw(self.budget + 1)
+        self._draws = draws(self.key, self.budget)
         self._noise = (normals(self.key, self.budget) if self.reward_model == "gaussian"
                        else None)
 
     def pull(self, a: int) -> float:
         """Pull arm a once; its reward."""
         if self._noise is None:
-            reward = 1.0 if halves(self._words[self.t])[1] < self.values[a] else 0.0
+            reward = 1.0 if self._draws[self.t][1] < self.values[a] else 0.0
         else:
             reward = self.values[a] + self._noise[self.t]
         self.t += 1

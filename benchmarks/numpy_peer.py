@@ -3,13 +3,13 @@ compares the kernel with: the same model (softmax policy, running-mean baseline)
 generator for the draws, so it is compared on speed, and on accuracy only statistically.
 
 Why it is written as it is. All seeds advance together, one array operation per step of an
-episode, so an episode costs one pass over arrays of ``seeds`` doubles per operation (0.2 to
-0.4 ns per seed with the arrays in L2, plus 0.2 to 0.5 us of call overhead), a little more per
-exponential, and one generator draw (2.5 to 4 ns per number here, as much as ten passes). Hence:
+episode, so an episode costs one pass over arrays of ``seeds`` doubles per operation (plus a
+fixed call overhead), a little more per exponential, and a generator draw per uniform (as much
+as several passes; ``make bench`` measures them on the host at hand). Hence:
 
 * Every buffer is preallocated and every ufunc writes into one; nothing allocates in the loop.
-  The ufuncs are bound to local names and given ``out`` positionally, which saves about 0.1 us
-  of interpreter work per call.
+  The ufuncs are bound to local names and given ``out`` positionally, which saves interpreter
+  work on every call.
 * K = 3 (the benchmark's workload) has a path of its own, one 1-D array per quantity. Every
   update adds ``step * (onehot - pi)``, whose sum is 0, so the logits keep summing to zero: only
   l0 and l2 are stored and w1 = 1 / (w0 * w2), two exponentials instead of three and no max to
@@ -22,7 +22,7 @@ exponential, and one generator draw (2.5 to 4 ns per number here, as much as ten
 * The reward [v < p[arm]] is ``ceil(p[arm] - v)``, p[arm] formed from the same two indicators.
 * Uniforms are drawn CHUNK episodes at a time, and one float64 draw serves both of an episode's
   uniforms (its top 26 bits the action's, the 27 below the reward's), as the kernel splits one
-  64-bit word into two 32-bit uniforms: splitting costs five passes, a second draw ten.
+  64-bit word into two 32-bit uniforms: splitting costs fewer passes than a second draw.
 
 Results follow the same model to within rounding; the draws differ, so they agree with the
 kernel's only in distribution.
@@ -35,9 +35,8 @@ import math
 import numpy as np
 
 CHUNK = 8
-"""Episodes whose uniforms are drawn in one generator call. Measured with 10,000 seeds: 4 to 16
-cost the same; from 32 on the draw buffers (2.5 MB and more) fall out of L2 and an episode costs
-10-30% more."""
+"""Episodes whose uniforms are drawn in one generator call: enough to amortize the call, few
+enough that the draw buffers of 10,000 seeds stay in L2 (at 32 and more they do not)."""
 
 _SPLIT = 2.0**26
 """A float64 uniform has 53 random bits: the action takes the top 26, the reward the 27 below."""

@@ -38,6 +38,14 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 from reference import run as reference_run
 
 REPEATS = 5
+KERNEL_1 = "package kernel, 1 thread"
+GAUSSIAN = "package kernel, Gaussian rewards, 1 thread"
+GROUPS_8 = "package kernel, groups of 8 (group_mean), per rollout, 1 thread"
+FLOOR = "floor: draws + K exps only, 1 thread"
+NUMPY = "numpy vectorized across seeds"
+PYTHON = "pure-Python reference (tests/reference/)"
+WHOLE_PROCESS = "python -m study run, whole process, 1 thread"
+NUMPY_WHOLE = "numpy vectorized across seeds, whole-process workload"
 PROBS = (0.5, 0.55, 0.6)
 LR = 0.1
 SIM = Simulation("reinforce", Environment.fixed(PROBS), LR, "running_mean")
@@ -101,7 +109,7 @@ def references() -> list[dict[str, object]]:
     keys = run_keys(1, np.arange(seeds))
     for threads in (1, numba.config.NUMBA_NUM_THREADS):
         numba.set_num_threads(threads)
-        row(f"package kernel, {threads} thread{'s' if threads > 1 else ''}",
+        row(KERNEL_1 if threads == 1 else f"package kernel, {threads} threads",
             f"{seeds} seeds x {budget} episodes", seeds * budget,
             median_seconds(lambda: simulate(SIM, keys, (budget,))))
     numba.set_num_threads(1)
@@ -117,7 +125,7 @@ def references() -> list[dict[str, object]]:
         row(f"package kernel, {name}, 1 thread", f"{seeds} seeds x {budget} episodes",
             seeds * budget,
             median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
-    row("floor: draws + K exps only, 1 thread", f"{seeds} seeds x {budget} episodes",
+    row(FLOOR, f"{seeds} seeds x {budget} episodes",
         seeds * budget,
         median_seconds(lambda: floor_loop(kernel_keys(keys), len(PROBS), budget, LANES)))
     scalar_seeds, scalar_budget = 1024, 2_000
@@ -126,11 +134,21 @@ def references() -> list[dict[str, object]]:
         median_seconds(lambda: scalar_reinforce(probs, LR, scalar_budget, scalar_seeds, 1)))
     numpy_seeds, numpy_budget = 10_000, 200
     rng = np.random.default_rng(1)
-    row("numpy vectorized across seeds", f"{numpy_seeds} seeds x {numpy_budget} episodes",
+    row(NUMPY, f"{numpy_seeds} seeds x {numpy_budget} episodes",
         numpy_seeds * numpy_budget,
         median_seconds(lambda: numpy_reinforce(probs, LR, numpy_budget, numpy_seeds, rng)))
+    # The whole process against numpy on one workload: ``python -m study run`` on one thread
+    # (start-up with a warm numba cache, simulation, the runs table written; a fresh shard cache)
+    # and the numpy peer in this process; timed once each, as each takes seconds.
+    whole_seeds, whole_budget = 10_000, 50_000
+    workload = f"{whole_seeds} seeds x {whole_budget} episodes"
+    row(WHOLE_PROCESS, workload, whole_seeds * whole_budget,
+        whole_process_seconds(whole_seeds, whole_budget))
+    began = time.perf_counter()
+    numpy_reinforce(probs, LR, whole_budget, whole_seeds, rng)
+    row(NUMPY_WHOLE, workload, whole_seeds * whole_budget, time.perf_counter() - began)
     py_seeds, py_budget = 2, 2_000
-    row("pure-Python reference (tests/reference/)", f"{py_seeds} seeds x {py_budget} episodes",
+    row(PYTHON, f"{py_seeds} seeds x {py_budget} episodes",
         py_seeds * py_budget, median_seconds(lambda: [
             reference_run(keys[i], list(PROBS), "bernoulli", "reinforce", LR, "running_mean",
                           [py_budget])
@@ -140,6 +158,49 @@ def references() -> list[dict[str, object]]:
     for r in rows:
         r["ratio_to_kernel"] = r["ns_per_episode"] / base
     return rows
+
+
+def whole_process_seconds(seeds: int, budget: int) -> float:
+    """Wall time of ``python -m study run`` in a fresh process on one thread: the headline bandit,
+    lr 0.1, running-mean baseline, ``seeds`` x ``budget``, into a fresh output and shard cache."""
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "whole_process.toml"
+        config.write_text(textwrap.dedent(f"""
+            [study]
+            name = "whole_process"
+            root_seed = 1
+            seeds = {seeds}
+            [grid]
+            probs = [[{", ".join(map(str, PROBS))}]]
+            lr = [{LR}]
+            baseline = ["running_mean"]
+            budgets = [{budget}]
+        """))
+        env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "study", "run", str(config), "--out",
+                        str(Path(folder) / "out"), "--quiet"], env=env, cwd=REPO_ROOT, check=True)
+        return time.perf_counter() - began
+
+
+def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The ratios the kernel is held to, each with its target and whether this host meets it."""
+    ns = {r["name"]: r["ns_per_episode"] for r in rows}
+    one = ns[KERNEL_1]
+    every_thread = rows[1]["ns_per_episode"]
+    found = [
+        ("numpy peer / kernel (1 thread)", ns[NUMPY] / one, ">=", 5.0),
+        ("pure-Python reference / kernel", ns[PYTHON] / one, ">=", 250.0),
+        ("kernel / floor", one / ns[FLOOR], "<=", 1.3),
+        (f"1 thread / {numba.config.NUMBA_NUM_THREADS} threads", one / every_thread, ">=", 1.8),
+        ("Gaussian / Bernoulli episode", ns[GAUSSIAN] / one, "<=", 2.0),
+        ("groups of 8, per rollout / single rollouts", ns[GROUPS_8] / one, "<=", 1.5),
+        ("numpy peer / whole process (same workload)", ns[NUMPY_WHOLE] / ns[WHOLE_PROCESS], ">=",
+         3.0),
+    ]
+    return [{"ratio": name, "value": value, "target": f"{sign} {bound:g}",
+             "met": value >= bound if sign == ">=" else value <= bound}
+            for name, value, sign, bound in found]
 
 
 def fitted_exponent(xs: list[float], seconds: list[float]) -> float:
@@ -226,6 +287,10 @@ def markdown(result: dict[str, object]) -> str:
     for r in result["references"]:
         lines.append(f"| {r['name']} | {r['workload']} | {r['ns_per_episode']:.2f} | "
                      f"{r['ratio_to_kernel']:.3g} |")
+    lines += ["", "| ratio | this host | target | met |", "|---|---:|---|---|"]
+    for t in result["targets"]:
+        lines.append(f"| {t['ratio']} | {t['value']:.3g} | {t['target']} | "
+                     f"{'yes' if t['met'] else 'no'} |")
     lines += ["", f"Thread scaling: {result['thread_scaling']:.2f}x with "
               f"{numba.config.NUMBA_NUM_THREADS} threads.", "",
               "| scaling axis | values | seconds | fitted exponent |", "|---|---|---|---:|"]
@@ -252,6 +317,7 @@ def main() -> None:
                    f"numba {numba.__version__}",
         "vector_extensions": vector_extensions(),
         "references": rows,
+        "targets": targets(rows),
         "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
         "scaling": scaling(),
         "start_up": start_up_and_memory(),

@@ -1,8 +1,9 @@
-"""The runs tables do not change when the code is reorganised: every column that the runs table
-had before the learner registry (commit 74c5cbc) holds the same values now, for ``quick``,
-``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every learner, every
-baseline). The stored checksums were computed from that commit's own output files
-(``tests/data/runs_checksums.json``); columns added since are not in them."""
+"""The runs tables do not change when the code is reorganised or made faster: every column of the
+runs table holds the values it held at the commit named in ``tests/data/runs_checksums.json``, for
+``quick``, ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every
+learner, every baseline). The checksums are recomputed (``python tests/runs_checksum.py COMMIT``)
+only by a change meant to change the outputs: the last was the move to Philox4x32 and the
+polynomial elementary functions; before it they were those of commit 74c5cbc's own files."""
 
 from __future__ import annotations
 

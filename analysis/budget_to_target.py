@@ -1,7 +1,8 @@
 """The budget at which accuracy first reaches a target (0.9), with a bootstrap interval.
 
 Accuracy against budget is fitted with isotonic regression (``scipy.optimize.isotonic_regression``,
-weighted by seeds): a monotone fit without a parametric shape, which matters because REINFORCE with
+unweighted: every checkpoint of a cell has the same seeds, so weights by seeds would all be
+equal): a monotone fit without a parametric shape, which matters because REINFORCE with
 a large lr plateaus below 1 and a logistic from chance to 1 would not fit it. The fitted curve is
 interpolated linearly in log budget and inverted at the target. The interval resamples whole seeds
 (all checkpoints of a seed move together, so their correlation is kept) and takes percentiles.

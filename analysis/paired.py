@@ -121,8 +121,10 @@ def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,
     discordant-pair probabilities P(only A) and P(only B), at each number of seeds."""
     psi = only_a_rate + only_b_rate
     delta = abs(only_a_rate - only_b_rate)
-    if psi <= 0 or psi - delta**2 <= 0:
-        return np.where(delta > 0, 1.0, alpha) * np.ones(len(seeds))
+    if psi <= 0:
+        return np.zeros(len(seeds))  # no discordant pairs: McNemar's test can never reject
+    if psi - delta**2 <= 0:
+        return np.ones(len(seeds))  # every pair discordant, all one way
     seeds = np.asarray(seeds, dtype=float)
     z = norm.ppf(1 - alpha / 2)
     spread = math.sqrt(psi - delta**2)

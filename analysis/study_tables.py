@@ -170,6 +170,9 @@ def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = Non
     if seeds is not None:
         rows = rows[rows["seed"].isin(seeds)]
     wide = rows.pivot(index="seed", columns="budget", values="correct")
+    if wide.isna().to_numpy().any():
+        # A NaN would become True as a bool: a missing run must not count as a correct one.
+        raise ValueError(f"cell {cell}: some seeds have no row at some budget")
     return wide.to_numpy(dtype=bool), wide.columns.to_numpy(dtype=float)
 
 

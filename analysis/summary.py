@@ -7,6 +7,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from analysis.accuracy import accuracy_table, chance_levels
+from analysis.tables import p_text
 
 
 def summarize(runs: pd.DataFrame) -> str:
@@ -32,7 +33,7 @@ def _cell_block(rows: pd.DataFrame, chance: float) -> str:
     lines.append(
         f"never-training sampler (zero logits): {chance:.3f} exactly (1/K); gap at budget "
         f"{last['budget']}: {last['accuracy'] - chance:+.3f} [{last['ci_low'] - chance:+.3f}, "
-        f"{last['ci_high'] - chance:+.3f}], exact binomial test p = {test.pvalue:.2g}")
+        f"{last['ci_high'] - chance:+.3f}], exact binomial test {p_text(test.pvalue)}")
     if len(rows) > 1:
         lines.append(
             f"{last['budget'] / first['budget']:g}x the rollouts ({first['budget']} -> "

@@ -38,6 +38,33 @@ def macro_name(*parts: str) -> str:
     return name
 
 
+P_FLOOR = 1e-15
+"""Smallest p-value shown as a number in the Markdown tables and the report; below it "< 1e-15":
+the tests' approximations and the rounding of their sums carry no meaning further out (the CSV
+files keep the computed values)."""
+
+
+def shown_pvalue(p: float) -> str:
+    """A p-value for reading: to two significant digits, or "< 1e-15" below ``P_FLOOR``."""
+    return "< 1e-15" if p < P_FLOOR else f"{p:.2g}"
+
+
+def p_text(p: float) -> str:
+    """A p-value for prose: "p = 0.013", or "p < 1e-15" below ``P_FLOOR``."""
+    shown = shown_pvalue(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its p-value columns (``p_value``, ``p_vs_chance``, ... ) as text floored at
+    ``P_FLOOR``; NaN stays empty."""
+    shown = table.copy()
+    for column in shown.columns:
+        if re.fullmatch(r"p(_[a-z]+)*", str(column)):
+            shown[column] = [shown_pvalue(p) if pd.notna(p) else "" for p in shown[column]]
+    return shown
+
+
 def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_dir: Path) -> None:
     """Each table as ``<name>.csv`` and ``<name>.md``, the numbers as ``numbers.json``; then
     ``index.json`` last, the file make depends on, so a half-finished step is redone."""
@@ -45,7 +72,7 @@ def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_d
     for name, table in tables.items():
         write_text(out_dir / f"{name}.csv", table.to_csv(index=False))
         write_text(out_dir / f"{name}.md",
-                      table.to_markdown(index=False, floatfmt=".5g") + "\n")
+                   readable(table).to_markdown(index=False, floatfmt=".5g") + "\n")
     write_text(out_dir / NUMBERS_FILE, json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     write_text(out_dir / INDEX_FILE, json.dumps(sorted(tables), indent=2) + "\n")
 

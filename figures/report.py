@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.groups import MARGIN, ROBUST
-from analysis.tables import latex_macros
+from analysis.tables import latex_macros, p_text
 from figures.curves import SUTTON_BARTO
 from study.orchestration.storage import read_manifest
 from study.spec import registry
@@ -35,8 +35,8 @@ BAND_NEWCOMBE = ("Bands are 95% Newcombe hybrid-score intervals for a paired dif
 
 
 def pvalue(p: float) -> str:
-    """A p-value as text; one that underflows double precision is shown as a bound."""
-    return "< 1e-300" if p == 0 else f"= {p:.2g}"
+    """A p-value as text after "p": "= 0.013", or "< 1e-15" below ``analysis.tables.P_FLOOR``."""
+    return p_text(p).removeprefix("p ")
 
 
 def baseline_name(baseline: str) -> str:
@@ -96,11 +96,18 @@ class Report:
                             "ci_high", "non_finite"]])
         self.figure("lr_heatmap", "accuracy over lr x budget, one panel per baseline "
                     "(colour: accuracy from chance 1/3 to 1).")
-        best = accuracy[accuracy["algorithm"].isin(registry.trained())].sort_values("accuracy")
-        final = best[best["budget"] == best["budget"].max()].iloc[-1]
-        self.add(f"At the largest budget ({final['budget']:,}) the most accurate cell is lr "
-                 f"{final['lr']:g} with the {final['baseline'].replace('_', ' ')} baseline: "
-                 f"{final['accuracy']:.4f} [{final['ci_low']:.4f}, {final['ci_high']:.4f}].", "")
+        trained = accuracy[accuracy["algorithm"].isin(registry.trained())]
+        last = trained[trained["budget"] == trained["budget"].max()]
+        top = last[last["accuracy"] == last["accuracy"].max()].sort_values(["baseline", "lr"])
+        final = top.iloc[0]
+        # Cells with the same accuracy are named together: picking one of them would be a choice
+        # made by the order of a sort, not by the data.
+        cells = "; ".join(f"lr {r['lr']:g} with the {r['baseline'].replace('_', ' ')} baseline"
+                          for _, r in top.iterrows())
+        self.add(f"At the largest budget ({final['budget']:,}) the most accurate "
+                 f"{'cell is' if len(top) == 1 else f'{len(top)} cells tie:'} {cells}: "
+                 f"{final['accuracy']:.4f} [{final['ci_low']:.4f}, {final['ci_high']:.4f}]"
+                 f"{'' if len(top) == 1 else ' each'}.", "")
 
     def above_references(self) -> None:
         self.add("## 2. Above the never-training sampler and above uniform allocation", "")

@@ -120,6 +120,8 @@ def test_mcnemar_power_formula_and_monte_carlo_agree() -> None:
     # Connor's one-tailed formula gives 0.8 exactly; the far tail adds Phi(-4.8) = 7e-7.
     assert mcnemar_power(0.2, 0.1, np.array([n]))[0] == pytest.approx(0.8, abs=1e-6)
     assert mcnemar_power(0.1, 0.1, np.array([100, 10_000])) == pytest.approx(0.05)
+    # With no discordant pairs the test has nothing to count and never rejects.
+    assert mcnemar_power(0.0, 0.0, np.array([10, 10_000])).tolist() == [0.0, 0.0]
     # The exact test is slightly conservative against the approximation; 4.5 MC standard errors
     # (0.009 each) plus 0.02 for the approximation.
     assert paired_power_mc(0.2, 0.1, np.array([234]))[0] == pytest.approx(0.8, abs=0.06)
@@ -185,3 +187,30 @@ def test_net_value_and_break_even_on_a_hand_made_table() -> None:
     step = break_even_costs(runs, 1000).iloc[0]
     assert step["break_even_cost"] == pytest.approx(5.0)
     assert step["ci_low"] < 5.0 < step["ci_high"]
+
+
+def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
+    from analysis.tables import p_text, readable
+    from figures.report import pvalue
+
+    assert p_text(0.01349) == "p = 0.013"
+    assert p_text(1.3e-268) == p_text(0.0) == p_text(5e-324) == "p < 1e-15"
+    assert pvalue(2e-15) == "= 2e-15"
+    assert pvalue(0.0) == "< 1e-15"
+    table = pd.DataFrame({"p_value": [0.5, 1e-300, np.nan], "p_vs_chance_holm": [1e-16, 1.0, 0.04],
+                          "pulls": [1e-300, 2.0, 3.0]})
+    shown = readable(table)
+    assert shown["p_value"].tolist() == ["0.5", "< 1e-15", ""]
+    assert shown["p_vs_chance_holm"].tolist() == ["< 1e-15", "1", "0.04"]
+    assert shown["pulls"].tolist() == table["pulls"].tolist()  # not a p-value: untouched
+
+
+def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
+    from analysis.study_tables import outcome_matrix
+
+    runs = pd.DataFrame({"cell": [0] * 4, "seed": [0, 0, 1, 1], "budget": [10, 20, 10, 20],
+                         "correct": [False, True, True, True]})
+    correct, budgets = outcome_matrix(runs, 0)
+    assert correct.tolist() == [[False, True], [True, True]] and budgets.tolist() == [10, 20]
+    with pytest.raises(ValueError, match="cell 0"):
+        outcome_matrix(runs.drop(index=1), 0)

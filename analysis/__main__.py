@@ -1,5 +1,6 @@
 """``python -m analysis RUN_DIR --out TABLE_DIR``: every table of one study (see
-``analysis.study_tables``), as CSV and Markdown, with its headline numbers."""
+``analysis.study_tables``), as CSV and Markdown, with its headline numbers.
+``python -m analysis plan TEST ...``: the seeds a test needs (``analysis.plan``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from study.spec.schema import RUNS_FILE
 
 
 def main() -> int:
-    """Analyze one study; exit 2 with one line if its runs are missing."""
+    """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if its runs are
+    missing."""
+    if sys.argv[1:2] == ["plan"]:
+        from analysis.plan import main as plan
+
+        return plan(sys.argv[2:])
     parser = argparse.ArgumentParser(prog="python -m analysis")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, required=True)

@@ -15,15 +15,14 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.stats import binom
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
+from analysis.paired import mcnemar_power
+
 ALPHA = 0.05
-EFFECTS_OF_INTEREST = (0.01, 0.02, 0.05, 0.1)
-"""Differences in accuracy worth detecting, stated before any run (not read off the data): the
-seeds each test needs are planned for these."""
-TARGET_POWER = 0.8
 RESAMPLES = 2000  # Monte Carlo standard error of a power estimate <= 0.5 / sqrt(2000) = 0.011
 
 
@@ -73,6 +72,25 @@ def seeds_for_power(power_at: Callable[[int], float], target: float = 0.8,
         middle = (low + high) // 2
         low, high = (middle, high) if power_at(middle) < target else (low, middle)
     return float(high)
+
+
+def smallest_chance_effect(chance: float, seeds: int, target: float = 0.8,
+                           alpha: float = ALPHA) -> float:
+    """The accuracy above chance that ``seeds`` seeds detect with power ``target``."""
+    return brentq(lambda p: chance_power(p, chance, [seeds], alpha)[0] - target,
+                  chance + 1e-9, 1 - 1e-9) - chance
+
+
+def smallest_paired_effect(discordant_rate: float, seeds: int, target: float = 0.8,
+                           alpha: float = ALPHA) -> float:
+    """The accuracy difference that ``seeds`` paired seeds detect with power ``target`` when a
+    fraction ``discordant_rate`` of pairs disagree (the effect cannot exceed that fraction)."""
+    def gap(delta: float) -> float:
+        return mcnemar_power((discordant_rate + delta) / 2, (discordant_rate - delta) / 2,
+                             np.array([seeds]), alpha)[0] - target
+    if gap(discordant_rate * (1 - 1e-9)) < 0:
+        return math.inf
+    return brentq(gap, 1e-12, discordant_rate * (1 - 1e-9))
 
 
 def exact_mcnemar_power(seeds: int, only_a_rate: float, only_b_rate: float,

@@ -28,7 +28,7 @@ from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
 from analysis.paired import mcnemar_power
-from analysis.power import ALPHA, exact_mcnemar_power, seeds_for_power
+from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
 
 MOST = 10**6
 """Largest n the planner searches."""
@@ -95,7 +95,7 @@ def plan_mcnemar(only_a: float, only_b: float, target: float = 0.8,
     if not math.isfinite(n_normal):
         return Plan(math.inf, math.inf, math.inf, math.nan)
     most = int(max(4 * n_normal, 200))
-    power = np.array([exact_mcnemar_power(n, only_a, only_b, alpha) for n in range(1, most + 1)])
+    power = exact_mcnemar_power_curve(most, only_a, only_b, alpha)
     n_exact, n_first = _stays(power, target)
     if n_exact > most / 2:
         n_exact = math.inf

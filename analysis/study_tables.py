@@ -36,13 +36,14 @@ from analysis.cost import best_budgets, break_even_costs, net_value_table
 from analysis.curves import curve_points, curves_table
 from analysis.groups import group_tables, is_group_study
 from analysis.paired import cell_rows, compare_cells, holm, mcnemar_power
+from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
+    EFFECTS_OF_INTEREST,
+    TARGET_POWER,
     chance_power,
     chance_power_mc,
+    exact_mcnemar_power,
     paired_power_mc,
-    seeds_for_power,
-    smallest_chance_effect,
-    smallest_paired_effect,
 )
 from analysis.tables import macro_name, number_word
 from study.orchestration.storage import read_manifest, read_runs
@@ -251,9 +252,13 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
 
 def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """For the headline comparisons at the headline budgets: the seeds needed for 80% power, the
-    power of 40 seeds, and the smallest effect 40 seeds detect (summary), and power against the
-    number of seeds, analytic and Monte Carlo (curves). Effects are the observed ones."""
+    """For the headline comparisons at the headline budgets: the seeds each test needs for the
+    effects of interest stated before the run (``EFFECTS_OF_INTEREST``), at the exact power of
+    the exact test the study runs (the smallest n from which it stays at 80%, ``analysis.plan``),
+    beside the normal approximation's n, and the exact power of 40 seeds; a paired comparison's
+    discordance (the share of seeds on which the cells disagree) is taken from the data. Then
+    power against the number of seeds at the observed rates, analytic and Monte Carlo (curves:
+    an illustration of this run, not a plan)."""
     budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
     accuracy = accuracy_table(cell_rows(runs, headline, tuple(runs.columns))).set_index("budget")
     chance = chance_levels(runs)[headline]
@@ -271,27 +276,44 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
         for budget in budgets:
             if paired is None:
                 p = float(accuracy.loc[budget, "accuracy"])
-                effect = p - chance
+                discordance = math.nan
                 analytic = lambda n, p=p: chance_power(p, chance, [n])[0]  # noqa: E731
                 monte_carlo = chance_power_mc(p, chance, POWER_SEEDS)
-                smallest = smallest_chance_effect(chance, CLAIM_SEEDS)
             else:
                 row = paired[paired["budget"] == budget].iloc[0]
                 a, b = row["only_a"] / row["seeds"], row["only_b"] / row["seeds"]
-                effect = a - b
+                discordance = a + b
                 analytic = lambda n, a=a, b=b: mcnemar_power(a, b, np.array([n]))[0]  # noqa: E731
                 monte_carlo = paired_power_mc(a, b, POWER_SEEDS)
-                smallest = smallest_paired_effect(a + b, CLAIM_SEEDS)
+            for effect in EFFECTS_OF_INTEREST:
+                summary.append({"comparison": name, "budget": budget,
+                                "effect_of_interest": effect, "discordance": discordance,
+                                **_planned(effect, chance, discordance)})
             curve = np.array([analytic(n) for n in POWER_SEEDS])
-            needed = seeds_for_power(analytic) if abs(effect) > 0 else math.inf
-            summary.append({"comparison": name, "budget": budget, "observed_effect": effect,
-                            "seeds_for_80_percent_power": needed,
-                            "power_at_40_seeds": analytic(CLAIM_SEEDS),
-                            "smallest_effect_40_seeds_detect": smallest})
             curves += [{"comparison": name, "budget": budget, "seeds": int(n),
                         "analytic": float(pa), "monte_carlo": float(pm)}
                        for n, pa, pm in zip(POWER_SEEDS, curve, monte_carlo, strict=True)]
     return pd.DataFrame(summary), pd.DataFrame(curves)
+
+
+def _planned(effect: float, chance: float, discordance: float) -> dict[str, float]:
+    """Seeds needed (exact and normal) and the exact power of 40 seeds for a stated effect:
+    against chance when ``discordance`` is NaN, else paired with that discordance (an effect
+    larger than the discordance cannot happen: NaN)."""
+    if math.isnan(discordance):
+        plan = plan_binomial(chance + effect, chance, TARGET_POWER)
+        at_claim = float(binomial_power(np.array([CLAIM_SEEDS]), chance + effect, chance)[0])
+        return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
+                "exact_power_at_seeds_normal": plan.power_at_n_normal,
+                "exact_power_40_seeds": at_claim}
+    if effect >= discordance:
+        return {"seeds_exact": math.nan, "seeds_normal": math.nan,
+                "exact_power_at_seeds_normal": math.nan, "exact_power_40_seeds": math.nan}
+    only_a, only_b = (discordance + effect) / 2, (discordance - effect) / 2
+    plan = plan_mcnemar(only_a, only_b, TARGET_POWER)
+    return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
+            "exact_power_at_seeds_normal": plan.power_at_n_normal,
+            "exact_power_40_seeds": exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b)}
 
 
 def _prefix(study: str) -> str:
@@ -345,9 +367,11 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
             if row["budget"] == 1000:
                 words = "".join(w.capitalize() for w in row["comparison"].replace("-", " ")
                                 .split() if w.isalpha())
-                needed = row["seeds_for_80_percent_power"]
-                numbers[macro_name(prefix, "SeedsNeeded", words)] = (
-                    f"{needed:,.0f}" if math.isfinite(needed) else "more than 10^7")
+                needed = row["seeds_exact"]
+                effect = number_word(round(100 * row["effect_of_interest"]))
+                numbers[macro_name(prefix, "SeedsNeeded", words, "For", effect, "Points")] = (
+                    f"{needed:,.0f}" if math.isfinite(needed) else "none (effect above the "
+                    "discordance)" if math.isnan(needed) else "more than 10^7")
     if "break_even" in tables:
         steps = tables["break_even"]
         steps = steps[steps["algorithm"].isin(registry.trained())]

@@ -39,6 +39,15 @@ def pvalue(p: float) -> str:
     return p_text(p).removeprefix("p ")
 
 
+def _seeds_text(seeds: float, discordance: float) -> str:
+    """Seeds needed, in words where there is no number: an effect above the discordance cannot
+    occur (NaN), inf where the planner found no n (its search ends at four times the normal
+    approximation's n) from which the power stays at the target."""
+    if math.isnan(seeds):
+        return f"impossible with discordance {discordance:.3f}"
+    return f"{seeds:,.0f} seeds" if math.isfinite(seeds) else "more seeds than the planner searched"
+
+
 def baseline_name(baseline: str) -> str:
     """``none`` -> ``no baseline``, ``running_mean`` -> ``the running-mean baseline``."""
     return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
@@ -262,28 +271,31 @@ class Report:
         if power is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        self.add("Power at alpha = 0.05 of the study's own tests for the observed effects "
-                 "(one-sided exact binomial against chance; two-sided exact McNemar for paired "
-                 "comparisons), analytic (normal approximation) and Monte Carlo (resampling "
-                 "seeds of the runs table, 2,000 resamples):", "")
+        effects = sorted(power["effect_of_interest"].unique())
+        self.add("Seeds each test needs for effects stated before the run (differences in "
+                 "accuracy of " + ", ".join(f"{e:g}" for e in effects) + "; against chance, a "
+                 "gain of that much over it), at 80% exact power (alpha = 0.05) of the exact "
+                 "test the study runs: one-sided exact binomial against chance, two-sided exact "
+                 "McNemar for paired comparisons. Exact power is a sawtooth in n, so "
+                 "`seeds_exact` is the smallest n from which it stays at 80%; `seeds_normal` is "
+                 "the normal approximation's n and `exact_power_at_seeds_normal` what the exact "
+                 "test has there. A paired comparison's discordance is this run's share of "
+                 "seeds on which the two cells disagree (an effect above it cannot occur: "
+                 "empty). The same numbers for any stated effect: `python -m analysis plan`.", "")
         self.markdown(power)
-        self.figure("power_curves", "power against seeds per comparison and budget: lines are "
-                    "normal approximations, rings Monte Carlo resampling of seeds; dashed: 80% "
-                    "power; dotted: 40 seeds.")
+        self.figure("power_curves", "power against seeds at the rates this run observed, an "
+                    "illustration of the run, not a plan: lines are normal approximations, "
+                    "rings Monte Carlo resampling of seeds; dashed: 80% power; dotted: 40 seeds.")
         chance = power[power["comparison"] == "trained vs never-training sampler"]
-        paired = power[power["comparison"] != "trained vs never-training sampler"]
-        self.add("With 40 seeds, the test against the never-training sampler has power "
-                 + ", ".join(f"{r.power_at_40_seeds:.2f} at {r.budget:,}"
+        chance = chance[chance["budget"] == chance["budget"].min()]
+        paired = power[(power["comparison"] != "trained vs never-training sampler")
+                       & (power["effect_of_interest"] == max(effects))]
+        self.add("Against chance, 40 seeds have exact power "
+                 + ", ".join(f"{r.exact_power_40_seeds:.2f} for a gain of {r.effect_of_interest:g}"
                              for r in chance.itertuples())
-                 + f" (it detects a gain of {chance['smallest_effect_40_seeds_detect'].iat[0]:.2f}"
-                 " over chance with 80% power); a paired comparison needs a difference of at "
-                 f"least {paired['smallest_effect_40_seeds_detect'].min():.2f} in accuracy to "
-                 "reach 80% power with 40 seeds (none where too few pairs disagree), and the "
-                 "REINFORCE-against-uniform differences measured here need "
-                 + ", ".join(f"{r.seeds_for_80_percent_power:,.0f}" if math.isfinite(
-                     r.seeds_for_80_percent_power) else "more than 10^7"
-                     for r in paired[paired["comparison"].str.contains("uniform")].itertuples())
-                 + " seeds at the headline budgets.", "")
+                 + f"; a paired difference of {max(effects):g} needs "
+                 + ", ".join(f"{_seeds_text(r.seeds_exact, r.discordance)} ({r.comparison}, "
+                             f"{r.budget:,})" for r in paired.itertuples()) + ".", "")
         if quick is not None:
             rows = quick[quick["budget"].isin(HEADLINE)]
             parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"

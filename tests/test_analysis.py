@@ -18,7 +18,6 @@ from analysis.power import (
     chance_power_mc,
     paired_power_mc,
     seeds_for_power,
-    smallest_chance_effect,
 )
 
 
@@ -107,7 +106,6 @@ def test_power_of_a_known_one_sample_design() -> None:
     assert chance_power_mc(0.6, 0.5, np.array([100]))[0] == pytest.approx(exact, abs=0.05)
     n80 = seeds_for_power(lambda n: chance_power(0.6, 0.5, [n])[0])
     assert chance_power(0.6, 0.5, [n80])[0] >= 0.8 > chance_power(0.6, 0.5, [n80 - 1])[0]
-    assert smallest_chance_effect(0.5, 100) == pytest.approx(0.1, abs=0.03)
 
 
 def test_mcnemar_power_formula_and_monte_carlo_agree() -> None:

@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import binom, binomtest, multinomial
 
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
-from analysis.power import exact_mcnemar_power
+from analysis.power import exact_mcnemar_power, exact_mcnemar_power_curve
 from conftest import REPO
 
 
@@ -79,3 +79,13 @@ def test_plan_command_prints_the_plan_and_rejects_bad_values() -> None:
                           "0.2", "--only-b", "x"], cwd=REPO, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip() == "error: --only-b: 'x' is not a probability"
+
+
+def test_mcnemar_power_curve_is_the_power_at_each_n() -> None:
+    # The curve carries the law of the discordant count from n to n + 1; the single-n function
+    # sums the whole binomial law afresh. They differ only by rounding and the dropped tails
+    # (TAIL per step), far below 1e-10.
+    curve = exact_mcnemar_power_curve(2500, 0.2, 0.13, 0.05)
+    for n in (1, 2, 7, 40, 333, 1024, 2500):
+        assert curve[n - 1] == pytest.approx(exact_mcnemar_power(n, 0.2, 0.13, 0.05), abs=1e-10)
+    assert not exact_mcnemar_power_curve(50, 0.0, 0.0).any()

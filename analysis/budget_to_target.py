@@ -53,7 +53,9 @@ def bootstrap_weights(seeds: int, resamples: int, seed: int) -> np.ndarray:
 class BudgetEstimate:
     """Budget to the target with a percentile bootstrap interval; ``reached`` is False when the
     point estimate is beyond the largest budget (then ``estimate`` is that budget, a lower bound);
-    ``ci_high`` is inf when more than 2.5% of resamples never reach the target."""
+    ``at_first`` is True when the fit is at the target already at the first checkpoint (then
+    ``estimate`` is that checkpoint, an upper bound); ``ci_high`` is inf when more than 2.5% of
+    resamples never reach the target."""
 
     estimate: float
     ci_low: float
@@ -61,12 +63,15 @@ class BudgetEstimate:
     reached: bool
     largest_budget: float
     seeds: int
+    at_first: bool = False
 
     def describe(self) -> str:
         """The estimate as a sentence fragment, e.g. ``27,300 [25,900, 28,800]``."""
         largest = f"{self.largest_budget:,.0f}"
         if not self.reached:
             return f"not reached by {largest} (budget > {largest})"
+        if self.at_first:
+            return f"reached by the first checkpoint (budget <= {self.estimate:,.0f})"
         high = f"> {largest}" if math.isinf(self.ci_high) else f"{self.ci_high:,.0f}"
         return f"{self.estimate:,.0f} [{self.ci_low:,.0f}, {high}]"
 
@@ -85,18 +90,22 @@ def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = T
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
     reached = math.isfinite(point)
     return BudgetEstimate(point if reached else float(budgets[-1]), float(low), float(high),
-                          reached, float(budgets[-1]), seeds)
+                          reached, float(budgets[-1]), seeds, point == budgets[0])
 
 
 @dataclass(frozen=True)
 class BudgetRatio:
-    """Budget to the target of A divided by B's, with a percentile bootstrap interval; inf where A
-    (or NaN where both) never reaches the target."""
+    """Budget to the target of A divided by B's, with a percentile bootstrap interval: inf where
+    only A never reaches the target, 0 where only B never does, NaN where neither does. A resample
+    in which neither reaches it has no ratio; ``undefined_resamples`` counts them, and each counts
+    as 0 for the lower limit and as inf for the upper one (rather than being dropped, which would
+    narrow the interval): past 2.5% of the resamples the interval is [0, inf], no information."""
 
     ratio: float
     ci_low: float
     ci_high: float
     seeds: int
+    undefined_resamples: int = 0
 
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
@@ -115,15 +124,17 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
 
     def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
         a, b = crossing(budgets, curve_a, target), crossing(other, curve_b, target)
-        return a / b if math.isfinite(b) else math.nan
+        if math.isinf(a) and math.isinf(b):
+            return math.nan
+        return a / b if math.isfinite(b) else 0.0
 
     values = np.array([ratio(a, b) for a, b in zip(weights @ correct_a / seeds,
                                                    weights @ correct_b / seeds, strict=True)])
-    values = values[~np.isnan(values)]
-    low, high = (np.quantile(values, [0.025, 0.975], method="inverted_cdf") if len(values)
-                 else (math.nan, math.nan))
+    undefined = np.isnan(values)
+    low = np.quantile(np.where(undefined, 0.0, values), 0.025, method="inverted_cdf")
+    high = np.quantile(np.where(undefined, math.inf, values), 0.975, method="inverted_cdf")
     return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low),
-                       float(high), seeds)
+                       float(high), seeds, int(undefined.sum()))
 
 
 def hardness(probs: tuple[float, ...]) -> float:

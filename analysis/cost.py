@@ -2,19 +2,74 @@
 
 A run trained for B rollouts at c per pull and then deployed for D pulls earns
 D * p[greedy arm] - c * B, with p the true pass probability of the arm it deploys (a run whose state
-is not finite deploys nothing: p = 0). Expected net value per (cell, c, B) has a t interval over
-seeds. Between consecutive checkpoints B1 < B2 the extra rollouts pay for themselves when
-c < D * (E p(B2) - E p(B1)) / (B2 - B1), the break-even cost per pull; its interval comes from the
-per-seed differences p_i(B2) - p_i(B1) (paired: the same seed at both checkpoints).
+is not finite deploys nothing: p = 0). Between consecutive checkpoints B1 < B2 the extra rollouts
+pay for themselves when c < D * (E p(B2) - E p(B1)) / (B2 - B1), the break-even cost per pull: it
+is proportional to D, and the best budget at cost c depends on c / D only.
+
+Every mean over seeds here has an interval valid where it is printed (``mean_interval``): late in
+training most seeds deploy the same arm, and a t interval of values that all agree has zero width.
+A budget or learner chosen as best is chosen on the even seeds and its net value and its margin
+over the runner-up estimated on the odd seeds.
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 from scipy.stats import t as student_t
+
+from analysis.accuracy import cell_environments
+
+SETTLED_SEEDS = 30
+"""A mean over seeds gets a t interval only when at least this many seeds differ from the most
+common value. Below it the sum over the differing seeds is far from normal (with 1 or 2 differing
+seeds the t interval's coverage is nowhere near 95%; with none it has zero width), so the interval
+is the bound ``mean_interval`` derives from the counts of seeds above and below that value."""
+DEPLOYMENT_FACTORS = (0.1, 1.0, 10.0)
+"""The comparison of learners by net value is repeated at these multiples of the configured D:
+the answer depends on c / D, and D is a guess about deployment."""
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean over seeds with its interval and how the interval was made (``t`` or ``bound``)."""
+
+    mean: float
+    low: float
+    high: float
+    method: str
+
+
+def mean_interval(values: np.ndarray, support: tuple[float, float],
+                  confidence: float = 0.95) -> MeanInterval:
+    """The mean of per-seed values that lie in ``support`` = (lowest, highest possible), with an
+    interval valid however many seeds agree.
+
+    With at least ``SETTLED_SEEDS`` seeds away from the most common value v, the t interval.
+    Otherwise E X = v + E[(X - v)+] - E[(v - X)+], so it lies between v - (v - lowest) u_below and
+    v + (highest - v) u_above, where u_above and u_below are one-sided Clopper-Pearson upper
+    bounds (each at 1 - (1 - confidence) / 2, so both hold together at ``confidence``) of
+    P(X > v) and P(X < v) from the counts of seeds above and below v: with none of 10,000 seeds
+    away from v, each u is 3.7e-4 (the rule of three at 97.5%), not 0.
+    """
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    mean = float(values.mean())
+    common, counts = np.unique(values, return_counts=True)
+    if n - int(counts.max()) >= SETTLED_SEEDS:
+        half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1)
+                     / np.sqrt(n))
+        return MeanInterval(mean, mean - half, mean + half, "t")
+    v = float(common[np.argmax(counts)])
+    side = 1 - (1 - confidence) / 2
+    above, below = (binomtest(int(k), n, alternative="less").proportion_ci(side).high
+                    for k in ((values > v).sum(), (values < v).sum()))
+    return MeanInterval(mean, v - (v - support[0]) * below, v + (support[1] - v) * above,
+                        "bound")
 
 
 def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
@@ -23,73 +78,155 @@ def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(runs["greedy_value"].to_numpy(dtype=float), nan=0.0)
 
 
-def _mean_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    n = len(values)
-    mean = float(values.mean())
-    half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
-    return mean, mean - half, mean + half
+def deployed_support(runs: pd.DataFrame) -> dict[int, tuple[float, float]]:
+    """The lowest and highest value a run of each cell can deploy: its bandit's arm values (the
+    values observed where the bandit is drawn per seed), and 0 if any of its runs is not finite."""
+    environments = cell_environments(runs)
+    frame = runs.assign(deployed=deployed_probability(runs))
+    support = {}
+    for cell, group in frame.groupby("cell", sort=True):
+        values = environments[int(cell)].values
+        possible = list(values) if values is not None else list(group["deployed"])
+        if not group["finite"].all():
+            possible.append(0.0)
+        support[int(cell)] = (float(min(possible)), float(max(possible)))
+    return support
+
+
+def _per_seed(frame: pd.DataFrame, cell: int) -> pd.DataFrame:
+    """(seeds, budgets) deployed values of one cell."""
+    return frame[frame["cell"] == cell].pivot(index="seed", columns="budget", values="deployed")
+
+
+def _difference_support(a: tuple[float, float], b: tuple[float, float], scale: float,
+                        shift: float) -> tuple[float, float]:
+    """The range of scale * (x - y) + shift for x in support a, y in support b."""
+    return scale * (a[0] - b[1]) + shift, scale * (a[1] - b[0]) + shift
 
 
 def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
-    """Expected net value per (cell, cost, budget) with a 95% t interval."""
+    """Expected net value per (cell, cost, budget) with a 95% interval (``mean_interval``)."""
     frame = runs.assign(deployed=deployed_probability(runs))
+    support = deployed_support(runs)
     rows = []
     for (cell, cost, budget), group in frame.groupby(["cell", "cost", "budget"], sort=True):
-        mean, low, high = _mean_ci(group["deployed"].to_numpy())
+        mean = mean_interval(group["deployed"].to_numpy(), support[int(cell)])
         # What a run pays for is the rollouts it spent: G * floor(B / G) with groups of G.
         spend = cost * group["rollouts"].iat[0]
         rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
                      "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
                      "cost": cost, "budget": budget, "rollouts": group["rollouts"].iat[0],
-                     "seeds": len(group),
-                     "deployed_p": mean,
-                     "net_value": deployment_pulls * mean - spend,
-                     "ci_low": deployment_pulls * low - spend,
-                     "ci_high": deployment_pulls * high - spend})
+                     "seeds": len(group), "deployed_p": mean.mean,
+                     "net_value": deployment_pulls * mean.mean - spend,
+                     "ci_low": deployment_pulls * mean.low - spend,
+                     "ci_high": deployment_pulls * mean.high - spend, "interval": mean.method})
     return pd.DataFrame(rows)
 
 
-def best_budgets(runs: pd.DataFrame, net: pd.DataFrame,
-                 deployment_pulls: float) -> pd.DataFrame:
-    """For each (cell, cost), the checkpoint with the largest expected net value, and whether it
-    beats the runner-up checkpoint: a paired t interval (same seeds at both budgets) of the
-    difference in net value that lies above 0 means these seeds resolve the optimum."""
+def _halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    seeds = np.sort(runs["seed"].unique())
+    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
+
+
+def _best_budget(values: pd.DataFrame, rollouts: pd.Series, cost: float,
+                 deployment_pulls: float) -> list[float]:
+    """Budgets by expected net value over the seeds of ``values``, best first; among equal net
+    values the smaller budget first (it costs less to reach)."""
+    net = deployment_pulls * values.mean() - cost * rollouts[values.columns].to_numpy()
+    order = np.lexsort((values.columns.to_numpy(), -net.to_numpy()))
+    return list(values.columns[order])
+
+
+def best_budgets(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
+    """For each (cell, cost), the checkpoint with the largest expected net value and the runner-up,
+    both ranked on the even seeds; on the odd seeds the best budget's net value and the paired gain
+    over the runner-up (same seed at both budgets), 95% intervals (``mean_interval``). The optimum
+    is ``resolved`` when the gain's interval lies above 0."""
     frame = runs.assign(deployed=deployed_probability(runs))
+    support = deployed_support(runs)
+    even, odd = _halves(runs)
     rows = []
-    for (cell, cost), group in net.groupby(["cell", "cost"], sort=True):
-        ranked = group.sort_values("net_value", ascending=False)
-        best, second = ranked.iloc[0], ranked.iloc[min(1, len(ranked) - 1)]
-        seeds = frame[frame["cell"] == cell].pivot(index="seed", columns="budget",
-                                                   values="deployed")
-        gain = (deployment_pulls * (seeds[best["budget"]] - seeds[second["budget"]])
-                - cost * (best["rollouts"] - second["rollouts"]))
-        _, low, high = _mean_ci(gain.to_numpy()) if len(gain) > 1 else (0.0, 0.0, 0.0)
-        rows.append({"cell": cell, "algorithm": best["algorithm"], "cost": cost,
-                     "best_budget": int(best["budget"]), "net_value": best["net_value"],
-                     "ci_low": best["ci_low"], "ci_high": best["ci_high"],
-                     "runner_up_budget": int(second["budget"]),
-                     "gain_over_runner_up_low": low, "gain_over_runner_up_high": high,
-                     "resolved": bool(low > 0)})
+    for (cell, cost), group in frame.groupby(["cell", "cost"], sort=True):
+        values = _per_seed(group, cell)
+        rollouts = group.groupby("budget")["rollouts"].first()
+        ranked = _best_budget(values.loc[even], rollouts, cost, deployment_pulls)
+        best, second = ranked[0], ranked[min(1, len(ranked) - 1)]
+        spend = cost * (rollouts[best] - rollouts[second])
+        net = mean_interval(values.loc[odd, best], support[int(cell)])
+        gain = mean_interval(
+            deployment_pulls * (values.loc[odd, best] - values.loc[odd, second]) - spend,
+            _difference_support(support[int(cell)], support[int(cell)], deployment_pulls,
+                                -spend))
+        rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0], "cost": cost,
+                     "best_budget": int(best), "seeds": len(odd),
+                     "net_value": deployment_pulls * net.mean - cost * rollouts[best],
+                     "ci_low": deployment_pulls * net.low - cost * rollouts[best],
+                     "ci_high": deployment_pulls * net.high - cost * rollouts[best],
+                     "runner_up_budget": int(second), "gain_over_runner_up": gain.mean,
+                     "gain_over_runner_up_low": gain.low, "gain_over_runner_up_high": gain.high,
+                     "interval": gain.method, "resolved": bool(gain.low > 0)})
     return pd.DataFrame(rows)
 
 
 def break_even_costs(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
-    """Break-even cost per pull for each step between consecutive checkpoints, per cell."""
+    """Break-even cost per pull for each step between consecutive checkpoints, per cell, with the
+    95% interval (``mean_interval``) of the per-seed gains p_i(B2) - p_i(B1) scaled by
+    D / (B2 - B1)."""
     frame = runs.assign(deployed=deployed_probability(runs))
+    support = deployed_support(runs)
     rows = []
     first_cost = frame["cost"].min()
     for cell, group in frame[frame["cost"] == first_cost].groupby("cell", sort=True):
-        wide = group.pivot(index="seed", columns="budget", values="deployed")
+        wide = _per_seed(group, cell)
         spent = group.groupby("budget")["rollouts"].first()
-        budgets = list(wide.columns)
-        for b1, b2 in itertools.pairwise(budgets):
+        for b1, b2 in itertools.pairwise(list(wide.columns)):
             if spent[b2] == spent[b1]:
                 continue  # both checkpoints fall after the same update: no step to price
             scale = deployment_pulls / (spent[b2] - spent[b1])
-            mean, low, high = _mean_ci((wide[b2] - wide[b1]).to_numpy())
+            step = mean_interval((wide[b2] - wide[b1]).to_numpy(), _difference_support(
+                support[int(cell)], support[int(cell)], 1.0, 0.0))
             rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
                          "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
                          "from_budget": b1, "to_budget": b2, "seeds": len(wide),
-                         "break_even_cost": scale * mean, "ci_low": scale * low,
-                         "ci_high": scale * high})
+                         "break_even_cost": scale * step.mean, "ci_low": scale * step.low,
+                         "ci_high": scale * step.high, "interval": step.method})
+    return pd.DataFrame(rows)
+
+
+def compare_by_net_value(runs: pd.DataFrame, pairs: list[tuple[int, int]],
+                         deployment_pulls: float) -> pd.DataFrame:
+    """Learner A against learner B by net value, per pair of cells (same bandit and cost), at each
+    multiple of D in ``DEPLOYMENT_FACTORS``: each learner's best budget is chosen on the even
+    seeds; on the odd seeds the paired difference of net values (seed i of A at its best budget
+    against seed i of B at its), with a 95% interval (``mean_interval``). ``verdict`` names the
+    learner whose interval lies above the other's, else ``unresolved``."""
+    frame = runs.assign(deployed=deployed_probability(runs))
+    support = deployed_support(runs)
+    even, odd = _halves(runs)
+    algorithm = frame.drop_duplicates("cell").set_index("cell")
+    rows = []
+    for (a, b), factor in itertools.product(pairs, DEPLOYMENT_FACTORS):
+        pulls = deployment_pulls * factor
+        cost = float(algorithm.loc[a, "cost"])
+        chosen = {}
+        for cell in (a, b):
+            values = _per_seed(frame, cell)
+            rollouts = frame[frame["cell"] == cell].groupby("budget")["rollouts"].first()
+            budget = _best_budget(values.loc[even], rollouts, cost, pulls)[0]
+            chosen[cell] = (budget, values.loc[odd, budget], cost * rollouts[budget])
+        (budget_a, values_a, spend_a), (budget_b, values_b, spend_b) = chosen[a], chosen[b]
+        shift = spend_b - spend_a
+        difference = mean_interval(pulls * (values_a - values_b) + shift, _difference_support(
+            support[a], support[b], pulls, shift))
+        names = algorithm.loc[a, "algorithm"], algorithm.loc[b, "algorithm"]
+        verdict = (names[0] if difference.low > 0 else names[1] if difference.high < 0
+                   else "unresolved")
+        rows.append({"cell_a": a, "algorithm_a": names[0], "cell_b": b, "algorithm_b": names[1],
+                     "cost": cost, "deployment_pulls": pulls, "best_budget_a": int(budget_a),
+                     "best_budget_b": int(budget_b), "seeds": len(odd),
+                     "net_value_a": pulls * values_a.mean() - spend_a,
+                     "net_value_b": pulls * values_b.mean() - spend_b,
+                     "difference": difference.mean, "ci_low": difference.low,
+                     "ci_high": difference.high, "interval": difference.method,
+                     "higher": verdict})
     return pd.DataFrame(rows)

@@ -19,18 +19,18 @@ import pandas as pd
 from scipy.stats import binom, binomtest
 
 from analysis.budget_to_target import budget_ratio, budget_to_target
-from analysis.paired import holm, paired_table
+from analysis.families import declare, family_name
+from analysis.paired import compare_outcomes, verdict
 from study.spec import registry
-from study.spec.config import DEFAULT_LR
+from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR
 
-MARGIN = 0.01
+MARGIN = DEFAULT_EQUIVALENCE_MARGIN
 """Equivalence margin for a paired accuracy difference, stated in issue 13 before the run."""
 ROBUST = 0.01
 """An lr is in an arm's robust range when its mean accuracy is within this of the arm's best."""
 ZSCORE_EPSILON = 1e-4
 SINGLE = ("running_mean", 1)
 """The reference arm: single-rollout REINFORCE with the running-mean baseline."""
-ALPHA = 0.05
 
 
 def is_group_study(cells: pd.DataFrame) -> bool:
@@ -131,38 +131,11 @@ def accuracy_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def _compare(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
-    """Paired comparison of two outcome vectors: difference, Newcombe 95% and 90% intervals,
-    exact McNemar p-value."""
-    table = paired_table(a, b)
-    low, high = table.difference_ci(0.95)
-    low90, high90 = table.difference_ci(0.90)
-    return {"seeds": table.n, "accuracy_a": (table.both + table.only_a) / table.n,
-            "accuracy_b": (table.both + table.only_b) / table.n, "difference": table.difference,
-            "ci_low": low, "ci_high": high, "ci90_low": low90, "ci90_high": high90,
-            "only_a": table.only_a, "only_b": table.only_b, "p_value": table.mcnemar_pvalue()}
-
-
-def _verdict(row: pd.Series) -> str:
-    """What a paired row supports: a difference (Holm-adjusted p < 0.05; "by less than the
-    margin" when its 90% interval also lies inside +-MARGIN), equivalence within the margin (the
-    90% interval inside +-MARGIN, per row: two one-sided tests at 0.05, not adjusted for the
-    family), or neither. The printed 95% interval is not adjusted for the family either, so it
-    can exclude 0 in a row whose Holm p is above 0.05."""
-    inside = row["ci90_low"] > -MARGIN and row["ci90_high"] < MARGIN
-    if row["p_value_holm"] < ALPHA:
-        found = "A better" if row["difference"] > 0 else "A worse"
-        return f"{found}, by less than {MARGIN:g}" if inside else found
-    if inside:
-        return f"equivalent within +-{MARGIN:g}"
-    return "unresolved"
-
-
-def _family(rows: list[dict[str, object]]) -> pd.DataFrame:
+def _family(rows: list[dict[str, object]], family: str) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     if len(table):
-        table["p_value_holm"] = holm(table["p_value"])
-        table["verdict"] = table.apply(_verdict, axis=1)
+        table = declare(table, family)
+        table["verdict"] = table.apply(verdict, axis=1, margin=MARGIN)
     return table
 
 
@@ -173,7 +146,7 @@ def _trained_checkpoints(cube: Cube, cell: int) -> list[int]:
     return [c for c in range(len(cube.budgets)) if cube.rollouts[cube.index[cell], c] > 0]
 
 
-def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
+def versus_single_table(cube: Cube, best: pd.DataFrame, family: str) -> pd.DataFrame:
     """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
     baseline (B) at its best lr, on the odd seeds, at every checkpoint where A has made an update
     (question 1). One Holm family: the whole table."""
@@ -192,9 +165,9 @@ def versus_single_table(cube: Cube, best: pd.DataFrame) -> pd.DataFrame:
                              "single_lr": float(single["best_lr"].iat[0]),
                              "budget": int(cube.budgets[c]),
                              "rollouts": int(cube.rollouts[cube.index[arm.cell], c]),
-                             **_compare(cube.outcomes(arm.cell, cube.odd)[:, c],
-                                        cube.outcomes(reference, cube.odd)[:, c])})
-    return _family(rows)
+                             **compare_outcomes(cube.outcomes(arm.cell, cube.odd)[:, c],
+                                                cube.outcomes(reference, cube.odd)[:, c])})
+    return _family(rows, family)
 
 
 def best_arm_table(cube: Cube, best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
@@ -267,8 +240,8 @@ def zscore_scale(pass_rate: float, group: int) -> tuple[float, float]:
     return float(np.sum(weight[signal] / (spread[signal] + ZSCORE_EPSILON)) / (1 - zero)), zero
 
 
-def zscore_table(cube: Cube, best: pd.DataFrame,
-                 pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
+def zscore_table(cube: Cube, best: pd.DataFrame, pass_rates: dict[str, tuple[float, float]],
+                 family: str) -> pd.DataFrame:
     """GRPO (group_zscore, A) against Dr. GRPO (group_mean, B), each at its best lr, on the odd
     seeds at every checkpoint after the first update (question 3; its own Holm family), with the
     factor by which dividing by the group's spread scales the step, at the uniform policy's mean
@@ -291,9 +264,10 @@ def zscore_table(cube: Cube, best: pd.DataFrame,
                          "step_scale_uniform_policy": at_start, "step_scale_best_arm": at_best,
                          "budget": int(cube.budgets[c]),
                          "rollouts": int(cube.rollouts[cube.index[int(grpo["cell"])], c]),
-                         **_compare(cube.outcomes(int(grpo["cell"]), cube.odd)[:, c],
-                                    cube.outcomes(int(dr_grpo["cell"]), cube.odd)[:, c])})
-    return _family(rows)
+                         **compare_outcomes(
+                             cube.outcomes(int(grpo["cell"]), cube.odd)[:, c],
+                             cube.outcomes(int(dr_grpo["cell"]), cube.odd)[:, c])})
+    return _family(rows, family)
 
 
 def zero_signal_table(cube: Cube, best: pd.DataFrame,
@@ -340,14 +314,16 @@ def _no_signal(baseline: str, pass_rate: float, group: int) -> float:
 
 
 def group_tables(runs: pd.DataFrame, cells: pd.DataFrame,
-                 pass_rates: dict[str, tuple[float, float]]) -> dict[str, pd.DataFrame]:
+                 pass_rates: dict[str, tuple[float, float]], study: str
+                 ) -> dict[str, pd.DataFrame]:
     """Every table of a group study; ``pass_rates`` maps each bandit's ``environment`` to (its
-    mean pass rate, its best arm's)."""
+    mean pass rate, its best arm's). Each table with p-values is its own Holm family."""
     cube = Cube(runs)
     best = best_lr_table(cube, cells)
-    versus = versus_single_table(cube, best)
+    versus = versus_single_table(cube, best, family_name(study, "group_vs_single"))
     return {"group_best_lr": best, "group_accuracy": accuracy_table(cube, cells, best),
             "group_vs_single": versus, "group_best_arm": best_arm_table(cube, best, versus),
             "group_budget_to_target": budget_table(cube, cells, best),
-            "group_zscore_vs_mean": zscore_table(cube, best, pass_rates),
+            "group_zscore_vs_mean": zscore_table(cube, best, pass_rates,
+                                                  family_name(study, "group_zscore_vs_mean")),
             "group_zero_signal": zero_signal_table(cube, best, pass_rates)}

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest, norm
-from statsmodels.stats.multitest import multipletests
+
+from analysis.families import ALPHA
 
 
 @dataclass(frozen=True)
@@ -87,31 +88,56 @@ def cell_rows(runs: pd.DataFrame, cell: int,
     return runs.loc[cells == cell, list(columns)]
 
 
-def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int) -> pd.DataFrame:
-    """Cell A against cell B at every budget they share, paired by seed.
+def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int,
+                  seeds: np.ndarray | None = None) -> pd.DataFrame:
+    """Cell A against cell B at every budget they share, paired by seed (only ``seeds``, if
+    given: a cell chosen as best on other seeds is tested on the ones that did not choose it).
 
     Columns: budget, seeds, accuracy_a, accuracy_b, difference, ci_low, ci_high (Newcombe 95%),
-    only_a, only_b (discordant pairs), p_value (exact McNemar).
+    ci90_low, ci90_high (Newcombe 90%, for two one-sided tests of equivalence), only_a, only_b
+    (discordant pairs), p_value (exact McNemar) and ``interval_agrees``: whether the 95% interval
+    excludes 0 exactly when p < 0.05. With few discordant seeds the two can disagree (0 against 5:
+    the interval excludes 0, p = 0.0625); the exact test decides, and the flag says where.
     """
     a = cell_rows(runs, cell_a).set_index(["seed", "budget"])["correct"]
     b = cell_rows(runs, cell_b).set_index(["seed", "budget"])["correct"]
     joined = pd.concat({"a": a, "b": b}, axis=1, join="inner").reset_index()
+    if seeds is not None:
+        joined = joined[joined["seed"].isin(seeds)]
     rows = []
     for budget, group in joined.groupby("budget", sort=True):
-        table = paired_table(group["a"].to_numpy(), group["b"].to_numpy())
-        low, high = table.difference_ci()
-        rows.append({"budget": budget, "seeds": table.n,
-                     "accuracy_a": (table.both + table.only_a) / table.n,
-                     "accuracy_b": (table.both + table.only_b) / table.n,
-                     "difference": table.difference, "ci_low": low, "ci_high": high,
-                     "only_a": table.only_a, "only_b": table.only_b,
-                     "p_value": table.mcnemar_pvalue()})
+        rows.append({"budget": budget, **compare_outcomes(group["a"].to_numpy(),
+                                                          group["b"].to_numpy())})
     return pd.DataFrame(rows)
 
 
-def holm(p_values: pd.Series | np.ndarray) -> np.ndarray:
-    """Holm-adjusted p-values (step-down, controls the family-wise error rate)."""
-    return multipletests(np.asarray(p_values, dtype=float), method="holm")[1]
+def compare_outcomes(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """The columns of ``compare_cells`` for two outcome vectors aligned seed by seed."""
+    table = paired_table(a, b)
+    low, high = table.difference_ci(0.95)
+    low90, high90 = table.difference_ci(0.90)
+    p = table.mcnemar_pvalue()
+    return {"seeds": table.n, "accuracy_a": (table.both + table.only_a) / table.n,
+            "accuracy_b": (table.both + table.only_b) / table.n,
+            "difference": table.difference, "ci_low": low, "ci_high": high,
+            "ci90_low": low90, "ci90_high": high90, "only_a": table.only_a,
+            "only_b": table.only_b, "p_value": p,
+            "interval_agrees": bool((p < ALPHA) == (low > 0 or high < 0))}
+
+
+def verdict(row: pd.Series, margin: float) -> str:
+    """What a paired row supports: a difference (Holm-adjusted p < 0.05; "by less than the
+    margin" when its 90% interval also lies inside +-margin), equivalence within the margin (the
+    90% interval inside +-margin: two one-sided tests at 0.05, per row), or neither
+    ("unresolved"). The printed 95% interval is not adjusted for the family, so it can exclude 0
+    in a row whose Holm p is above 0.05."""
+    inside = row["ci90_low"] > -margin and row["ci90_high"] < margin
+    if row["p_value_holm"] < ALPHA:
+        found = "A better" if row["difference"] > 0 else "A worse"
+        return f"{found}, by less than {margin:g}" if inside else found
+    if inside:
+        return f"equivalent within +-{margin:g}"
+    return "unresolved"
 
 
 def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,

@@ -32,10 +32,11 @@ from analysis.budget_to_target import (
     crossing,
     environment_hardness,
 )
-from analysis.cost import best_budgets, break_even_costs, net_value_table
+from analysis.cost import best_budgets, break_even_costs, compare_by_net_value, net_value_table
 from analysis.curves import curve_points, curves_table
+from analysis.families import PRIMARY, declare, family_name
 from analysis.groups import group_tables, is_group_study
-from analysis.paired import cell_rows, compare_cells, holm, mcnemar_power
+from analysis.paired import cell_rows, compare_cells, mcnemar_power, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -48,12 +49,14 @@ from analysis.power import (
 from analysis.tables import macro_name, number_word
 from study.orchestration.storage import read_manifest, read_runs
 from study.spec import registry
-from study.spec.config import DEFAULT_LR
+from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR
 from study.spec.schema import CURVES_FILE
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
+TARGETS = (0.8, 0.9, 0.95, 0.99)
+"""Accuracy targets of the sensitivity table (0.9 is the study's target)."""
 CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
 """Steps at which a study's curves are tabulated and cited (those within its budget)."""
 
@@ -135,32 +138,73 @@ def _reference_partner(cells: pd.DataFrame, cell: int, name: str) -> int | None:
     return _partner(cells, cell, algorithm=name, lr=0.0, baseline="none", group_size=1)
 
 
-def accuracy_with_chance_test(runs: pd.DataFrame) -> pd.DataFrame:
+def accuracy_with_chance_test(runs: pd.DataFrame, study: str, headline: int,
+                              primary_budgets: tuple[int, ...] = ()) -> pd.DataFrame:
     """Accuracy per (cell, budget) with Wilson intervals, and the one-sided exact binomial test
-    against the never-training sampler's chance level (Holm over the whole table)."""
+    against the never-training sampler's chance level. The headline cell's rows at
+    ``primary_budgets`` form the primary family (declared in the config before the run); the
+    other rows the table's own family (``analysis.families``)."""
     table = accuracy_table(runs)
     table["chance"] = table["cell"].map(chance_levels(runs))
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
                             for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
                                                strict=True)]
-    table["p_vs_chance_holm"] = holm(table["p_vs_chance"])
+    primary = (table["cell"] == headline) & table["budget"].isin(primary_budgets)
+    for family, members in ((family_name(study, PRIMARY), primary),
+                            (family_name(study, "accuracy"), ~primary)):
+        if members.any():
+            table = declare(table, family, members, "p_vs_chance", "p_vs_chance_holm")
     return table
 
 
-def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]],
-                  cells: pd.DataFrame) -> pd.DataFrame:
-    """compare_cells for each (A, B) pair, with A's axes, and Holm over all rows."""
+def chance_equivalence(runs: pd.DataFrame, cells: list[int], study: str,
+                       margin: float) -> pd.DataFrame:
+    """Is a cell's accuracy above chance, below it, or within +-``margin`` of it? Per (cell,
+    budget): the two-sided exact binomial test against chance (Holm over the table), and two
+    one-sided exact binomial tests (TOST) of accuracy > chance - margin and < chance + margin,
+    whose larger p-value is the equivalence test's (Holm over the table, a family of its own)."""
+    chance = chance_levels(runs)
+    frame = accuracy_table(runs[runs["cell"].isin(cells)])
+    frame["chance"] = frame["cell"].map(chance)
+    frame["p_value"] = [binomtest(int(k), int(n), c).pvalue for k, n, c in
+                        zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
+    frame["p_equivalence"] = [max(
+        binomtest(int(k), int(n), c - margin, alternative="greater").pvalue,
+        binomtest(int(k), int(n), c + margin, alternative="less").pvalue)
+        for k, n, c in zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
+    frame["margin"] = margin
+    frame = declare(frame, family_name(study, "chance_two_sided"))
+    frame = declare(frame, family_name(study, "chance_equivalence"), p_column="p_equivalence",
+                    adjusted="p_equivalence_holm", family_column="equivalence_family")
+    frame["verdict"] = [_chance_verdict(row, margin) for _, row in frame.iterrows()]
+    return frame
+
+
+def _chance_verdict(row: pd.Series, margin: float) -> str:
+    """Above or below chance (two-sided, Holm), and within the margin (TOST, Holm) or not."""
+    within = row["p_equivalence_holm"] < 0.05
+    if row["p_value_holm"] < 0.05:
+        side = "above chance" if row["accuracy"] > row["chance"] else "below chance"
+        return f"{side}, by less than {margin:g}" if within else side
+    return f"equivalent to chance within +-{margin:g}" if within else "unresolved"
+
+
+def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]], cells: pd.DataFrame,
+                  family: str, margin: float, seeds: np.ndarray | None = None) -> pd.DataFrame:
+    """compare_cells for each (A, B) pair (on ``seeds`` only, if given), with A's axes, Holm over
+    all rows as the one family ``family``, and each row's verdict (``analysis.paired.verdict``)
+    against the equivalence ``margin``."""
     frames = []
     for a, b in pairs:
         row = cells[cells["cell"] == a].iloc[0]
-        frame = compare_cells(runs, a, b)
+        frame = compare_cells(runs, a, b, seeds)
         for key in ("environment", "lr", "baseline", "cost"):
             frame.insert(0, key, row[key])
         frame.insert(0, "cell_b", b)
         frame.insert(0, "cell_a", a)
         frames.append(frame)
-    table = pd.concat(frames, ignore_index=True)
-    table["p_value_holm"] = holm(table["p_value"])
+    table = declare(pd.concat(frames, ignore_index=True), family)
+    table["verdict"] = table.apply(verdict, axis=1, margin=margin)
     return table
 
 
@@ -180,6 +224,7 @@ def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = Non
 def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:
     return {"budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
             "ci_high": estimate.ci_high, "reached": estimate.reached,
+            "at_first_checkpoint": estimate.at_first,
             "largest_budget": estimate.largest_budget, "seeds": estimate.seeds,
             "hardness_H": h,
             "ratio_to_H": estimate.estimate / h if h > 0 and estimate.reached else math.nan,
@@ -191,63 +236,120 @@ def _point_crossing(runs: pd.DataFrame, cell: int, seeds: np.ndarray) -> float:
     return crossing(budgets, correct.mean(axis=0))
 
 
+def halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The even seeds (which choose a best cell) and the odd seeds (which test it)."""
+    seeds = np.sort(runs["seed"].unique())
+    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
+
+
+def _tied_lr(runs: pd.DataFrame, chosen: int, others: list[int], cells: pd.DataFrame,
+             seeds: np.ndarray) -> list[float]:
+    """The lr of the cells in ``others`` that the choosing seeds cannot tell from ``chosen``:
+    the paired bootstrap interval of their budget to 0.9 over the chosen cell's contains 1."""
+    ours, budgets = outcome_matrix(runs, chosen, seeds)
+    tied = []
+    for cell in others:
+        ratio = budget_ratio(outcome_matrix(runs, cell, seeds)[0], ours, budgets)
+        if not ratio.ci_low > 1:
+            tied.append(float(cells.loc[cells["cell"] == cell, "lr"].iat[0]))
+    return sorted(tied)
+
+
 def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """Budget to 0.9 for every cell (first cost only: cost does not change the simulation), and
     at the best lr per (bandit, baseline): the lr is chosen on the even seeds (smallest estimated
-    budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate."""
+    budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate.
+    ``tied_lr`` lists the other lr the even seeds cannot tell from the chosen one (the paired
+    bootstrap interval of the ratio of budgets contains 1): then the best lr is a tie."""
     rows = []
     environments = cell_environments(runs)
     priced = cells[cells["cost"] == cells["cost"].min()]
     for _, cell in priced.iterrows():
         h = environment_hardness(environments[int(cell["cell"])])
         correct, budgets = outcome_matrix(runs, int(cell["cell"]))
-        rows.append({**cell.to_dict(), "selection": "this lr",
+        rows.append({**cell.to_dict(), "selection": "this lr", "tied_lr": "",
                      **_estimate_row(budget_to_target(correct, budgets), h)})
-    seeds = np.sort(runs["seed"].unique())
-    even, odd = seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
+    even, odd = halves(runs)
     for _, group in trained_cells(priced).groupby(["reward_model", "environment", "baseline"],
-                                     sort=False):
+                                                  sort=False):
         if len(group) < 2:
             continue
         chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
         cell = cells[cells["cell"] == chosen.cell].iloc[0]
         h = environment_hardness(environments[int(chosen.cell)])
         estimate = budget_to_target(*outcome_matrix(runs, chosen.cell, odd))
+        tied = _tied_lr(runs, chosen.cell, [c for c in group["cell"] if c != chosen.cell],
+                        cells, even)
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
-                     "estimated on odd seeds", **_estimate_row(estimate, h)})
+                     "estimated on odd seeds", "tied_lr": ", ".join(f"{lr:g}" for lr in tied),
+                     **_estimate_row(estimate, h)})
+    return pd.DataFrame(rows)
+
+
+def target_sensitivity(runs: pd.DataFrame, cells: pd.DataFrame,
+                       budgets: pd.DataFrame) -> pd.DataFrame:
+    """Budget to each of ``TARGETS`` for the rows a reader compares: REINFORCE at its best lr
+    (the lr chosen for 0.9 on the even seeds, estimated on the odd seeds) and every reference
+    learner (all seeds), so that the answer's dependence on the target 0.9 is visible."""
+    _, odd = halves(runs)
+    shown = budgets[budgets["selection"].str.startswith("best lr")
+                    | ~budgets["algorithm"].isin(registry.trained())]
+    rows = []
+    for _, row in shown.iterrows():
+        seeds = odd if row["selection"].startswith("best lr") else None
+        correct, checkpoints = outcome_matrix(runs, int(row["cell"]), seeds)
+        for target in TARGETS:
+            estimate = budget_to_target(correct, checkpoints, target)
+            rows.append({"cell": row["cell"], "algorithm": row["algorithm"],
+                         "baseline": row["baseline"], "lr": row["lr"],
+                         "selection": row["selection"], "target": target,
+                         "budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
+                         "ci_high": estimate.ci_high, "reached": estimate.reached,
+                         "seeds": estimate.seeds, "summary": estimate.describe()})
     return pd.DataFrame(rows)
 
 
 def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
-                               budgets: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """REINFORCE against the best-arm-identification algorithms on the same seeds: paired
-    McNemar tests of the headline cell and of the best-lr running-mean cell against each, at every
-    budget (Holm over the table), and the ratio of REINFORCE's (best lr) budget to 0.9 to each
-    algorithm's, on the odd seeds (the best lr was chosen on the even ones), with a paired
-    bootstrap interval."""
+                               budgets: pd.DataFrame, study: str,
+                               margin: float) -> dict[str, pd.DataFrame]:
+    """REINFORCE against the best-arm-identification algorithms on the same seeds: the headline
+    cell against each algorithm that plans from the budget, at every budget, on all seeds (one
+    family; its comparison with uniform allocation is in ``vs_uniform``); the best-lr
+    running-mean cell against every reference learner on the odd seeds only, since the even
+    seeds chose it (a family of its own); and the ratio of that cell's budget to 0.9 to each
+    reference's, on the odd seeds, with a paired bootstrap interval."""
     if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
                         & (budgets["baseline"] == "running_mean")]
     best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
-    references = [c for c in (_reference_partner(cells, headline, a)
-                              for a in reference_learners(cells)) if c is not None]
     algorithm = cells.set_index("cell")["algorithm"]
-    versus = paired_family(runs, [(a, b) for a in dict.fromkeys([headline, best])
-                                  for b in references], cells)
-    versus.insert(2, "algorithm_b", versus["cell_b"].map(algorithm))
-    seeds = np.sort(runs["seed"].unique())
-    odd = seeds[seeds % 2 == 1]
+
+    def partners(names: list[str]) -> list[int]:
+        return [c for c in (_reference_partner(cells, headline, a) for a in names)
+                if c is not None]
+
+    _, odd = halves(runs)
+    tables = {}
+    for name, cell, references, seeds in (
+            ("vs_best_arm_identification", headline,
+             partners(reference_learners(cells, nested=False)), None),
+            ("best_lr_vs_references", best, partners(reference_learners(cells)), odd)):
+        table = paired_family(runs, [(cell, b) for b in references], cells,
+                              family_name(study, name), margin, seeds)
+        table.insert(2, "algorithm_b", table["cell_b"].map(algorithm))
+        tables[name] = table
     rows = []
-    for reference in references:
-        ours, checkpoints = outcome_matrix(runs, best, odd)
+    ours, checkpoints = outcome_matrix(runs, best, odd)
+    for reference in partners(reference_learners(cells)):
         theirs, _ = outcome_matrix(runs, reference, odd)
         ratio = budget_ratio(ours, theirs, checkpoints)
         rows.append({"reinforce_cell": best,
                      "lr": cells.set_index("cell").loc[best, "lr"],
                      "reference": algorithm[reference], "ratio": ratio.ratio,
-                     "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds})
-    return {"vs_best_arm_identification": versus, "budget_ratio": pd.DataFrame(rows)}
+                     "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds,
+                     "undefined_resamples": ratio.undefined_resamples})
+    return {**tables, "budget_ratio": pd.DataFrame(rows)}
 
 
 def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
@@ -356,8 +458,9 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
         for _, row in best.iterrows():
             name = macro_name(prefix, "BudgetToNinety",
                               "".join(p.capitalize() for p in row["baseline"].split("_")))
-            numbers[name] = f"{row['budget_to_target']:,.0f}" if row["reached"] else (
-                f"> {row['largest_budget']:,.0f}")
+            numbers[name] = (f"> {row['largest_budget']:,.0f}" if not row["reached"] else
+                             f"<= {row['budget_to_target']:,.0f}" if row["at_first_checkpoint"]
+                             else f"{row['budget_to_target']:,.0f}")
             if row["reached"]:
                 numbers[name + "Low"] = f"{row['ci_low']:,.0f}"
                 numbers[name + "High"] = (f"{row['ci_high']:,.0f}" if math.isfinite(
@@ -385,35 +488,52 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
 def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """All tables of the study in ``run_dir`` and its headline numbers."""
     runs, manifest = load(run_dir)
+    config, study = manifest["config"], manifest["study"]
+    margin = config.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN)
     cells = cells_frame(runs)
     headline = headline_cell(cells)
-    tables: dict[str, pd.DataFrame] = {"cells": cells,
-                                       "accuracy": accuracy_with_chance_test(runs)}
-    reinforce = trained_cells(cells)["cell"].tolist()
+    tables: dict[str, pd.DataFrame] = {
+        "cells": cells, "accuracy": accuracy_with_chance_test(
+            runs, study, headline, tuple(config.get("primary_budgets", ())))}
+    # Cells at other costs are the same simulations as the first cost's: asking their questions
+    # again would put one hypothesis into a family several times.
+    first_cost = cells[cells["cost"] == cells["cost"].min()]
+    reinforce = trained_cells(first_cost)["cell"].tolist()
     for name in reference_learners(cells, nested=True):
         pairs = [(c, _reference_partner(cells, c, name)) for c in reinforce]
-        tables[f"vs_{name}"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells)
+        tables[f"vs_{name}"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells,
+                                             family_name(study, f"vs_{name}"), margin)
     if {"per_arm", "running_mean"} <= set(cells["baseline"]):
-        pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in reinforce
-                 if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
+        per_arm = [c for c in reinforce
+                   if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
+        pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in per_arm]
         tables["per_arm_vs_running_mean"] = paired_family(
-            runs, [p for p in pairs if p[1] is not None], cells)
+            runs, [p for p in pairs if p[1] is not None], cells,
+            family_name(study, "per_arm_vs_running_mean"), margin)
+        tables["per_arm_vs_chance"] = chance_equivalence(runs, per_arm, study, margin)
     tables["budget_to_target"] = budget_table(runs, cells)
-    tables.update(best_identification_tables(runs, cells, headline, tables["budget_to_target"]))
+    tables["budget_by_target"] = target_sensitivity(runs, cells, tables["budget_to_target"])
+    tables.update(best_identification_tables(runs, cells, headline, tables["budget_to_target"],
+                                             study, margin))
     tables["power"], tables["power_curves"] = power_tables(runs, cells, headline)
     if cells["cost"].nunique() > 1:
-        deployment = manifest["config"].get("deployment_pulls")
-        net = net_value_table(runs, deployment)
-        tables["net_value"] = net
-        tables["best_budget"] = best_budgets(runs, net, deployment)
+        deployment = config.get("deployment_pulls")
+        tables["net_value"] = net_value_table(runs, deployment)
+        tables["best_budget"] = best_budgets(runs, deployment)
         tables["break_even"] = break_even_costs(runs, deployment)
+        pairs = [(c, _reference_partner(cells, c, name))
+                 for c in trained_cells(cells)["cell"]
+                 for name in reference_learners(cells, nested=True)]
+        if any(b is not None for _, b in pairs):
+            tables["net_value_vs_reference"] = compare_by_net_value(
+                runs, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
-        tables.update(group_tables(runs, cells, pass_rates(runs)))
-    numbers = headline_numbers(manifest["study"], tables, headline)
+        tables.update(group_tables(runs, cells, pass_rates(runs), study))
+    numbers = headline_numbers(study, tables, headline)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
                                         chance_levels(runs))
         tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
-        numbers.update(curve_macros(_prefix(manifest["study"]), tables["curve_points"]))
-    numbers[macro_name(_prefix(manifest["study"]), "Seeds")] = str(manifest["seeds"])
+        numbers.update(curve_macros(_prefix(study), tables["curve_points"]))
+    numbers[macro_name(_prefix(study), "Seeds")] = str(manifest["seeds"])
     return tables, numbers

@@ -7,6 +7,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from analysis.accuracy import accuracy_table, chance_levels
+from analysis.paired import cell_rows, compare_outcomes
 from analysis.tables import p_text
 
 
@@ -14,11 +15,12 @@ def summarize(runs: pd.DataFrame) -> str:
     """A block of text per cell of the runs table."""
     table = accuracy_table(runs)
     chance = chance_levels(runs)
-    blocks = [_cell_block(rows, chance[cell]) for cell, rows in table.groupby("cell", sort=True)]
+    blocks = [_cell_block(rows, chance[cell], cell_rows(runs, cell))
+              for cell, rows in table.groupby("cell", sort=True)]
     return "\n\n".join(blocks)
 
 
-def _cell_block(rows: pd.DataFrame, chance: float) -> str:
+def _cell_block(rows: pd.DataFrame, chance: float, outcomes: pd.DataFrame) -> str:
     first, last = rows.iloc[0], rows.iloc[-1]
     head = (f"cell {first['cell']}: {first['algorithm']}, baseline {first['baseline']}, "
             f"lr {first['lr']:g}, {first['reward_model']} {first['environment']}, "
@@ -35,7 +37,13 @@ def _cell_block(rows: pd.DataFrame, chance: float) -> str:
         f"{last['budget']}: {last['accuracy'] - chance:+.3f} [{last['ci_low'] - chance:+.3f}, "
         f"{last['ci_high'] - chance:+.3f}], exact binomial test {p_text(test.pvalue)}")
     if len(rows) > 1:
+        # The checkpoints are one run's, so seed i at the first budget is paired with seed i at
+        # the last: a paired interval and test, not two independent ones.
+        wide = outcomes.pivot(index="seed", columns="budget", values="correct")
+        bought = compare_outcomes(wide[last["budget"]].to_numpy(), wide[first["budget"]].to_numpy())
         lines.append(
             f"{last['budget'] / first['budget']:g}x the rollouts ({first['budget']} -> "
-            f"{last['budget']}) bought {last['accuracy'] - first['accuracy']:+.3f} accuracy")
+            f"{last['budget']}) bought {bought['difference']:+.3f} accuracy "
+            f"[{bought['ci_low']:+.3f}, {bought['ci_high']:+.3f}] (paired by seed: Newcombe 95% "
+            f"interval, exact McNemar {p_text(bought['p_value'])})")
     return "\n".join(lines)

@@ -81,14 +81,20 @@ def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
 
 def _target_marks(ax: plt.Axes, targets: pd.DataFrame, baseline: str, lr: float,
                   colour: object) -> None:
-    """This lr's budget to 0.9 as a point on the target line, with its interval."""
+    """This lr's budget to 0.9 as a point on the target line, with its interval; an upper limit
+    beyond the largest budget is drawn as an arrow to the right edge, not as a bar that would end
+    at the largest budget as if that were the limit."""
     marks = targets[(targets["selection"] == "this lr") & (targets["baseline"] == baseline)
                     & (targets["lr"] == lr) & targets["reached"]]
     for _, m in marks.iterrows():
-        high = m["ci_high"] if math.isfinite(m["ci_high"]) else m["largest_budget"]
-        ax.errorbar([m["budget_to_target"]], [0.9], color=colour, fmt="o", markersize=3.5,
-                    capsize=2, xerr=[[m["budget_to_target"] - m["ci_low"]],
-                                     [high - m["budget_to_target"]]])
+        point = m["budget_to_target"]
+        bounded = math.isfinite(m["ci_high"])
+        high = m["ci_high"] if bounded else point
+        ax.errorbar([point], [0.9], color=colour, fmt="o", markersize=3.5, capsize=2,
+                    xerr=[[point - m["ci_low"]], [high - point]])
+        if not bounded:
+            ax.annotate("", xy=(m["largest_budget"] * 1.6, 0.9), xytext=(point, 0.9),
+                        arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.0})
 
 
 def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
@@ -181,8 +187,10 @@ def net_value(net: pd.DataFrame, best: pd.DataFrame, out_dir: Path, name: str) -
     colours = _series(ax, _trained(net), "cost", "net_value", "c = {:g}")
     for cost, colour in colours.items():
         top = _trained(best)[_trained(best)["cost"] == cost].iloc[0]
-        ax.plot([top["best_budget"]], [top["net_value"]], "*", color=colour,
-                markersize=9, markeredgecolor="black", markeredgewidth=0.5)
+        # The best budget is chosen on the even seeds; the star sits on the curve of all seeds.
+        curve = _trained(net)[(_trained(net)["cost"] == cost)].set_index("budget")
+        ax.plot([top["best_budget"]], [curve.loc[top["best_budget"], "net_value"]], "*",
+                color=colour, markersize=9, markeredgecolor="black", markeredgewidth=0.5)
     ax.set_xscale("log")
     ax.set_xlabel(BUDGET_LABEL)
     ax.set_ylabel("expected net value (reward units)")

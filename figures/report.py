@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.budget_to_target import BOOTSTRAP
+from analysis.cost import SETTLED_SEEDS
+from analysis.families import ALPHA, family_sizes
 from analysis.groups import MARGIN, ROBUST
 from analysis.tables import latex_macros, p_text
 from figures.curves import SUTTON_BARTO
@@ -30,6 +33,25 @@ GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 """Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
 BAND_WILSON = ("Bands and brackets are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
+INTERVAL_RULE = ("Intervals of means over seeds are 95% t intervals where at least "
+                 f"{SETTLED_SEEDS} seeds differ from the most common value; with fewer (late in "
+                 "training most seeds deploy the same arm) they are bounds from the one-sided "
+                 "Clopper-Pearson limit of the share of seeds that differ, times the range a "
+                 "seed's value can take (`interval` says which), so they stay valid when every "
+                 "seed agrees.")
+TESTS = {
+    "accuracy": "one-sided exact binomial test of accuracy > chance",
+    "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
+    "equivalence": "two one-sided exact binomial tests of |accuracy - chance| < margin",
+    **dict.fromkeys(("vs_uniform", "per_arm_vs_running_mean", "vs_best_arm_identification",
+                     "best_lr_vs_references", "group_vs_single", "group_zscore_vs_mean"),
+                    "two-sided exact McNemar test (paired by seed)"),
+}
+"""The test behind each table's family, for the Methods section."""
+AGREEMENT = ("In {} of {} rows the 95% Newcombe interval and the exact McNemar test disagree "
+             "about 0 (few discordant seeds: 0 against 5 gives an interval that excludes 0 and "
+             "p = 0.0625); the exact test decides, and the tables flag those rows "
+             "(`interval_agrees`).")
 BAND_NEWCOMBE = ("Bands are 95% Newcombe hybrid-score intervals for a paired difference of "
                  "proportions (seed i of one cell against seed i of the other).")
 
@@ -39,6 +61,13 @@ def pvalue(p: float) -> str:
     return p_text(p).removeprefix("p ")
 
 
+def family_text(table: pd.DataFrame, column: str = "family") -> str:
+    """The Holm family (or families) of a table's p-values and their sizes, e.g.
+    "family `budget_sweep/vs_uniform`, 175 hypotheses"."""
+    sizes = family_sizes(table, family_column=column)
+    return "; ".join(f"family `{name}`, {size:,} hypotheses" for name, size in sizes.items())
+
+
 def _seeds_text(seeds: float, discordance: float) -> str:
     """Seeds needed, in words where there is no number: an effect above the discordance cannot
     occur (NaN), inf where the planner found no n (its search ends at four times the normal
@@ -46,6 +75,22 @@ def _seeds_text(seeds: float, discordance: float) -> str:
     if math.isnan(seeds):
         return f"impossible with discordance {discordance:.3f}"
     return f"{seeds:,.0f} seeds" if math.isfinite(seeds) else "more seeds than the planner searched"
+
+
+def lr_choice(row: object) -> str:
+    """"best lr 0.01", or "best lr 0.01, tied with lr 0.003, 0.03" where the choosing seeds
+    could not tell them apart."""
+    tied = row.tied_lr if isinstance(row.tied_lr, str) else ""
+    return f"best lr {row.lr:g}" + (f", tied with lr {tied}" if tied else "")
+
+
+def in_h(row: object) -> str:
+    """A budget to 0.9 in units of H: "2.19 H", "> 80.00 H" where it is not reached by the
+    largest budget, "<= 0.08 H" where it is reached by the first checkpoint."""
+    ratio = row.budget_to_target / row.hardness_H
+    if not row.reached:
+        return f"> {ratio:.2f} H"
+    return f"<= {ratio:.2f} H" if row.at_first_checkpoint else f"{ratio:.2f} H"
 
 
 def baseline_name(baseline: str) -> str:
@@ -83,7 +128,10 @@ class Report:
             self.add(f"*(figure {name} not drawn: its tables are missing)*", "")
 
     def markdown(self, frame: pd.DataFrame) -> None:
-        self.add(frame.to_markdown(index=False, floatfmt=".5g"), "")
+        # A text column read back from CSV has NaN where it was empty; show it empty.
+        text = frame.select_dtypes(include="object").columns
+        self.add(frame.fillna({c: "" for c in text}).to_markdown(index=False, floatfmt=".5g"),
+                 "")
 
     # Sections -----------------------------------------------------------------------------
     def headline(self) -> None:
@@ -126,56 +174,111 @@ class Report:
             self.add("*budget_sweep has not been analysed.*", "")
             return
         head = headline_rows(accuracy)
+        primary = head[head["family"].str.endswith("/primary")]
         gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
                 f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
                 f"{pvalue(r.p_vs_chance)}, Holm {pvalue(r.p_vs_chance_holm)})"
                 for r in head.itertuples()]
         self.add("The never-training sampler (zero logits, ties broken at random) is right with "
                  "probability exactly 1/3. The trained policy's gap to it is " + "; ".join(gaps)
-                 + ". Holm's correction is over every (cell, budget) of the study.", "")
+                 + ". These are the study's primary hypotheses, declared in its config before "
+                 f"the run: {family_text(primary)}; every other cell's test against chance is in "
+                 f"{family_text(accuracy[~accuracy['family'].str.endswith('/primary')])}.", "")
         rows = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
                       & versus["budget"].isin(HEADLINE)]
         self.add("Against uniform allocation with an empirical-best pick, paired by seed on common "
                  "random numbers (exact McNemar test on the discordant seeds, Newcombe interval "
-                 "for the difference; Holm over all lr, baselines and budgets):", "")
+                 f"for the difference; Holm within {family_text(versus)}):", "")
         self.markdown(rows[["budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "only_a", "only_b", "p_value", "p_value_holm"]]
+                            "ci_low", "ci_high", "only_a", "only_b", "p_value", "p_value_holm",
+                            "verdict"]]
                       .rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}))
-        significant = rows[rows["p_value_holm"] < 0.05]
+        significant = rows[rows["p_value_holm"] < ALPHA]
         found = [f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] at {r.budget:,} "
                  f"(Holm p {pvalue(r.p_value_holm)})" for r in significant.itertuples()]
+        equivalent = versus["verdict"].str.startswith("equivalent")
         self.add(f"At the default lr the difference is significant after Holm at "
                  f"{len(significant)} of {len(rows)} headline budgets"
-                 + (": " + "; ".join(found) if found else "") + f". The largest difference "
-                 f"anywhere in the family is {versus['difference'].abs().max():.3f} in size; "
-                 "where REINFORCE is not significantly different from uniform allocation, the "
-                 "interval bounds how large a difference these seeds leave room for.", "")
+                 + (": " + "; ".join(found) if found else "") + ". Over the whole family, "
+                 f"{int(equivalent.sum())} of {len(versus)} rows are equivalent within "
+                 f"+-{MARGIN:g} (the 90% Newcombe interval inside it: two one-sided tests at "
+                 f"0.05, per row) and {int((versus['verdict'] == 'unresolved').sum())} are "
+                 "unresolved: neither a difference nor an equivalence, only the interval. "
+                 + AGREEMENT.format(int((~versus["interval_agrees"]).sum()), len(versus)), "")
         self.figure("vs_uniform", "REINFORCE (running-mean baseline) minus uniform allocation, "
                     "per lr. " + BAND_NEWCOMBE)
 
     def baselines(self) -> None:
         self.add("## 3. Per-arm baseline against running-mean baseline", "")
         paired = self.table("budget_sweep", "per_arm_vs_running_mean")
-        if paired is None:
+        chance = self.table("budget_sweep", "per_arm_vs_chance")
+        if paired is None or chance is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
         rows = paired[(paired["lr"] == DEFAULT_LR) & paired["budget"].isin(HEADLINE)]
         parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
                  f"(McNemar p {pvalue(r.p_value)}, Holm {pvalue(r.p_value_holm)})"
                  for r in rows.itertuples()]
-        worse = (paired["ci_high"] < 0).sum()
-        self.add("Paired by seed at lr 0.1, per-arm minus running-mean accuracy is "
-                 + "; ".join(parts) + f". Over every lr and budget, the per-arm baseline is "
-                 f"significantly worse (interval below 0) in {worse} of {len(paired)} "
-                 f"comparisons and better in {(paired['ci_low'] > 0).sum()}. It cannot learn "
-                 "here: b depends on the action, and r - mean(arm a) has expectation about 0 "
-                 "for every arm once each has a few pulls, so the logits random-walk and the "
-                 "greedy arm stays at chance.", "")
+        significant = paired["p_value_holm"] < ALPHA
+        worse = int((significant & (paired["difference"] < 0)).sum())
+        better = int((significant & (paired["difference"] > 0)).sum())
+        self.add(f"Paired by seed at lr {DEFAULT_LR:g}, per-arm minus running-mean accuracy is "
+                 + "; ".join(parts) + f". Over every lr and budget ({family_text(paired)}), "
+                 f"the per-arm baseline is significantly worse after Holm in {worse} of "
+                 f"{len(paired)} comparisons and better in {better}. "
+                 + AGREEMENT.format(int((~paired["interval_agrees"]).sum()), len(paired)),
+                 "")
+        self.add(*self._per_arm_against_chance(chance))
         self.figure("per_arm_vs_running_mean", "per-arm minus running-mean baseline, paired by "
                     "seed, per lr. " + BAND_NEWCOMBE)
         self.markdown(rows[["lr", "budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "p_value", "p_value_holm"]]
+                            "ci_low", "ci_high", "p_value", "p_value_holm", "verdict"]]
                       .rename(columns={"accuracy_a": "per_arm", "accuracy_b": "running_mean"}))
+
+    @staticmethod
+    def _per_arm_against_chance(chance: pd.DataFrame) -> list[str]:
+        """What the per-arm cells show against chance: two-sided tests and equivalence tests,
+        and the mechanism, every number from the ``per_arm_vs_chance`` table."""
+        margin = float(chance["margin"].iat[0])
+        above = chance[chance["verdict"].str.startswith("above")]
+        below = chance[chance["verdict"].str.startswith("below")]
+        within = chance[chance["p_equivalence_holm"] < ALPHA]
+        late = chance[chance["budget"] > above["budget"].max()] if len(above) else chance
+        low, high = late.loc[late["accuracy"].idxmin()], late.loc[late["accuracy"].idxmax()]
+
+        def cell(r: pd.Series) -> str:
+            return (f"{r['accuracy']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] at lr "
+                    f"{r['lr']:g}, B = {r['budget']:,}")
+
+        where = (f"beyond budget {above['budget'].max():,}" if len(above)
+                 else "at every budget")
+        findings = ([f"above chance at budgets up to {above['budget'].max():,}"] if len(above)
+                    else [])
+        findings += [f"below chance in {len(below)} cells"] if len(below) else []
+        findings.append(f"shown equivalent to chance within +-{margin:g} in {len(within)} of "
+                        f"{len(chance)} cells" if len(within) else "nowhere shown equivalent "
+                        f"to chance within +-{margin:g}")
+        first = (f"Against chance ({chance['chance'].iat[0]:.4f}), each per-arm cell is tested "
+                 f"two-sided (exact binomial; {family_text(chance)}) and for equivalence within "
+                 f"+-{margin:g}, a margin stated in the config before the run (two one-sided "
+                 f"exact binomial tests; {family_text(chance, 'equivalence_family')}). "
+                 f"{len(above)} of {len(chance)} cells are above chance after Holm, {len(below)} "
+                 f"below it, and {len(within)} are shown equivalent within +-{margin:g}; "
+                 f"{where} accuracy ranges from {cell(low)} to {cell(high)}. So the data do not "
+                 "say that the per-arm baseline stays at chance; they say it is "
+                 + "; ".join(findings) + ".")
+        second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, 0 before "
+                  "its first pull. After an arm's first pull E[r - b_a | a] = p_a - p_a = 0 for "
+                  "every arm, so the expected policy-gradient step is zero and the logits drift "
+                  "without direction; only the first pull of each arm, whose advantage is its "
+                  "whole reward, pushes the policy towards arms that passed.")
+        if len(above):
+            counts = above.groupby("lr").size().reindex(sorted(chance["lr"].unique()),
+                                                        fill_value=0)
+            second += (" The cells above chance, by lr: "
+                       + ", ".join(f"lr {lr:g}: {n}" for lr, n in counts.items())
+                       + f", all at budgets up to {above['budget'].max():,}.")
+        return [first, "", second, ""]
 
     def narrow(self) -> None:
         self.add("## 4. Narrow margins: the budget to 0.9 accuracy", "")
@@ -186,25 +289,39 @@ class Report:
         best = budgets[budgets["selection"].str.startswith("best lr")]
         uniform = budgets[budgets["algorithm"] == "uniform"]
         h = budgets["hardness_H"].iat[0]
-        parts = [f"{r.summary} with {baseline_name(r.baseline)} (best lr {r.lr:g}; "
-                 f"{r.budget_to_target / h:.2f} H)" for r in best.itertuples()]
+        parts = [f"{r.summary} with {baseline_name(r.baseline)} ({lr_choice(r)}; "
+                 f"{in_h(r)})" for r in best.itertuples()]
         self.add(f"On (0.50, 0.51, 0.52), H = sum of 1/gap^2 = {h:,.0f}. At the best lr REINFORCE "
                  f"reaches 0.9 accuracy at " + "; ".join(parts) + ". Uniform allocation needs "
-                 + ", ".join(f"{r.summary} ({r.budget_to_target / h:.2f} H)"
-                             for r in uniform.itertuples()) + ". Brackets are 95% percentile "
-                 "bootstrap intervals resampling whole seeds. To keep the choice of the best lr "
-                 "from biasing its estimate, the lr is chosen on the even seeds and its budget "
-                 "estimated on the odd seeds (so those rows use half the seeds).", "")
+                 + ", ".join(f"{r.summary} ({in_h(r)})" for r in uniform.itertuples())
+                 + ". Brackets are 95% percentile bootstrap intervals resampling whole seeds. "
+                 "To keep the choice of the best lr from biasing its estimate, the lr is chosen "
+                 "on the even seeds and its budget estimated on the odd seeds (so those rows use "
+                 "half the seeds); where the even seeds cannot tell other lr from the chosen one "
+                 "(the paired bootstrap interval of the ratio of their budgets contains 1) the "
+                 "best lr is a tie, and the tied lr are named.", "")
         self.figure("narrow_margins", "accuracy against budget on (0.50, 0.51, 0.52), a line "
                     "per lr; points on the 0.9 line are each lr's budget to 0.9 with its 95% "
-                    "bootstrap interval. " + BAND_WILSON)
-        self.markdown(budgets[["algorithm", "baseline", "lr", "selection", "seeds", "summary",
-                               "ratio_to_H"]])
+                    "percentile bootstrap interval over seeds (an arrow: the upper limit lies "
+                    "beyond the largest budget). Bands are 95% Wilson score intervals over "
+                    "seeds.")
+        self.markdown(budgets[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
+                               "summary", "ratio_to_H"]])
+        targets = self.table("narrow_margins", "budget_by_target")
+        if targets is not None:
+            self.add("How the answer depends on the target: budget to each accuracy target "
+                     "(REINFORCE at the lr chosen for 0.9, on the odd seeds; the others on all "
+                     "seeds; 95% bootstrap intervals):", "")
+            wide = targets.pivot_table(index=["algorithm", "baseline", "lr"], columns="target",
+                                       values="summary", aggfunc="first", sort=False)
+            wide.columns = [f"to {t:g}" for t in wide.columns]
+            self.markdown(wide.reset_index())
 
     def best_arm_identification(self) -> None:
         self.add("## 5. REINFORCE against best-arm identification", "")
         studies = [(study, self.table(study, "budget_to_target"),
                     self.table(study, "vs_best_arm_identification"),
+                    self.table(study, "best_lr_vs_references"),
                     self.table(study, "budget_ratio"))
                    for study in ("budget_sweep", "narrow_margins")]
         if any(table is None for _, *tables in studies for table in tables):
@@ -219,50 +336,89 @@ class Report:
                  "on the budget.", "")
         self.figure("best_arm_identification", "accuracy against budget of every algorithm on "
                     "both bandits. " + BAND_WILSON)
-        for study, budgets, versus, ratios in studies:
+        for study, budgets, versus, held_out, ratios in studies:
             h = budgets["hardness_H"].iat[0]
             rows = budgets[~budgets["algorithm"].isin(registry.trained())
                            | budgets["selection"].str.startswith("best lr")]
             rows = rows[rows["baseline"].isin(["none", "running_mean"])]
             self.add(f"**{study}** (H = {h:,.0f}): budget to 0.9 accuracy with 95% bootstrap "
                      "intervals, and its ratio to H:", "")
-            self.markdown(rows[["algorithm", "baseline", "lr", "selection", "seeds", "summary",
-                                "ratio_to_H"]])
+            self.markdown(rows[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
+                                "summary", "ratio_to_H"]])
             parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
                      f"{registry.display(r.reference)}" for r in ratios.itertuples()]
             self.add(f"REINFORCE at its best lr ({ratios['lr'].iat[0]:g}, running-mean "
                      "baseline) needs " + "; ".join(parts) + " to reach 0.9 (ratio of the two "
-                     "budgets on the odd seeds, 95% paired bootstrap interval).", "")
-            head = versus[versus["budget"].isin(COMPARED_AT[study])]
-            if len(head):
-                listed = ", ".join(f"{b:,}" for b in COMPARED_AT[study])
-                self.add(f"Paired by seed at budgets {listed} (exact McNemar; Holm over every "
-                         "budget and pair of the table):", "")
-                self.markdown(head[["lr", "algorithm_b", "budget", "accuracy_a", "accuracy_b",
-                                    "difference", "ci_low", "ci_high", "p_value",
-                                    "p_value_holm"]].rename(columns={"accuracy_a": "reinforce"}))
+                     "budgets on the odd seeds, 95% paired bootstrap interval; a resample in "
+                     "which neither reaches 0.9 counts against both limits).", "")
+            listed = ", ".join(f"{b:,}" for b in COMPARED_AT[study])
+            for table, who in ((versus, f"the default lr {DEFAULT_LR:g} (all seeds)"),
+                               (held_out, "the best lr, on the odd seeds only (the even seeds "
+                                "chose it)")):
+                head = table[table["budget"].isin(COMPARED_AT[study])]
+                if len(head):
+                    self.add(f"REINFORCE at {who}, paired by seed at budgets {listed} (exact "
+                             f"McNemar; Holm within {family_text(table)}):", "")
+                    self.markdown(head[["lr", "algorithm_b", "budget", "seeds", "accuracy_a",
+                                        "accuracy_b", "difference", "ci_low", "ci_high",
+                                        "p_value", "p_value_holm", "verdict"]].rename(
+                                            columns={"accuracy_a": "reinforce"}))
 
     def cost(self) -> None:
         self.add("## 6. With a per-pull cost: does the extra compute pay for itself?", "")
         best = self.table("cost", "best_budget")
         steps = self.table("cost", "break_even")
-        if best is None or steps is None:
+        versus = self.table("cost", "net_value_vs_reference")
+        if best is None or steps is None or versus is None:
             self.add("*cost has not been analysed.*", "")
             return
-        deployment = read_manifest(self.runs / "cost")["config"][
-            "deployment_pulls"]
+        deployment = read_manifest(self.runs / "cost")["config"]["deployment_pulls"]
+        best = best[best["algorithm"].isin(registry.trained())]
+        steps = steps[steps["algorithm"].isin(registry.trained())]
+        resolved = int(best["resolved"].sum())
         self.add(f"A run's net value is D * p[deployed arm] - c * B with D = {deployment:,} "
-                 "deployment pulls (README: the policy serves 20 times the headline budget). "
-                 "The budget that maximizes expected net value, per cost (REINFORCE, lr 0.1):", "")
-        self.markdown(best[best["algorithm"].isin(registry.trained())][
-            ["cost", "best_budget", "net_value", "ci_low", "ci_high", "runner_up_budget",
-             "gain_over_runner_up_low", "gain_over_runner_up_high", "resolved"]])
-        rows = steps[steps["algorithm"].isin(registry.trained())]
-        self.add("Break-even cost per pull of each step between checkpoints (the extra rollouts "
-                 "pay for themselves below it; 95% t interval of the paired per-seed gain):", "")
-        self.markdown(rows[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high"]])
-        self.figure("net_value", "expected net value against budget per per-pull cost; stars "
-                    "mark the best budget. Bands are 95% t intervals of the mean over seeds.")
+                 f"deployment pulls. {INTERVAL_RULE} The best budget per cost for REINFORCE "
+                 f"(lr {steps['lr'].iat[0]:g}) is chosen on the even seeds; its net value and "
+                 "its paired gain over the runner-up budget are estimated on the odd seeds. The "
+                 f"optimum is resolved (gain's interval above 0) at {resolved} of {len(best)} "
+                 "costs:", "")
+        self.markdown(best[["cost", "best_budget", "net_value", "ci_low", "ci_high",
+                            "runner_up_budget", "gain_over_runner_up", "gain_over_runner_up_low",
+                            "gain_over_runner_up_high", "interval", "resolved"]])
+        paying = steps[steps["ci_low"] > 0]
+        unresolved = steps[(steps["ci_low"] <= 0) & (steps["ci_high"] >= 0)]
+        last = (f"; the last step whose interval lies above 0 is {paying['from_budget'].iat[-1]:,}"
+                f" -> {paying['to_budget'].iat[-1]:,}, break-even "
+                f"{paying['break_even_cost'].iat[-1]:.3g} [{paying['ci_low'].iat[-1]:.3g}, "
+                f"{paying['ci_high'].iat[-1]:.3g}] per pull" if len(paying) else "")
+        self.add("Break-even cost per pull of each step between checkpoints: the extra rollouts "
+                 "pay for themselves below it. It is D times the gain in expected deployed value "
+                 "per extra rollout, so it is proportional to D (a tenth of it at D / 10). "
+                 f"{len(unresolved)} of {len(steps)} steps have an interval that includes 0: "
+                 f"these seeds do not tell whether that step gains anything{last}.", "")
+        self.markdown(steps[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high",
+                             "interval"]])
+        self.figure("net_value", "expected net value against budget per per-pull cost, all "
+                    "seeds; stars mark the best budget (chosen on the even seeds). Bands are "
+                    "95% intervals of the mean over seeds (t, or the Clopper-Pearson bound where "
+                    f"fewer than {SETTLED_SEEDS} seeds differ).")
+        at_d = versus[versus["deployment_pulls"] == deployment]
+        verdicts = []
+        for verdict, rows in at_d.groupby("higher", sort=False):
+            name = ("unresolved" if verdict == "unresolved"
+                    else f"{registry.display(verdict)} higher")
+            verdicts.append(f"{name} at c = " + ", ".join(f"{c:g}" for c in rows["cost"]))
+        self.add("REINFORCE against uniform allocation by net value, each at its own best budget "
+                 "(chosen on the even seeds), paired on the odd seeds (difference = REINFORCE "
+                 "minus uniform). The answer depends on c / D, and D is a guess, so the table "
+                 f"repeats it at D / 10, D and 10 D. At D = {deployment:,}: "
+                 + "; ".join(verdicts) + ".", "")
+        self.markdown(versus[["deployment_pulls", "cost", "best_budget_a", "best_budget_b",
+                              "net_value_a", "net_value_b", "difference", "ci_low", "ci_high",
+                              "interval", "higher"]].rename(columns={
+                                  "best_budget_a": "reinforce_budget",
+                                  "best_budget_b": "uniform_budget",
+                                  "net_value_a": "reinforce_net", "net_value_b": "uniform_net"}))
 
     def seeds(self) -> None:
         self.add("## 7. How many seeds each claim needs", "")
@@ -451,6 +607,46 @@ class Report:
                         "seeds; dashed and dotted: exact values for the group estimators under a "
                         "uniform policy and under one that pulls only the best arm.")
 
+    def methods(self) -> None:
+        self.add("## Methods", "")
+        self.add("Every p-value belongs to exactly one family, adjusted by Holm's step-down "
+                 "method within it (family-wise error rate 0.05); each table names its family in "
+                 "a `family` column. A study's primary family is declared in its config before "
+                 "the run; every other table of a study is its own secondary family. Cells that "
+                 "differ only in their per-pull cost are one simulation and one hypothesis, so "
+                 "they enter a family once. The families of this run:", "")
+        rows = []
+        for path in sorted(self.tables.glob("*/*.csv")):
+            try:
+                header = pd.read_csv(path, nrows=0).columns
+            except pd.errors.EmptyDataError:
+                continue  # a table with no rows: the study does not ask that question
+            for column in ("family", "equivalence_family"):
+                if column not in header:
+                    continue
+                table = pd.read_csv(path)
+                test = TESTS.get(path.stem if column == "family" else "equivalence", "")
+                for name, size in family_sizes(table, family_column=column).items():
+                    seeds = table.loc[table[column] == name, "seeds"]
+                    rows.append({"family": name, "hypotheses": size, "test": test,
+                                 "seeds per test": f"{seeds.min():,}" if seeds.min() == seeds.max()
+                                 else f"{seeds.min():,} to {seeds.max():,}"})
+        if rows:
+            self.markdown(pd.DataFrame(rows))
+        self.add(f"Intervals: Wilson score intervals for accuracies; Newcombe's hybrid score "
+                 "interval (his method 10) for paired differences, at 95% and at 90% for two "
+                 "one-sided tests of equivalence (equivalent when the 90% interval lies inside "
+                 "the margin stated in the config); percentile bootstrap intervals resampling "
+                 f"whole seeds ({BOOTSTRAP:,} resamples) for budgets to 0.9 and their ratios, "
+                 "read off an isotonic fit of accuracy against budget; for means over seeds of "
+                 f"net value and break-even cost, t intervals where at least {SETTLED_SEEDS} "
+                 "seeds differ from the most common value and otherwise Clopper-Pearson bounds "
+                 "on the share of seeds above and below it. Selection: a cell chosen as best "
+                 "(lr, budget) is chosen on the even seeds and estimated and tested on the odd "
+                 "seeds. Power: the exact power of the exact test that is run, for effects stated "
+                 "before the run, reported as the smallest n from which it stays at the target "
+                 "(`python -m analysis plan`).", "")
+
     def provenance(self) -> None:
         self.add("## Provenance", "")
         rows = []
@@ -475,7 +671,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
                         self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups, self.provenance):
+                        self.groups, self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 
@@ -485,7 +681,8 @@ def numbers_tex(tables: Path) -> str:
     numbers: dict[str, str] = {}
     for path in sorted(tables.glob(f"*/{NUMBERS_FILE}")):
         numbers.update(json.loads(path.read_text()))
-    return latex_macros({k: v.replace(">", "$>$") for k, v in numbers.items()})
+    return latex_macros({k: v.replace("<=", "$\\leq$").replace(">", "$>$")
+                         for k, v in numbers.items()})
 
 
 def main() -> None:

@@ -7,18 +7,28 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import binom, norm
+from scipy.stats import binom, binomtest, norm
+from scipy.stats import t as student_t
 
 from analysis.accuracy import accuracy_table, chance_levels
-from analysis.budget_to_target import budget_to_target, crossing, hardness
-from analysis.cost import best_budgets, break_even_costs, net_value_table
-from analysis.paired import PairedTable, holm, mcnemar_power, paired_table
+from analysis.budget_to_target import budget_ratio, budget_to_target, crossing, hardness
+from analysis.cost import (
+    SETTLED_SEEDS,
+    best_budgets,
+    break_even_costs,
+    compare_by_net_value,
+    mean_interval,
+    net_value_table,
+)
+from analysis.families import declare, family_sizes, holm
+from analysis.paired import PairedTable, compare_outcomes, mcnemar_power, paired_table
 from analysis.power import (
     chance_power,
     chance_power_mc,
     paired_power_mc,
     seeds_for_power,
 )
+from analysis.study_tables import chance_equivalence
 
 
 def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
@@ -164,27 +174,151 @@ def test_budget_not_reached_is_a_lower_bound() -> None:
     assert "not reached" in estimate.describe()
 
 
+def test_budget_reached_at_the_first_checkpoint_is_an_upper_bound() -> None:
+    estimate = budget_to_target(np.ones((50, 3), dtype=bool), np.array([10, 100, 1000]))
+    assert estimate.reached and estimate.at_first and estimate.estimate == 10
+    assert "budget <= 10" in estimate.describe()
+
+
+def test_budget_ratio_counts_resamples_where_neither_reaches_the_target() -> None:
+    # Forty seeds, two checkpoints; A is right on 37 seeds at the second (0.925) and B on 36
+    # (0.9), both wrong at the first. In a resample drawing more of the wrong seeds neither curve
+    # reaches 0.9: those resamples count against both limits instead of being dropped.
+    budgets = np.array([10, 100])
+    a = np.zeros((40, 2), dtype=bool)
+    a[:37, 1] = True
+    b = np.zeros((40, 2), dtype=bool)
+    b[:36, 1] = True
+    ratio = budget_ratio(a, b, budgets, resamples=400)
+    assert ratio.undefined_resamples > 0.025 * 400
+    assert (ratio.ci_low, ratio.ci_high) == (0.0, math.inf)
+    assert budget_ratio(a, a, budgets, resamples=400).undefined_resamples > 0
+
+
 def test_hardness_of_the_headline_and_narrow_instances() -> None:
     assert hardness((0.5, 0.55, 0.6)) == pytest.approx(1 / 0.1**2 + 1 / 0.05**2)
     assert hardness((0.50, 0.51, 0.52)) == pytest.approx(2500 + 10_000)
 
 
+def test_families_adjust_within_and_count_cost_twins_once() -> None:
+    # Two costs of one simulation: the second cost's rows are the same hypotheses, so Holm runs
+    # over the two first-cost rows only (0.01, 0.04 -> 0.02, 0.04) and the twins carry those.
+    table = pd.DataFrame({"algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
+                          "group_size": 1, "reward_model": "bernoulli", "environment": "e",
+                          "budget": [10, 20, 10, 20], "cost": [0.0, 0.0, 0.5, 0.5],
+                          "p_value": [0.01, 0.04, 0.01, 0.04]})
+    got = declare(table, "s/t")
+    assert got["p_value_holm"].tolist() == pytest.approx([0.02, 0.04, 0.02, 0.04])
+    assert family_sizes(got) == {"s/t": 2}
+    # A primary family of two rows leaves the rest in its own family.
+    primary = pd.Series([True, False, False, False])
+    split = declare(declare(table.assign(cost=0.0), "s/primary", primary), "s/t", ~primary)
+    assert split["family"].tolist() == ["s/primary", "s/t", "s/t", "s/t"]
+    assert split["p_value_holm"].tolist() == pytest.approx([0.01, 0.08, 0.03, 0.08])
+
+
+def test_chance_equivalence_names_above_below_and_equivalent() -> None:
+    # 900 seeds per cell, chance 1/3. Cell 0 right on exactly 300 (at chance): two one-sided
+    # exact tests against 1/3 -+ 0.05 each reject (|z| about 3.2), and the two-sided test does not.
+    # Cell 1 right on 450 (0.5): above chance, and not within 0.05 of it. Cell 2 right on 200:
+    # below.
+    frames = []
+    for cell, right in enumerate((300, 450, 200)):
+        correct = np.zeros((900, 1), dtype=bool)
+        correct[:right] = True
+        frames.append(runs_frame(correct, [100], cell=cell))
+    table = chance_equivalence(pd.concat(frames, ignore_index=True), [0, 1, 2], "s", 0.05)
+    assert table["verdict"].tolist() == ["equivalent to chance within +-0.05", "above chance",
+                                         "below chance"]
+    assert set(table["family"]) == {"s/chance_two_sided"}
+    assert set(table["equivalence_family"]) == {"s/chance_equivalence"}
+
+
+def test_paired_interval_and_test_disagreement_is_flagged() -> None:
+    # 0 against 5 discordant seeds of 100: the Newcombe interval excludes 0, McNemar's exact
+    # p = 2 / 2^5 = 0.0625; 0 against 7: both say different.
+    a = np.r_[np.ones(5, dtype=bool), np.zeros(95, dtype=bool)]
+    b = np.zeros(100, dtype=bool)
+    five = compare_outcomes(a, b)
+    assert five["p_value"] == pytest.approx(0.0625) and five["ci_low"] > 0
+    assert not five["interval_agrees"]
+    a[:7] = True
+    assert compare_outcomes(a, b)["interval_agrees"]
+
+
 def test_net_value_and_break_even_on_a_hand_made_table() -> None:
-    # Four seeds; at budget 10 two deploy the 0.6 arm and two the 0.5 arm (mean 0.55); at 20 all
-    # deploy 0.6. With D = 1000 the step 10 -> 20 gains 1000 * 0.05 over 10 pulls: break-even 5.
-    correct = np.array([[1, 1], [1, 1], [0, 1], [0, 1]], dtype=bool)
+    # Eight seeds; at budget 10 half deploy the 0.6 arm and half the 0.5 arm (mean 0.55), in
+    # both the even seeds (which choose the best budget) and the odd ones (which estimate it);
+    # at 20 all deploy 0.6. With D = 1000 the step 10 -> 20 gains 1000 * 0.05 over 10 pulls:
+    # break-even 5.
+    correct = np.array([[1, 1], [1, 1], [0, 1], [0, 1]] * 2, dtype=bool)
     runs = runs_frame(correct, [10, 20])
     net = net_value_table(runs, 1000)
     assert net["net_value"].tolist() == pytest.approx([550.0, 600.0])
-    best = best_budgets(runs, net, 1000).iloc[0]
-    # Gains per seed 0, 0, 100, 100: mean 50 but a t interval with 3 degrees of freedom that
-    # includes 0, so four seeds do not resolve the optimum.
+    best = best_budgets(runs, 1000).iloc[0]
+    # Gains per odd seed 0, 0, 100, 100: mean 50, but two differing seeds of four bound it only
+    # by the support [-100, 100] times the Clopper-Pearson bound of P(gain != 0): it includes 0.
     assert best["best_budget"] == 20 and best["runner_up_budget"] == 10
+    assert best["gain_over_runner_up"] == pytest.approx(50.0)
     assert best["gain_over_runner_up_low"] < 0 < best["gain_over_runner_up_high"]
     assert not best["resolved"]
     step = break_even_costs(runs, 1000).iloc[0]
     assert step["break_even_cost"] == pytest.approx(5.0)
     assert step["ci_low"] < 5.0 < step["ci_high"]
+
+
+def test_mean_interval_at_the_boundary_is_the_rule_of_three() -> None:
+    # No seed of 10,000 away from 0.55, deployed values in [0.5, 0.6]: P(X > 0.55) and
+    # P(X < 0.55) are each bounded by the one-sided Clopper-Pearson limit 1 - 0.025^(1/n) (about
+    # 3.7/n), so the mean lies within 0.05 times that of 0.55, not in a zero-width interval.
+    n = 10_000
+    got = mean_interval(np.full(n, 0.55), (0.5, 0.6))
+    u = 1 - 0.025 ** (1 / n)
+    assert got.method == "bound"
+    assert (got.low, got.high) == (pytest.approx(0.55 - 0.05 * u), pytest.approx(0.55 + 0.05 * u))
+    # Three seeds above: the upper side from three of n, the lower side still from none.
+    three = mean_interval(np.r_[np.full(n - 3, 0.55), np.full(3, 0.6)], (0.5, 0.6))
+    limit = binomtest(3, n, alternative="less").proportion_ci(0.975).high
+    assert (three.low, three.high) == (pytest.approx(0.55 - 0.05 * u),
+                                       pytest.approx(0.55 + 0.05 * limit))
+    # Enough seeds away from the common value: the t interval.
+    values = np.r_[np.full(n - 50, 0.6), np.full(50, 0.5)]
+    t = mean_interval(values, (0.5, 0.6))
+    half = student_t.ppf(0.975, n - 1) * values.std(ddof=1) / math.sqrt(n)
+    assert t.method == "t" and t.high - t.mean == pytest.approx(half)
+
+
+@pytest.mark.parametrize("rate", [1e-4, 5e-4, 2e-3])
+def test_mean_interval_covers_a_rare_event_rate(rate: float) -> None:
+    # Exact coverage of the interval for E X, X ~ Bernoulli(rate) on n seeds, summed over every
+    # count k (no simulation error). Below SETTLED_SEEDS differing seeds the interval is a
+    # Clopper-Pearson bound, conservative by construction; above it the t interval, whose
+    # coverage with 30 or more differing seeds is near 95% (the normal approximation to a
+    # Poisson count of mean >= 30 is off by about a percent: allowed 0.935). A plain t interval
+    # would cover rate 1e-4 with probability at most 1 - P(k = 0) = 1 - e^-1.
+    n = 10_000
+    coverage = 0.0
+    for k in range(0, 200):
+        values = np.r_[np.ones(k), np.zeros(n - k)]
+        interval = mean_interval(values, (0.0, 1.0))
+        coverage += binom.pmf(k, n, rate) * (interval.low <= rate <= interval.high)
+    assert coverage >= (0.95 if rate * n * 3 < SETTLED_SEEDS else 0.935)
+
+
+def test_net_value_comparison_names_the_higher_learner_or_none() -> None:
+    # REINFORCE (cell 0) deploys 0.6 on every seed from budget 20; uniform (cell 1) deploys 0.5
+    # on every seed. At cost 0 each is best at its cheapest budget with the highest value;
+    # REINFORCE's lead 1000 * 0.1 on every odd seed is certain up to the rule-of-three bound.
+    seeds = 40
+    ours = runs_frame(np.c_[np.zeros(seeds), np.ones(seeds)].astype(bool), [10, 20])
+    theirs = runs_frame(np.zeros((seeds, 2), dtype=bool), [10, 20], cell=1).assign(
+        algorithm="uniform")
+    table = compare_by_net_value(pd.concat([ours, theirs], ignore_index=True), [(0, 1)], 1000)
+    row = table[table["deployment_pulls"] == 1000].iloc[0]
+    assert (row["best_budget_a"], row["best_budget_b"]) == (20, 10)
+    assert row["difference"] == pytest.approx(100.0)
+    assert row["ci_low"] > 0 and row["higher"] == "reinforce"
+    assert set(table["deployment_pulls"]) == {100.0, 1000.0, 10_000.0}
 
 
 def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:

@@ -79,6 +79,14 @@ BAD_CONFIGS = {
     "group size not a list": (config_text(group_size=4), "grid.group_size"),
     "group estimator without a group": (config_text(baseline=["group_mean", "leave_one_out"],
                                                     group_size=[1]), "grid.group_size"),
+    "primary budget not a checkpoint": (config_text() + "[analysis]\nprimary_budgets = [10, 20]\n",
+                                        "analysis.primary_budgets[1]"),
+    "primary budgets not a list": (config_text() + "[analysis]\nprimary_budgets = 10\n",
+                                   "analysis.primary_budgets"),
+    "equivalence margin zero": (config_text() + "[analysis]\nequivalence_margin = 0\n",
+                                "analysis.equivalence_margin"),
+    "equivalence margin text": (config_text() + "[analysis]\nequivalence_margin = \"small\"\n",
+                                "analysis.equivalence_margin"),
 }
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.groups import Cube, _verdict, best_lr_table, zero_signal_table, zscore_scale
+from analysis.groups import MARGIN, Cube, best_lr_table, zero_signal_table, zscore_scale
+from analysis.paired import verdict
 
 
 def test_zscore_scale_sums_over_the_number_of_passes() -> None:
@@ -57,7 +58,7 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
         Cube(runs.iloc[:-1])
 
 
-@pytest.mark.parametrize(("row", "verdict"), [
+@pytest.mark.parametrize(("row", "expected"), [
     ({"p_value_holm": 0.01, "difference": 0.02, "ci90_low": 0.01, "ci90_high": 0.03},
      "A better"),
     ({"p_value_holm": 0.01, "difference": -0.02, "ci90_low": -0.03, "ci90_high": -0.01},
@@ -69,8 +70,8 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
     ({"p_value_holm": 0.5, "difference": 0.001, "ci90_low": -0.012, "ci90_high": 0.006},
      "unresolved"),
 ])
-def test_verdicts(row: dict[str, float], verdict: str) -> None:
-    assert _verdict(pd.Series(row)) == verdict
+def test_verdicts(row: dict[str, float], expected: str) -> None:
+    assert verdict(pd.Series(row), MARGIN) == expected
 
 
 def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:

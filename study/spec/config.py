@@ -46,12 +46,15 @@ MAX_SD = 100.0
 DEFAULT_DEPLOYMENT_PULLS = 100_000
 """D, the pulls a trained policy serves after training, when a config names none: 20 times the
 headline 5,000-rollout budget, so that training is a real but not dominant cost (README, "Cost")."""
+DEFAULT_EQUIVALENCE_MARGIN = 0.01
+"""The accuracy difference within which two cells (or a cell and chance) are called equivalent
+when a config states none: TOST at this margin (``analysis.equivalence``)."""
 STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "group_size", "cost", "budgets"}
-_ANALYSIS_KEYS = {"deployment_pulls"}
+_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin"}
 
 
 class ConfigError(ValueError):
@@ -92,6 +95,8 @@ class StudyConfig:
     description: str = ""
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
     curves: bool = False
+    primary_budgets: tuple[int, ...] = ()
+    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -187,9 +192,34 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
                                     analysis.get("deployment_pulls", DEFAULT_DEPLOYMENT_PULLS),
                                     1, 10**15),
         curves=curves,
+        primary_budgets=_primary_budgets(analysis, budgets),
+        equivalence_margin=_margin(analysis),
     )
     _check_some_cell(config)
     return config
+
+
+def _primary_budgets(analysis: dict[str, Any], budgets: tuple[int, ...]) -> tuple[int, ...]:
+    """The checkpoints of the primary family, declared before the run: each must be a budget of
+    the grid."""
+    if "primary_budgets" not in analysis:
+        return ()
+    chosen = _unique("analysis.primary_budgets", tuple(
+        _check_int(f"analysis.primary_budgets[{i}]", b, 1, MAX_BUDGET)
+        for i, b in enumerate(_axis("analysis.primary_budgets", analysis["primary_budgets"]))))
+    for i, budget in enumerate(chosen):
+        if budget not in budgets:
+            raise ConfigError(f"analysis.primary_budgets[{i}]", budget,
+                              "is not one of grid.budgets")
+    return chosen
+
+
+def _margin(analysis: dict[str, Any]) -> float:
+    margin = _number("analysis.equivalence_margin",
+                     analysis.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN))
+    if not 0 < margin < 0.5:
+        raise ConfigError("analysis.equivalence_margin", margin, "is not in (0, 0.5)")
+    return margin
 
 
 def _check_some_cell(config: StudyConfig) -> None:

@@ -1,0 +1,80 @@
+"""Families of hypotheses for Holm's correction, declared once.
+
+Every p-value in a study's tables belongs to exactly one family, named in the table's ``family``
+column and adjusted within it (``p_value_holm``):
+
+* ``<study>/primary``: the hypotheses a config declares before its run
+  (``analysis.primary_budgets``): the headline cell's accuracy against chance at those budgets, a
+  family of a few tests that the many secondary ones cannot dilute.
+* otherwise one family per table of one study, ``<study>/<table>``: one question asked of many
+  cells and budgets.
+
+Cells that differ only in their per-pull cost share one simulation, so they are one hypothesis:
+only the first cost's rows enter the family, and a row at another cost carries its twin's
+adjusted p-value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+PRIMARY = "primary"
+"""The name of the primary family within its study."""
+ALPHA = 0.05
+"""The family-wise error rate each family is held to."""
+
+
+def holm(p_values: pd.Series | np.ndarray) -> np.ndarray:
+    """Holm-adjusted p-values (step-down, controls the family-wise error rate)."""
+    p_values = np.asarray(p_values, dtype=float)
+    if p_values.size == 0:
+        return p_values
+    return multipletests(p_values, method="holm")[1]
+
+
+def family_name(study: str, table: str) -> str:
+    """The secondary family of one table of one study."""
+    return f"{study}/{table}"
+
+
+def declare(table: pd.DataFrame, family: str, members: pd.Series | None = None,
+            p_column: str = "p_value", adjusted: str = "p_value_holm",
+            family_column: str = "family") -> pd.DataFrame:
+    """Adjust the p-values of the rows in ``members`` (all rows by default) by Holm within
+    ``family`` and name the family; rows outside ``members`` are left as they are. Rows at a
+    cost other than the table's first carry the adjusted p-value of their first-cost twin."""
+    table = table.copy()
+    if members is None:
+        members = pd.Series(True, index=table.index)
+    if family_column not in table:
+        table[family_column] = ""
+    if adjusted not in table:
+        table[adjusted] = np.nan
+    twins = "cost" in table and table["cost"].nunique() > 1
+    distinct = members & (table["cost"] == table["cost"].min()) if twins else members
+    table.loc[distinct, adjusted] = holm(table.loc[distinct, p_column])
+    table.loc[members, family_column] = family
+    if twins:
+        keys = [c for c in table.columns if c in _TWIN_KEYS]
+        first = table[distinct].set_index(keys)[adjusted]
+        later = members & ~distinct
+        table.loc[later, adjusted] = first.reindex(
+            pd.MultiIndex.from_frame(table.loc[later, keys])).to_numpy()
+    return table
+
+
+_TWIN_KEYS = ("algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
+              "budget", "algorithm_b")
+"""What identifies a hypothesis across cost twins (all but the cell ids and the cost)."""
+
+
+def family_sizes(table: pd.DataFrame, family_column: str = "family") -> dict[str, int]:
+    """How many distinct hypotheses each family of ``table`` holds (cost twins counted once)."""
+    sizes = {}
+    for family, rows in table.groupby(family_column, sort=False):
+        twins = "cost" in rows and rows["cost"].nunique() > 1
+        sizes[str(family)] = int((rows["cost"] == rows["cost"].min()).sum() if twins
+                                 else len(rows))
+    return sizes

@@ -106,6 +106,13 @@ class BudgetRatio:
     ci_high: float
     seeds: int
     undefined_resamples: int = 0
+    ci90_low: float = math.nan
+    ci90_high: float = math.nan
+
+    def equivalent(self, margin: float) -> bool:
+        """Whether the ratio is shown to lie within [1 / margin, margin]: two one-sided tests at
+        0.05, each rejecting when the 90% interval's limit on its side is inside the margin."""
+        return 1 / margin < self.ci90_low and self.ci90_high < margin
 
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
@@ -131,10 +138,12 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
     values = np.array([ratio(a, b) for a, b in zip(weights @ correct_a / seeds,
                                                    weights @ correct_b / seeds, strict=True)])
     undefined = np.isnan(values)
-    low = np.quantile(np.where(undefined, 0.0, values), 0.025, method="inverted_cdf")
-    high = np.quantile(np.where(undefined, math.inf, values), 0.975, method="inverted_cdf")
-    return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low),
-                       float(high), seeds, int(undefined.sum()))
+    low = np.quantile(np.where(undefined, 0.0, values), [0.025, 0.05], method="inverted_cdf")
+    high = np.quantile(np.where(undefined, math.inf, values), [0.975, 0.95],
+                       method="inverted_cdf")
+    return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low[0]),
+                       float(high[0]), seeds, int(undefined.sum()), float(low[1]),
+                       float(high[1]))
 
 
 def hardness(probs: tuple[float, ...]) -> float:

@@ -25,6 +25,7 @@ from analysis.accuracy import (
     cell_environments,
     chance_levels,
 )
+from analysis.bands import sup_t_band
 from analysis.budget_to_target import (
     BudgetEstimate,
     budget_ratio,
@@ -49,7 +50,7 @@ from analysis.power import (
 from analysis.tables import macro_name, number_word
 from study.orchestration.storage import read_manifest, read_runs
 from study.spec import registry
-from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR
+from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR, DEFAULT_RATIO_MARGIN
 from study.spec.schema import CURVES_FILE
 
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
@@ -286,6 +287,17 @@ def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def headline_band(runs: pd.DataFrame, headline: int) -> pd.DataFrame:
+    """The headline cell's accuracy against budget with pointwise 95% Wilson intervals and the
+    simultaneous 95% sup-t band over all its checkpoints (``analysis.bands``)."""
+    correct, budgets = outcome_matrix(runs, headline)
+    band = sup_t_band(correct)
+    return pd.DataFrame({"cell": headline, "budget": budgets.astype(int),
+                         "seeds": correct.shape[0], "accuracy": band.accuracy,
+                         "ci_low": band.low, "ci_high": band.high, "band_low": band.band_low,
+                         "band_high": band.band_high, "band_factor": band.factor})
+
+
 def target_sensitivity(runs: pd.DataFrame, cells: pd.DataFrame,
                        budgets: pd.DataFrame) -> pd.DataFrame:
     """Budget to each of ``TARGETS`` for the rows a reader compares: REINFORCE at its best lr
@@ -310,14 +322,15 @@ def target_sensitivity(runs: pd.DataFrame, cells: pd.DataFrame,
 
 
 def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
-                               budgets: pd.DataFrame, study: str,
-                               margin: float) -> dict[str, pd.DataFrame]:
+                               budgets: pd.DataFrame, study: str, margin: float,
+                               ratio_margin: float) -> dict[str, pd.DataFrame]:
     """REINFORCE against the best-arm-identification algorithms on the same seeds: the headline
     cell against each algorithm that plans from the budget, at every budget, on all seeds (one
     family; its comparison with uniform allocation is in ``vs_uniform``); the best-lr
     running-mean cell against every reference learner on the odd seeds only, since the even
     seeds chose it (a family of its own); and the ratio of that cell's budget to 0.9 to each
-    reference's, on the odd seeds, with a paired bootstrap interval."""
+    reference's, on the odd seeds, with a paired bootstrap interval; ``as_efficient`` when two
+    one-sided tests put the ratio within [1 / ratio_margin, ratio_margin]."""
     if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
@@ -348,7 +361,10 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
                      "lr": cells.set_index("cell").loc[best, "lr"],
                      "reference": algorithm[reference], "ratio": ratio.ratio,
                      "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds,
-                     "undefined_resamples": ratio.undefined_resamples})
+                     "undefined_resamples": ratio.undefined_resamples,
+                     "ci90_low": ratio.ci90_low, "ci90_high": ratio.ci90_high,
+                     "ratio_margin": ratio_margin,
+                     "as_efficient": ratio.equivalent(ratio_margin)})
     return {**tables, "budget_ratio": pd.DataFrame(rows)}
 
 
@@ -511,10 +527,12 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
             runs, [p for p in pairs if p[1] is not None], cells,
             family_name(study, "per_arm_vs_running_mean"), margin)
         tables["per_arm_vs_chance"] = chance_equivalence(runs, per_arm, study, margin)
+    tables["accuracy_band"] = headline_band(runs, headline)
     tables["budget_to_target"] = budget_table(runs, cells)
     tables["budget_by_target"] = target_sensitivity(runs, cells, tables["budget_to_target"])
-    tables.update(best_identification_tables(runs, cells, headline, tables["budget_to_target"],
-                                             study, margin))
+    tables.update(best_identification_tables(
+        runs, cells, headline, tables["budget_to_target"], study, margin,
+        config.get("ratio_margin", DEFAULT_RATIO_MARGIN)))
     tables["power"], tables["power_curves"] = power_tables(runs, cells, headline)
     if cells["cost"].nunique() > 1:
         deployment = config.get("deployment_pulls")

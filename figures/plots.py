@@ -97,6 +97,32 @@ def _target_marks(ax: plt.Axes, targets: pd.DataFrame, baseline: str, lr: float,
                         arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.0})
 
 
+def accuracy_band(band: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
+    """The headline cell's accuracy against budget with its pointwise 95% Wilson band and the
+    simultaneous 95% sup-t band around it (top), and the two bands' widths (bottom: with many
+    seeds the bands are too thin to tell apart on the accuracy scale)."""
+    figure, (ax, widths) = plt.subplots(2, 1, figsize=(6.2, 5.4), sharex=True,
+                                        height_ratios=(2, 1), layout="constrained")
+    colour = OKABE_ITO[0]
+    simultaneous = f"simultaneous 95% (sup-t, x{band['band_factor'].iat[0]:.2f})"
+    ax.fill_between(band["budget"], band["band_low"], band["band_high"], color=colour,
+                    alpha=BAND_ALPHA, linewidth=0, label=simultaneous)
+    ax.fill_between(band["budget"], band["ci_low"], band["ci_high"], color=colour,
+                    alpha=2.5 * BAND_ALPHA, linewidth=0, label="pointwise 95% (Wilson)")
+    ax.plot(band["budget"], band["accuracy"], color=colour, marker="o", markersize=2.5,
+            label="accuracy")
+    ax.set_ylabel(ACCURACY_LABEL)
+    widths.plot(band["budget"], band["band_high"] - band["band_low"], color=colour,
+                linestyle="--", label=simultaneous)
+    widths.plot(band["budget"], band["ci_high"] - band["ci_low"], color=colour,
+                label="pointwise 95% (Wilson)")
+    widths.set_ylabel("interval width\n(accuracy)")
+    widths.set_xscale("log")
+    widths.set_xlabel(BUDGET_LABEL)
+    outside_legend(figure, ax, title=f"{int(band['seeds'].iat[0]):,} seeds")
+    return save(figure, out_dir, name)
+
+
 def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Accuracy over lr x budget, one panel per baseline."""
     reinforce = _trained(accuracy)
@@ -223,6 +249,9 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     if sweep is not None:
         drawn["accuracy_vs_budget"] = accuracy_vs_budget(sweep, out_dir, "accuracy_vs_budget")
         drawn["lr_heatmap"] = lr_heatmap(sweep, out_dir, "lr_heatmap")
+    band = table("budget_sweep", "accuracy_band")
+    if band is not None:
+        drawn["accuracy_band"] = accuracy_band(band, out_dir, "accuracy_band")
     paired = table("budget_sweep", "per_arm_vs_running_mean")
     if paired is not None:
         drawn["per_arm_vs_running_mean"] = paired_difference(

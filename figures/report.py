@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +20,7 @@ from analysis.budget_to_target import BOOTSTRAP
 from analysis.cost import SETTLED_SEEDS
 from analysis.families import ALPHA, family_sizes
 from analysis.groups import MARGIN, ROBUST
+from analysis.study_tables import CLAIM_SEEDS
 from analysis.tables import latex_macros, p_text
 from figures.curves import SUTTON_BARTO
 from study.orchestration.storage import read_manifest
@@ -31,7 +33,7 @@ HEADLINE = (50, 200, 1000, 5000)
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
 GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 """Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
-BAND_WILSON = ("Bands and brackets are 95% Wilson score intervals over seeds "
+BAND_WILSON = ("Bands are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
 INTERVAL_RULE = ("Intervals of means over seeds are 95% t intervals where at least "
                  f"{SETTLED_SEEDS} seeds differ from the most common value; with fewer (late in "
@@ -42,7 +44,7 @@ INTERVAL_RULE = ("Intervals of means over seeds are 95% t intervals where at lea
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
     "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
-    "equivalence": "two one-sided exact binomial tests of |accuracy - chance| < margin",
+    "equivalence": "two one-sided exact binomial tests of accuracy within chance +- margin",
     **dict.fromkeys(("vs_uniform", "per_arm_vs_running_mean", "vs_best_arm_identification",
                      "best_lr_vs_references", "group_vs_single", "group_zscore_vs_mean"),
                     "two-sided exact McNemar test (paired by seed)"),
@@ -75,6 +77,22 @@ def _seeds_text(seeds: float, discordance: float) -> str:
     if math.isnan(seeds):
         return f"impossible with discordance {discordance:.3f}"
     return f"{seeds:,.0f} seeds" if math.isfinite(seeds) else "more seeds than the planner searched"
+
+
+def fraction(x: float) -> str:
+    """A chance level as the fraction it is (1/3), else to four decimals."""
+    near = Fraction(x).limit_denominator(1000)
+    return f"{near.numerator}/{near.denominator}" if abs(float(near) - x) < 1e-12 else f"{x:.4f}"
+
+
+def ratio_verdict(row: object) -> str:
+    """What a budget ratio (REINFORCE over another algorithm) shows: fewer or more rollouts
+    (95% interval below or above 1), within the margin (TOST), both, or neither."""
+    side = ("fewer rollouts" if row.ci_high < 1 else "more rollouts" if row.ci_low > 1
+            else "")
+    if row.as_efficient:
+        return f"{side}, by less than the margin" if side else "as efficient"
+    return side or "unresolved (the interval is all these seeds say)"
 
 
 def lr_choice(row: object) -> str:
@@ -129,7 +147,7 @@ class Report:
 
     def markdown(self, frame: pd.DataFrame) -> None:
         # A text column read back from CSV has NaN where it was empty; show it empty.
-        text = frame.select_dtypes(include="object").columns
+        text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
         self.add(frame.fillna({c: "" for c in text}).to_markdown(index=False, floatfmt=".5g"),
                  "")
 
@@ -144,22 +162,42 @@ class Report:
         seeds = int(rows["seeds"].iat[0])
         parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                  for r in rows.itertuples()]
-        self.add(f"REINFORCE with the running-mean baseline at the default lr 0.1 is right "
-                 f"{', '.join(parts)} rollouts ({seeds:,} seeds; 95% Wilson intervals).", "")
-        self.figure("accuracy_vs_budget", "best-arm accuracy against budget on "
-                    "(0.5, 0.55, 0.6), one panel per baseline, a line per lr. " + BAND_WILSON
-                    + " Black: uniform allocation; dashed: the never-training sampler (1/3).")
+        bandit = rows["environment"].iat[0].replace(",", ", ")
+        chance = fraction(rows["chance"].iat[0])
+        self.add(f"REINFORCE with the running-mean baseline at the default lr {DEFAULT_LR:g} is "
+                 f"right {', '.join(parts)} rollouts ({seeds:,} seeds; 95% Wilson intervals).",
+                 "")
+        self.figure("accuracy_vs_budget", f"best-arm accuracy against budget on ({bandit}), one "
+                    "panel per baseline, a line per lr. " + BAND_WILSON + " Black: uniform "
+                    f"allocation; dashed: the never-training sampler ({chance}).")
         self.markdown(rows[["lr", "baseline", "budget", "seeds", "accuracy", "ci_low",
                             "ci_high", "non_finite"]])
+        band = self.table("budget_sweep", "accuracy_band")
+        if band is not None:
+            first, last = band.iloc[0], band.iloc[-1]
+            self.add("A claim about the whole curve (how it rises from the first checkpoint to "
+                     "the last) needs a band that covers every checkpoint at once: the sup-t band "
+                     "widens each pointwise interval by one factor, "
+                     f"{band['band_factor'].iat[0]:.2f} here, the 95% quantile over seed-"
+                     "bootstrap resamples (whole seeds, so a seed's checkpoints move together) "
+                     "of the largest standardized deviation. Within it the curve runs from "
+                     f"[{first['band_low']:.3f}, {first['band_high']:.3f}] at "
+                     f"{int(first['budget']):,} to [{last['band_low']:.3f}, "
+                     f"{last['band_high']:.3f}] at {int(last['budget']):,} rollouts.", "")
+            self.figure("accuracy_band", "the headline cell's accuracy against budget; the dark "
+                        "band is the pointwise 95% Wilson interval at each checkpoint, the light "
+                        "band the simultaneous 95% sup-t band that covers every checkpoint at "
+                        "once (seed bootstrap); bottom: the widths of the two (solid: pointwise, "
+                        "dashed: simultaneous).")
         self.figure("lr_heatmap", "accuracy over lr x budget, one panel per baseline "
-                    "(colour: accuracy from chance 1/3 to 1).")
+                    f"(colour: accuracy from chance {chance} to 1).")
         trained = accuracy[accuracy["algorithm"].isin(registry.trained())]
         last = trained[trained["budget"] == trained["budget"].max()]
         top = last[last["accuracy"] == last["accuracy"].max()].sort_values(["baseline", "lr"])
         final = top.iloc[0]
         # Cells with the same accuracy are named together: picking one of them would be a choice
         # made by the order of a sort, not by the data.
-        cells = "; ".join(f"lr {r['lr']:g} with the {r['baseline'].replace('_', ' ')} baseline"
+        cells = "; ".join(f"lr {r['lr']:g} with {baseline_name(r['baseline'])}"
                           for _, r in top.iterrows())
         self.add(f"At the largest budget ({final['budget']:,}) the most accurate "
                  f"{'cell is' if len(top) == 1 else f'{len(top)} cells tie:'} {cells}: "
@@ -180,7 +218,8 @@ class Report:
                 f"{pvalue(r.p_vs_chance)}, Holm {pvalue(r.p_vs_chance_holm)})"
                 for r in head.itertuples()]
         self.add("The never-training sampler (zero logits, ties broken at random) is right with "
-                 "probability exactly 1/3. The trained policy's gap to it is " + "; ".join(gaps)
+                 f"probability exactly {fraction(head['chance'].iat[0])}. The trained policy's "
+                 "gap to it is " + "; ".join(gaps)
                  + ". These are the study's primary hypotheses, declared in its config before "
                  f"the run: {family_text(primary)}; every other cell's test against chance is in "
                  f"{family_text(accuracy[~accuracy['family'].str.endswith('/primary')])}.", "")
@@ -291,7 +330,8 @@ class Report:
         h = budgets["hardness_H"].iat[0]
         parts = [f"{r.summary} with {baseline_name(r.baseline)} ({lr_choice(r)}; "
                  f"{in_h(r)})" for r in best.itertuples()]
-        self.add(f"On (0.50, 0.51, 0.52), H = sum of 1/gap^2 = {h:,.0f}. At the best lr REINFORCE "
+        bandit = budgets["environment"].iat[0].replace(",", ", ")
+        self.add(f"On ({bandit}), H = sum of 1/gap^2 = {h:,.0f}. At the best lr REINFORCE "
                  f"reaches 0.9 accuracy at " + "; ".join(parts) + ". Uniform allocation needs "
                  + ", ".join(f"{r.summary} ({in_h(r)})" for r in uniform.itertuples())
                  + ". Brackets are 95% percentile bootstrap intervals resampling whole seeds. "
@@ -300,7 +340,7 @@ class Report:
                  "half the seeds); where the even seeds cannot tell other lr from the chosen one "
                  "(the paired bootstrap interval of the ratio of their budgets contains 1) the "
                  "best lr is a tie, and the tied lr are named.", "")
-        self.figure("narrow_margins", "accuracy against budget on (0.50, 0.51, 0.52), a line "
+        self.figure("narrow_margins", f"accuracy against budget on ({bandit}), a line "
                     "per lr; points on the 0.9 line are each lr's budget to 0.9 with its 95% "
                     "percentile bootstrap interval over seeds (an arrow: the upper limit lies "
                     "beyond the largest budget). Bands are 95% Wilson score intervals over "
@@ -347,10 +387,16 @@ class Report:
                                 "summary", "ratio_to_H"]])
             parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
                      f"{registry.display(r.reference)}" for r in ratios.itertuples()]
+            margin = float(ratios["ratio_margin"].iat[0])
             self.add(f"REINFORCE at its best lr ({ratios['lr'].iat[0]:g}, running-mean "
                      "baseline) needs " + "; ".join(parts) + " to reach 0.9 (ratio of the two "
                      "budgets on the odd seeds, 95% paired bootstrap interval; a resample in "
-                     "which neither reaches 0.9 counts against both limits).", "")
+                     "which neither reaches 0.9 counts against both limits). Against a margin "
+                     f"stated in the config before the run (a ratio within [1/{margin:g}, "
+                     f"{margin:g}] is as efficient; two one-sided tests on the 90% bootstrap "
+                     "interval): " + "; ".join(f"{registry.display(r.reference)}: "
+                                              f"{ratio_verdict(r)}"
+                                              for r in ratios.itertuples()) + ".", "")
             listed = ", ".join(f"{b:,}" for b in COMPARED_AT[study])
             for table, who in ((versus, f"the default lr {DEFAULT_LR:g} (all seeds)"),
                                (held_out, "the best lr, on the odd seeds only (the even seeds "
@@ -441,12 +487,13 @@ class Report:
         self.markdown(power)
         self.figure("power_curves", "power against seeds at the rates this run observed, an "
                     "illustration of the run, not a plan: lines are normal approximations, "
-                    "rings Monte Carlo resampling of seeds; dashed: 80% power; dotted: 40 seeds.")
+                    f"rings Monte Carlo resampling of seeds; dashed: 80% power; dotted: "
+                    f"{CLAIM_SEEDS} seeds.")
         chance = power[power["comparison"] == "trained vs never-training sampler"]
         chance = chance[chance["budget"] == chance["budget"].min()]
         paired = power[(power["comparison"] != "trained vs never-training sampler")
                        & (power["effect_of_interest"] == max(effects))]
-        self.add("Against chance, 40 seeds have exact power "
+        self.add(f"Against chance, {CLAIM_SEEDS} seeds have exact power "
                  + ", ".join(f"{r.exact_power_40_seeds:.2f} for a gain of {r.effect_of_interest:g}"
                              for r in chance.itertuples())
                  + f"; a paired difference of {max(effects):g} needs "
@@ -459,7 +506,8 @@ class Report:
             widths = rows["ci_high"] - rows["ci_low"]
             sweep = headline_rows(self.table("budget_sweep", "accuracy"))
             wide = sweep["ci_high"] - sweep["ci_low"]
-            self.add("The seed exercise (`quick`, 40 seeds) measured " + ", ".join(parts)
+            self.add(f"The seed exercise (`quick`, {int(rows['seeds'].iat[0])} seeds) measured "
+                     + ", ".join(parts)
                      + f": intervals {widths.min():.3f} to {widths.max():.3f} wide, against "
                      f"{wide.min():.3f} to {wide.max():.3f} for the {sweep['seeds'].iat[0]:,} "
                      "seeds of section 1.", "")

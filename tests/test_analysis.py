@@ -11,7 +11,14 @@ from scipy.stats import binom, binomtest, norm
 from scipy.stats import t as student_t
 
 from analysis.accuracy import accuracy_table, chance_levels
-from analysis.budget_to_target import budget_ratio, budget_to_target, crossing, hardness
+from analysis.bands import sup_t_band
+from analysis.budget_to_target import (
+    BudgetRatio,
+    budget_ratio,
+    budget_to_target,
+    crossing,
+    hardness,
+)
 from analysis.cost import (
     SETTLED_SEEDS,
     best_budgets,
@@ -195,6 +202,12 @@ def test_budget_ratio_counts_resamples_where_neither_reaches_the_target() -> Non
     assert budget_ratio(a, a, budgets, resamples=400).undefined_resamples > 0
 
 
+def test_budget_ratio_equivalence_is_two_one_sided_tests_on_the_90_percent_interval() -> None:
+    inside = BudgetRatio(1.0, 0.7, 1.4, 100, 0, 0.82, 1.2)
+    assert inside.equivalent(1.25) and not inside.equivalent(1.15)
+    assert not BudgetRatio(1.0, 0.5, 2.0, 100, 0, 0.6, 1.7).equivalent(1.25)
+
+
 def test_hardness_of_the_headline_and_narrow_instances() -> None:
     assert hardness((0.5, 0.55, 0.6)) == pytest.approx(1 / 0.1**2 + 1 / 0.05**2)
     assert hardness((0.50, 0.51, 0.52)) == pytest.approx(2500 + 10_000)
@@ -230,6 +243,9 @@ def test_chance_equivalence_names_above_below_and_equivalent() -> None:
     table = chance_equivalence(pd.concat(frames, ignore_index=True), [0, 1, 2], "s", 0.05)
     assert table["verdict"].tolist() == ["equivalent to chance within +-0.05", "above chance",
                                          "below chance"]
+    # TOST's p-value is the larger of the two one-sided exact tail probabilities.
+    tails = (binom.sf(299, 900, 1 / 3 - 0.05), binom.cdf(300, 900, 1 / 3 + 0.05))
+    assert table["p_equivalence"].iat[0] == pytest.approx(max(tails), rel=1e-9)
     assert set(table["family"]) == {"s/chance_two_sided"}
     assert set(table["equivalence_family"]) == {"s/chance_equivalence"}
 
@@ -346,3 +362,21 @@ def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
     assert correct.tolist() == [[False, True], [True, True]] and budgets.tolist() == [10, 20]
     with pytest.raises(ValueError, match="cell 0"):
         outcome_matrix(runs.drop(index=1), 0)
+
+
+def test_sup_t_band_covers_a_known_curve_at_every_checkpoint_at_once() -> None:
+    # Seeds with a latent uniform u are right at checkpoint j when u < acc_j: the marginal
+    # accuracies are exactly acc_j and a seed's checkpoints are correlated, as in a run. Over 40
+    # repetitions the band should cover the whole curve about 38 times; 32 or fewer has
+    # probability below 0.001 if its coverage is 0.95. The pointwise intervals cover the whole
+    # curve less often, and the band is wider by a common factor above 1.
+    truth = np.linspace(0.4, 0.99, 25)
+    rng = np.random.default_rng(11)
+    whole, pointwise_whole = 0, 0
+    for repetition in range(40):
+        correct = rng.random((400, 1)) < truth
+        band = sup_t_band(correct, resamples=300, seed=repetition)
+        whole += bool(np.all((band.band_low <= truth) & (truth <= band.band_high)))
+        pointwise_whole += bool(np.all((band.low <= truth) & (truth <= band.high)))
+        assert band.factor > 1
+    assert whole > 32 and pointwise_whole < whole

@@ -85,6 +85,8 @@ BAD_CONFIGS = {
                                    "analysis.primary_budgets"),
     "equivalence margin zero": (config_text() + "[analysis]\nequivalence_margin = 0\n",
                                 "analysis.equivalence_margin"),
+    "ratio margin at 1": (config_text() + "[analysis]\nratio_margin = 1\n",
+                          "analysis.ratio_margin"),
     "equivalence margin text": (config_text() + "[analysis]\nequivalence_margin = \"small\"\n",
                                 "analysis.equivalence_margin"),
 }

@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest import REPO
+from figures.report import HEADLINE, pvalue
 from study.cli import run_and_write
-from study.spec.config import load_config
+from study.spec.config import DEFAULT_LR, load_config
 from study.spec.paths import CONFIG_DIR
 
 SEEDS = 24
@@ -44,20 +46,21 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
                     "## 3. Per-arm baseline", "## 4. Narrow margins",
                     "## 5. REINFORCE against best-arm identification",
                     "## 6. With a per-pull cost", "## 7. How many seeds",
-                    "## 8. The textbook check", "## 9. Group rollouts", "## Provenance"):
+                    "## 8. The textbook check", "## 9. Group rollouts", "## Methods",
+                    "## Provenance"):
         assert heading in report
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
-    # 9 figures of sections 1 to 8, and 3 for each of the two group studies (section 9).
-    assert report.count("*Figure:") == 15 and "Wilson" in report and "Newcombe" in report
+    # 10 figures of sections 1 to 8, and 3 for each of the two group studies (section 9).
+    assert report.count("*Figure:") == 16 and "Wilson" in report and "Newcombe" in report
 
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
-    # 8 figures of the study, the curves of the textbook check and its book-layout figure, and
+    # 9 figures of the study, the curves of the textbook check and its book-layout figure, and
     # 3 for each group study.
-    assert len(drawn) == 16
+    assert len(drawn) == 17
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:
@@ -73,3 +76,83 @@ def test_tables_are_csv_and_markdown_and_numbers_are_latex(study_outputs: Path) 
                           for m in macros)
     assert any(m.startswith("\\newcommand{\\BudgetSweepAccAtFiveThousand}") for m in macros)
     assert any("NarrowMarginsBudgetToNinety" in m for m in macros)
+
+
+def paragraph(report: str, start: str) -> str:
+    """The paragraph of the report that begins with ``start``."""
+    found = [p for p in report.split("\n\n") if p.startswith(start)]
+    assert len(found) == 1, start
+    return found[0]
+
+
+def table(outputs: Path, study: str, name: str) -> pd.DataFrame:
+    return pd.read_csv(outputs / "tables" / study / f"{name}.csv")
+
+
+def headline(accuracy: pd.DataFrame) -> pd.DataFrame:
+    return accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == DEFAULT_LR)
+                    & (accuracy["baseline"] == "running_mean")
+                    & accuracy["budget"].isin(HEADLINE)].sort_values("budget")
+
+
+@pytest.mark.slow
+def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) -> None:
+    # Each sentence's numbers are parsed back from the report and recomputed from the tables it
+    # cites, formatted as the report formats them.
+    report = (study_outputs / "report.md").read_text()
+    accuracy = table(study_outputs, "budget_sweep", "accuracy")
+    rows = headline(accuracy)
+    text = paragraph(report, "REINFORCE with the running-mean baseline at the default lr")
+    found = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] at ([\d,]+)", text)
+    assert found == [(f"{r.accuracy:.3f}", f"{r.ci_low:.3f}", f"{r.ci_high:.3f}",
+                      f"{r.budget:,}") for r in rows.itertuples()]
+
+    text = paragraph(report, "The never-training sampler")
+    found = re.findall(r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] at ([\d,]+) "
+                       r"\(exact binomial p ([^,]+), Holm ([^)]+)\)", text)
+    assert found == [(f"{r.accuracy - r.chance:+.3f}", f"{r.ci_low - r.chance:+.3f}",
+                      f"{r.ci_high - r.chance:+.3f}", f"{r.budget:,}", pvalue(r.p_vs_chance),
+                      pvalue(r.p_vs_chance_holm)) for r in rows.itertuples()]
+    assert f"family `budget_sweep/primary`, {len(rows)} hypotheses" in text
+
+    paired = table(study_outputs, "budget_sweep", "per_arm_vs_running_mean")
+    significant = paired["p_value_holm"] < 0.05
+    text = paragraph(report, "Paired by seed at lr")
+    assert (f"significantly worse after Holm in "
+            f"{int((significant & (paired['difference'] < 0)).sum())} of {len(paired)} "
+            f"comparisons and better in {int((significant & (paired['difference'] > 0)).sum())}"
+            ) in text
+    assert f"In {int((~paired['interval_agrees']).sum())} of {len(paired)} rows" in text
+
+    chance = table(study_outputs, "budget_sweep", "per_arm_vs_chance")
+    text = paragraph(report, "Against chance (")
+    above = chance["verdict"].str.startswith("above").sum()
+    assert f"{above} of {len(chance)} cells are above chance after Holm" in text
+
+    band = table(study_outputs, "budget_sweep", "accuracy_band")
+    text = paragraph(report, "A claim about the whole curve")
+    assert f"{band['band_factor'].iat[0]:.2f} here" in text
+    assert (f"[{band['band_low'].iat[0]:.3f}, {band['band_high'].iat[0]:.3f}] at "
+            f"{int(band['budget'].iat[0]):,}") in text
+
+    ratios = table(study_outputs, "narrow_margins", "budget_ratio")
+    text = [p for p in report.split("\n\n") if p.startswith("REINFORCE at its best lr")][1]
+    for r in ratios.itertuples():
+        assert f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of" in text
+
+    best = table(study_outputs, "cost", "best_budget")
+    best = best[best["algorithm"] == "reinforce"]
+    text = paragraph(report, "A run's net value is")
+    assert f"at {int(best['resolved'].sum())} of {len(best)} costs" in text
+    steps = table(study_outputs, "cost", "break_even")
+    steps = steps[steps["algorithm"] == "reinforce"]
+    text = paragraph(report, "Break-even cost per pull")
+    unresolved = ((steps["ci_low"] <= 0) & (steps["ci_high"] >= 0)).sum()
+    assert f"{unresolved} of {len(steps)} steps have an interval that includes 0" in text
+
+    power = table(study_outputs, "budget_sweep", "power")
+    text = paragraph(report, "Against chance, ")
+    first = power[(power["comparison"] == "trained vs never-training sampler")
+                  & (power["budget"] == power["budget"].min())]
+    for r in first.itertuples():
+        assert f"{r.exact_power_40_seeds:.2f} for a gain of {r.effect_of_interest:g}" in text

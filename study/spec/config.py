@@ -49,12 +49,16 @@ headline 5,000-rollout budget, so that training is a real but not dominant cost 
 DEFAULT_EQUIVALENCE_MARGIN = 0.01
 """The accuracy difference within which two cells (or a cell and chance) are called equivalent
 when a config states none: TOST at this margin (``analysis.equivalence``)."""
+DEFAULT_RATIO_MARGIN = 1.25
+"""Two budgets to a target are called as efficient as each other when their ratio is shown to lie
+within [1 / margin, margin] (two one-sided tests on the 90% bootstrap interval), when a config
+states no other margin."""
 STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "group_size", "cost", "budgets"}
-_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin"}
+_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin", "ratio_margin"}
 
 
 class ConfigError(ValueError):
@@ -97,6 +101,7 @@ class StudyConfig:
     curves: bool = False
     primary_budgets: tuple[int, ...] = ()
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    ratio_margin: float = DEFAULT_RATIO_MARGIN
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -194,6 +199,7 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         curves=curves,
         primary_budgets=_primary_budgets(analysis, budgets),
         equivalence_margin=_margin(analysis),
+        ratio_margin=_ratio_margin(analysis),
     )
     _check_some_cell(config)
     return config
@@ -219,6 +225,13 @@ def _margin(analysis: dict[str, Any]) -> float:
                      analysis.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN))
     if not 0 < margin < 0.5:
         raise ConfigError("analysis.equivalence_margin", margin, "is not in (0, 0.5)")
+    return margin
+
+
+def _ratio_margin(analysis: dict[str, Any]) -> float:
+    margin = _number("analysis.ratio_margin", analysis.get("ratio_margin", DEFAULT_RATIO_MARGIN))
+    if not 1 < margin <= 10:
+        raise ConfigError("analysis.ratio_margin", margin, "is not in (1, 10]")
     return margin
 
 

@@ -44,32 +44,68 @@ class MeanInterval:
     method: str
 
 
-def mean_interval(values: np.ndarray, support: tuple[float, float],
+@dataclass(frozen=True)
+class Support:
+    """The values a per-seed quantity can take: exactly ``values`` when ``discrete`` (a fixed
+    bandit deploys one of its arm values), else anything between the first and the last."""
+
+    values: tuple[float, ...]
+    discrete: bool = True
+
+    def difference(self, other: Support, scale: float = 1.0, shift: float = 0.0) -> Support:
+        """The support of scale * (x - y) + shift for x in this support and y in ``other``."""
+        values = sorted({scale * (x - y) + shift for x in self.values for y in other.values})
+        return Support(tuple(values), self.discrete and other.discrete)
+
+    def step_above(self, v: float) -> float:
+        """The smallest possible amount by which a value exceeds v (0 if not discrete)."""
+        above = [x - v for x in self.values if x > v]
+        return min(above) if self.discrete and above else 0.0
+
+    def step_below(self, v: float) -> float:
+        """The smallest possible amount by which a value falls short of v (0 if not discrete)."""
+        below = [v - x for x in self.values if x < v]
+        return min(below) if self.discrete and below else 0.0
+
+
+def mean_interval(values: np.ndarray, support: Support,
                   confidence: float = 0.95) -> MeanInterval:
-    """The mean of per-seed values that lie in ``support`` = (lowest, highest possible), with an
-    interval valid however many seeds agree.
+    """The mean of per-seed values in ``support``, with an interval valid however many seeds
+    agree.
 
     With at least ``SETTLED_SEEDS`` seeds away from the most common value v, the t interval.
-    Otherwise E X = v + E[(X - v)+] - E[(v - X)+], so it lies between v - (v - lowest) u_below and
-    v + (highest - v) u_above, where u_above and u_below are one-sided Clopper-Pearson upper
-    bounds (each at 1 - (1 - confidence) / 2, so both hold together at ``confidence``) of
-    P(X > v) and P(X < v) from the counts of seeds above and below v: with none of 10,000 seeds
-    away from v, each u is 3.7e-4 (the rule of three at 97.5%), not 0.
+    Otherwise E X = v + E[(X - v)+] - E[(v - X)+], and with a = P(X > v), b = P(X < v):
+    a * (smallest step above v) <= E[(X - v)+] <= a * (highest - v), and likewise below. The
+    interval takes one-sided Clopper-Pearson limits of a and b from the counts of seeds above
+    and below v, each at 1 - (1 - confidence) / 4, so that all four hold together at
+    ``confidence``: with none of 10,000 seeds away from v the upper limits are 4.4e-4 (the rule
+    of three at that level), not 0; with 24 above and none below, the lower limit is above v.
     """
     values = np.asarray(values, dtype=float)
     n = len(values)
     mean = float(values.mean())
+    # Differences of arm values that are equal in exact arithmetic can differ in the last bits
+    # (0.6 - 0.55 and 0.55 - 0.5): they are one value here.
+    values = np.round(values, 9)
     common, counts = np.unique(values, return_counts=True)
     if n - int(counts.max()) >= SETTLED_SEEDS:
         half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1)
                      / np.sqrt(n))
         return MeanInterval(mean, mean - half, mean + half, "t")
     v = float(common[np.argmax(counts)])
-    side = 1 - (1 - confidence) / 2
-    above, below = (binomtest(int(k), n, alternative="less").proportion_ci(side).high
-                    for k in ((values > v).sum(), (values < v).sum()))
-    return MeanInterval(mean, v - (v - support[0]) * below, v + (support[1] - v) * above,
-                        "bound")
+    level = 1 - (1 - confidence) / 4
+    (above_low, above_high), (below_low, below_high) = (
+        _one_sided_limits(int(k), n, level) for k in ((values > v).sum(), (values < v).sum()))
+    low = v + support.step_above(v) * above_low - (v - support.values[0]) * below_high
+    high = v + (support.values[-1] - v) * above_high - support.step_below(v) * below_low
+    return MeanInterval(mean, low, high, "bound")
+
+
+def _one_sided_limits(k: int, n: int, level: float) -> tuple[float, float]:
+    """One-sided Clopper-Pearson lower and upper limits of a proportion, each at ``level``."""
+    lower = binomtest(k, n, alternative="greater").proportion_ci(level).low
+    upper = binomtest(k, n, alternative="less").proportion_ci(level).high
+    return lower, upper
 
 
 def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
@@ -78,30 +114,27 @@ def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(runs["greedy_value"].to_numpy(dtype=float), nan=0.0)
 
 
-def deployed_support(runs: pd.DataFrame) -> dict[int, tuple[float, float]]:
-    """The lowest and highest value a run of each cell can deploy: its bandit's arm values (the
-    values observed where the bandit is drawn per seed), and 0 if any of its runs is not finite."""
+def deployed_support(runs: pd.DataFrame) -> dict[int, Support]:
+    """The values a run of each cell can deploy: its bandit's arm values, and 0 if any of its runs
+    is not finite; where the bandit is drawn per seed, anything between the lowest and the highest
+    value observed."""
     environments = cell_environments(runs)
     frame = runs.assign(deployed=deployed_probability(runs))
     support = {}
     for cell, group in frame.groupby("cell", sort=True):
         values = environments[int(cell)].values
-        possible = list(values) if values is not None else list(group["deployed"])
+        possible = set(values) if values is not None else {group["deployed"].min(),
+                                                             group["deployed"].max()}
         if not group["finite"].all():
-            possible.append(0.0)
-        support[int(cell)] = (float(min(possible)), float(max(possible)))
+            possible.add(0.0)
+        support[int(cell)] = Support(tuple(sorted(float(x) for x in possible)),
+                                     discrete=values is not None)
     return support
 
 
 def _per_seed(frame: pd.DataFrame, cell: int) -> pd.DataFrame:
     """(seeds, budgets) deployed values of one cell."""
     return frame[frame["cell"] == cell].pivot(index="seed", columns="budget", values="deployed")
-
-
-def _difference_support(a: tuple[float, float], b: tuple[float, float], scale: float,
-                        shift: float) -> tuple[float, float]:
-    """The range of scale * (x - y) + shift for x in support a, y in support b."""
-    return scale * (a[0] - b[1]) + shift, scale * (a[1] - b[0]) + shift
 
 
 def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
@@ -155,8 +188,7 @@ def best_budgets(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
         net = mean_interval(values.loc[odd, best], support[int(cell)])
         gain = mean_interval(
             deployment_pulls * (values.loc[odd, best] - values.loc[odd, second]) - spend,
-            _difference_support(support[int(cell)], support[int(cell)], deployment_pulls,
-                                -spend))
+            support[int(cell)].difference(support[int(cell)], deployment_pulls, -spend))
         rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0], "cost": cost,
                      "best_budget": int(best), "seeds": len(odd),
                      "net_value": deployment_pulls * net.mean - cost * rollouts[best],
@@ -183,8 +215,8 @@ def break_even_costs(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFram
             if spent[b2] == spent[b1]:
                 continue  # both checkpoints fall after the same update: no step to price
             scale = deployment_pulls / (spent[b2] - spent[b1])
-            step = mean_interval((wide[b2] - wide[b1]).to_numpy(), _difference_support(
-                support[int(cell)], support[int(cell)], 1.0, 0.0))
+            step = mean_interval((wide[b2] - wide[b1]).to_numpy(),
+                                 support[int(cell)].difference(support[int(cell)]))
             rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
                          "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
                          "from_budget": b1, "to_budget": b2, "seeds": len(wide),
@@ -216,8 +248,8 @@ def compare_by_net_value(runs: pd.DataFrame, pairs: list[tuple[int, int]],
             chosen[cell] = (budget, values.loc[odd, budget], cost * rollouts[budget])
         (budget_a, values_a, spend_a), (budget_b, values_b, spend_b) = chosen[a], chosen[b]
         shift = spend_b - spend_a
-        difference = mean_interval(pulls * (values_a - values_b) + shift, _difference_support(
-            support[a], support[b], pulls, shift))
+        difference = mean_interval(pulls * (values_a - values_b) + shift,
+                                   support[a].difference(support[b], pulls, shift))
         names = algorithm.loc[a, "algorithm"], algorithm.loc[b, "algorithm"]
         verdict = (names[0] if difference.low > 0 else names[1] if difference.high < 0
                    else "unresolved")

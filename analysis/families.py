@@ -70,8 +70,12 @@ _TWIN_KEYS = ("algorithm", "baseline", "lr", "group_size", "reward_model", "envi
 """What identifies a hypothesis across cost twins (all but the cell ids and the cost)."""
 
 
-def family_sizes(table: pd.DataFrame, family_column: str = "family") -> dict[str, int]:
-    """How many distinct hypotheses each family of ``table`` holds (cost twins counted once)."""
+def family_sizes(table: pd.DataFrame, family_column: str = "family",
+                 adjusted: str | None = None) -> dict[str, int]:
+    """How many distinct hypotheses each family of ``table`` holds (cost twins counted once);
+    rows without an ``adjusted`` p-value (tested in another table) are not counted."""
+    if adjusted is not None:
+        table = table[table[adjusted].notna()]
     sizes = {}
     for family, rows in table.groupby(family_column, sort=False):
         twins = "cost" in rows and rows["cost"].nunique() > 1

@@ -19,7 +19,8 @@ from scipy.stats import binom
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
-ALPHA = 0.05
+from analysis.families import ALPHA
+
 EFFECTS_OF_INTEREST = (0.01, 0.02, 0.05, 0.1)
 """Differences in accuracy worth detecting, stated before any run (not read off the data): the
 seeds each test needs are planned for these."""

@@ -35,7 +35,7 @@ from analysis.budget_to_target import (
 )
 from analysis.cost import best_budgets, break_even_costs, compare_by_net_value, net_value_table
 from analysis.curves import curve_points, curves_table
-from analysis.families import PRIMARY, declare, family_name
+from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
 from analysis.paired import cell_rows, compare_cells, mcnemar_power, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
@@ -140,21 +140,29 @@ def _reference_partner(cells: pd.DataFrame, cell: int, name: str) -> int | None:
 
 
 def accuracy_with_chance_test(runs: pd.DataFrame, study: str, headline: int,
-                              primary_budgets: tuple[int, ...] = ()) -> pd.DataFrame:
+                              primary_budgets: tuple[int, ...] = (),
+                              tested_elsewhere: tuple[list[int], str] = ([], ""),
+                              ) -> pd.DataFrame:
     """Accuracy per (cell, budget) with Wilson intervals, and the one-sided exact binomial test
     against the never-training sampler's chance level. The headline cell's rows at
     ``primary_budgets`` form the primary family (declared in the config before the run); the
-    other rows the table's own family (``analysis.families``)."""
+    other rows the table's own family (``analysis.families``), except the cells of
+    ``tested_elsewhere`` = (cells, family), whose test against chance is in that family (a
+    hypothesis is tested once): their rows carry no p-value here."""
     table = accuracy_table(runs)
     table["chance"] = table["cell"].map(chance_levels(runs))
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
                             for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
                                                strict=True)]
+    elsewhere = table["cell"].isin(tested_elsewhere[0])
+    table.loc[elsewhere, "p_vs_chance"] = np.nan
     primary = (table["cell"] == headline) & table["budget"].isin(primary_budgets)
     for family, members in ((family_name(study, PRIMARY), primary),
-                            (family_name(study, "accuracy"), ~primary)):
+                            (family_name(study, "accuracy"), ~primary & ~elsewhere)):
         if members.any():
             table = declare(table, family, members, "p_vs_chance", "p_vs_chance_holm")
+    if elsewhere.any():
+        table.loc[elsewhere, "family"] = tested_elsewhere[1]
     return table
 
 
@@ -174,6 +182,12 @@ def chance_equivalence(runs: pd.DataFrame, cells: list[int], study: str,
         binomtest(int(k), int(n), c + margin, alternative="less").pvalue)
         for k, n, c in zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
     frame["margin"] = margin
+    # The smallest TOST p-value these seeds allow (accuracy exactly at chance): if it is above
+    # the family's first Holm threshold, no cell can be shown equivalent at this margin.
+    frame["p_equivalence_at_chance"] = [max(
+        binomtest(round(n * c), int(n), c - margin, alternative="greater").pvalue,
+        binomtest(round(n * c), int(n), c + margin, alternative="less").pvalue)
+        for n, c in zip(frame["seeds"], frame["chance"], strict=True)]
     frame = declare(frame, family_name(study, "chance_two_sided"))
     frame = declare(frame, family_name(study, "chance_equivalence"), p_column="p_equivalence",
                     adjusted="p_equivalence_holm", family_column="equivalence_family")
@@ -327,10 +341,11 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     """REINFORCE against the best-arm-identification algorithms on the same seeds: the headline
     cell against each algorithm that plans from the budget, at every budget, on all seeds (one
     family; its comparison with uniform allocation is in ``vs_uniform``); the best-lr
-    running-mean cell against every reference learner on the odd seeds only, since the even
-    seeds chose it (a family of its own); and the ratio of that cell's budget to 0.9 to each
-    reference's, on the odd seeds, with a paired bootstrap interval; ``as_efficient`` when two
-    one-sided tests put the ratio within [1 / ratio_margin, ratio_margin]."""
+    running-mean cell, when it is not the headline cell, against every reference learner on the
+    odd seeds only, since the even seeds chose it (a family of its own); and the ratio of that
+    cell's budget to 0.9 to each reference's, on the odd seeds, with a paired bootstrap
+    interval; ``as_efficient`` when two one-sided tests put the ratio within
+    [1 / ratio_margin, ratio_margin]."""
     if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
@@ -344,10 +359,14 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
 
     _, odd = halves(runs)
     tables = {}
-    for name, cell, references, seeds in (
-            ("vs_best_arm_identification", headline,
-             partners(reference_learners(cells, nested=False)), None),
-            ("best_lr_vs_references", best, partners(reference_learners(cells)), odd)):
+    families = [("vs_best_arm_identification", headline,
+                 partners(reference_learners(cells, nested=False)), None)]
+    if best != headline:
+        # When the even seeds choose the headline cell, its comparisons are the ones already
+        # made on all seeds (pre-specified): testing them again would ask one question twice.
+        families.append(("best_lr_vs_references", best, partners(reference_learners(cells)),
+                         odd))
+    for name, cell, references, seeds in families:
         table = paired_family(runs, [(cell, b) for b in references], cells,
                               family_name(study, name), margin, seeds)
         table.insert(2, "algorithm_b", table["cell_b"].map(algorithm))
@@ -368,32 +387,42 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     return {**tables, "budget_ratio": pd.DataFrame(rows)}
 
 
-def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
+                 tables: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """For the headline comparisons at the headline budgets: the seeds each test needs for the
     effects of interest stated before the run (``EFFECTS_OF_INTEREST``), at the exact power of
     the exact test the study runs (the smallest n from which it stays at 80%, ``analysis.plan``),
     beside the normal approximation's n, and the exact power of 40 seeds; a paired comparison's
-    discordance (the share of seeds on which the cells disagree) is taken from the data. Then
-    power against the number of seeds at the observed rates, analytic and Monte Carlo (curves:
-    an illustration of this run, not a plan)."""
+    discordance (the share of seeds on which the cells disagree) is taken from the data. Each test
+    is planned at the level it meets in its Holm family's first step, 0.05 / m for a family of m
+    hypotheses (a safe level for the step-down). Then power against the number of seeds at the
+    observed rates at 0.05, analytic and Monte Carlo (curves: an illustration of this run, not a
+    plan)."""
     budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
-    accuracy = accuracy_table(cell_rows(runs, headline, tuple(runs.columns))).set_index("budget")
+    accuracy = tables["accuracy"]
+    head = accuracy[accuracy["cell"] == headline].set_index("budget")
     chance = chance_levels(runs)[headline]
-    comparisons: list[tuple[str, int | None]] = [("trained vs never-training sampler", None)]
+    comparisons: list[tuple[str, int | None, str]] = [
+        ("trained vs never-training sampler", None, "accuracy")]
     comparisons += [(f"trained vs {registry.display(name)}",
-                     _reference_partner(cells, headline, name))
+                     _reference_partner(cells, headline, name), f"vs_{name}")
                     for name in reference_learners(cells, nested=True)[:1]]
     comparisons.append(("running-mean vs per-arm baseline",
-                        _partner(cells, headline, baseline="per_arm")))
+                        _partner(cells, headline, baseline="per_arm"),
+                        "per_arm_vs_running_mean"))
     summary, curves = [], []
-    for name, partner in comparisons:
-        if name != comparisons[0][0] and partner is None:
+    for name, partner, source in comparisons:
+        if source not in tables or (source != "accuracy" and partner is None):
             continue
         paired = compare_cells(runs, headline, partner) if partner is not None else None
         for budget in budgets:
+            sizes = family_sizes(tables[source], adjusted=(
+                "p_vs_chance_holm" if source == "accuracy" else "p_value_holm"))
+            family = (head.loc[budget, "family"] if source == "accuracy"
+                      else str(tables[source]["family"].iat[0]))
+            alpha = ALPHA / sizes[family]
             if paired is None:
-                p = float(accuracy.loc[budget, "accuracy"])
+                p = float(head.loc[budget, "accuracy"])
                 discordance = math.nan
                 analytic = lambda n, p=p: chance_power(p, chance, [n])[0]  # noqa: E731
                 monte_carlo = chance_power_mc(p, chance, POWER_SEEDS)
@@ -404,9 +433,10 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
                 analytic = lambda n, a=a, b=b: mcnemar_power(a, b, np.array([n]))[0]  # noqa: E731
                 monte_carlo = paired_power_mc(a, b, POWER_SEEDS)
             for effect in EFFECTS_OF_INTEREST:
-                summary.append({"comparison": name, "budget": budget,
-                                "effect_of_interest": effect, "discordance": discordance,
-                                **_planned(effect, chance, discordance)})
+                summary.append({"comparison": name, "budget": budget, "family": family,
+                                "alpha_per_test": alpha, "effect_of_interest": effect,
+                                "discordance": discordance,
+                                **_planned(effect, chance, discordance, alpha)})
             curve = np.array([analytic(n) for n in POWER_SEEDS])
             curves += [{"comparison": name, "budget": budget, "seeds": int(n),
                         "analytic": float(pa), "monte_carlo": float(pm)}
@@ -414,13 +444,15 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int
     return pd.DataFrame(summary), pd.DataFrame(curves)
 
 
-def _planned(effect: float, chance: float, discordance: float) -> dict[str, float]:
-    """Seeds needed (exact and normal) and the exact power of 40 seeds for a stated effect:
-    against chance when ``discordance`` is NaN, else paired with that discordance (an effect
-    larger than the discordance cannot happen: NaN)."""
+def _planned(effect: float, chance: float, discordance: float,
+             alpha: float) -> dict[str, float]:
+    """Seeds needed (exact and normal) and the exact power of 40 seeds for a stated effect at
+    level ``alpha``: against chance when ``discordance`` is NaN, else paired with that discordance
+    (an effect larger than the discordance cannot happen: NaN)."""
     if math.isnan(discordance):
-        plan = plan_binomial(chance + effect, chance, TARGET_POWER)
-        at_claim = float(binomial_power(np.array([CLAIM_SEEDS]), chance + effect, chance)[0])
+        plan = plan_binomial(chance + effect, chance, TARGET_POWER, alpha)
+        at_claim = float(binomial_power(np.array([CLAIM_SEEDS]), chance + effect, chance,
+                                        alpha)[0])
         return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
                 "exact_power_at_seeds_normal": plan.power_at_n_normal,
                 "exact_power_40_seeds": at_claim}
@@ -428,10 +460,10 @@ def _planned(effect: float, chance: float, discordance: float) -> dict[str, floa
         return {"seeds_exact": math.nan, "seeds_normal": math.nan,
                 "exact_power_at_seeds_normal": math.nan, "exact_power_40_seeds": math.nan}
     only_a, only_b = (discordance + effect) / 2, (discordance - effect) / 2
-    plan = plan_mcnemar(only_a, only_b, TARGET_POWER)
+    plan = plan_mcnemar(only_a, only_b, TARGET_POWER, alpha)
     return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
             "exact_power_at_seeds_normal": plan.power_at_n_normal,
-            "exact_power_40_seeds": exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b)}
+            "exact_power_40_seeds": exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b, alpha)}
 
 
 def _prefix(study: str) -> str:
@@ -508,20 +540,30 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     margin = config.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN)
     cells = cells_frame(runs)
     headline = headline_cell(cells)
-    tables: dict[str, pd.DataFrame] = {
-        "cells": cells, "accuracy": accuracy_with_chance_test(
-            runs, study, headline, tuple(config.get("primary_budgets", ())))}
     # Cells at other costs are the same simulations as the first cost's: asking their questions
     # again would put one hypothesis into a family several times.
     first_cost = cells[cells["cost"] == cells["cost"].min()]
     reinforce = trained_cells(first_cost)["cell"].tolist()
+    per_arm = ([c for c in reinforce
+                if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
+               if {"per_arm", "running_mean"} <= set(cells["baseline"]) else [])
+    # A study that declares its simulation the same as another's (same root seed and cells) asks
+    # no question of accuracy that the other already asks.
+    twin = config.get("same_simulation_as", "")
+    elsewhere = ((cells["cell"].tolist(), f"tested in {twin}") if twin
+                 else (per_arm, family_name(study, "chance_two_sided")))
+    tables: dict[str, pd.DataFrame] = {
+        "cells": cells, "accuracy": accuracy_with_chance_test(
+            runs, study, headline, tuple(config.get("primary_budgets", ())), elsewhere)}
+    if twin:
+        reinforce, per_arm = [], []
     for name in reference_learners(cells, nested=True):
-        pairs = [(c, _reference_partner(cells, c, name)) for c in reinforce]
-        tables[f"vs_{name}"] = paired_family(runs, [p for p in pairs if p[1] is not None], cells,
-                                             family_name(study, f"vs_{name}"), margin)
-    if {"per_arm", "running_mean"} <= set(cells["baseline"]):
-        per_arm = [c for c in reinforce
-                   if cells.loc[cells["cell"] == c, "baseline"].iat[0] == "per_arm"]
+        pairs = [(c, partner) for c in reinforce
+                 if (partner := _reference_partner(cells, c, name)) is not None]
+        if pairs:
+            tables[f"vs_{name}"] = paired_family(runs, pairs, cells,
+                                                 family_name(study, f"vs_{name}"), margin)
+    if per_arm:
         pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in per_arm]
         tables["per_arm_vs_running_mean"] = paired_family(
             runs, [p for p in pairs if p[1] is not None], cells,
@@ -533,7 +575,10 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     tables.update(best_identification_tables(
         runs, cells, headline, tables["budget_to_target"], study, margin,
         config.get("ratio_margin", DEFAULT_RATIO_MARGIN)))
-    tables["power"], tables["power_curves"] = power_tables(runs, cells, headline)
+    if config.get("primary_budgets"):
+        # Seeds are planned for the questions a study declares primary (and the headline's
+        # paired ones beside them); a plan at 0.01 with a family of hundreds takes seconds a row.
+        tables["power"], tables["power_curves"] = power_tables(runs, cells, headline, tables)
     if cells["cost"].nunique() > 1:
         deployment = config.get("deployment_pulls")
         tables["net_value"] = net_value_table(runs, deployment)

@@ -37,10 +37,10 @@ BAND_WILSON = ("Bands are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
 INTERVAL_RULE = ("Intervals of means over seeds are 95% t intervals where at least "
                  f"{SETTLED_SEEDS} seeds differ from the most common value; with fewer (late in "
-                 "training most seeds deploy the same arm) they are bounds from the one-sided "
-                 "Clopper-Pearson limit of the share of seeds that differ, times the range a "
-                 "seed's value can take (`interval` says which), so they stay valid when every "
-                 "seed agrees.")
+                 "training most seeds deploy the same arm) they are bounds built from "
+                 "Clopper-Pearson limits of the shares of seeds above and below that value, "
+                 "times the smallest and the largest step a seed's value can take (`interval` "
+                 "says which), so they stay valid when every seed agrees.")
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
     "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
@@ -51,7 +51,8 @@ TESTS = {
 }
 """The test behind each table's family, for the Methods section."""
 AGREEMENT = ("In {} of {} rows the 95% Newcombe interval and the exact McNemar test disagree "
-             "about 0 (few discordant seeds: 0 against 5 gives an interval that excludes 0 and "
+             "about 0: the interval approximates the test, so they can part near p = 0.05 and "
+             "with few discordant seeds (0 against 5 gives an interval that excludes 0 and "
              "p = 0.0625); the exact test decides, and the tables flag those rows "
              "(`interval_agrees`).")
 BAND_NEWCOMBE = ("Bands are 95% Newcombe hybrid-score intervals for a paired difference of "
@@ -66,7 +67,9 @@ def pvalue(p: float) -> str:
 def family_text(table: pd.DataFrame, column: str = "family") -> str:
     """The Holm family (or families) of a table's p-values and their sizes, e.g.
     "family `budget_sweep/vs_uniform`, 175 hypotheses"."""
-    sizes = family_sizes(table, family_column=column)
+    adjusted = ("p_equivalence_holm" if column == "equivalence_family" else
+                "p_vs_chance_holm" if "p_vs_chance_holm" in table else "p_value_holm")
+    sizes = family_sizes(table, column, adjusted)
     return "; ".join(f"family `{name}`, {size:,} hypotheses" for name, size in sizes.items())
 
 
@@ -199,8 +202,8 @@ class Report:
         # made by the order of a sort, not by the data.
         cells = "; ".join(f"lr {r['lr']:g} with {baseline_name(r['baseline'])}"
                           for _, r in top.iterrows())
-        self.add(f"At the largest budget ({final['budget']:,}) the most accurate "
-                 f"{'cell is' if len(top) == 1 else f'{len(top)} cells tie:'} {cells}: "
+        self.add(f"At the largest budget ({final['budget']:,}) the most accurate REINFORCE "
+                 f"{'cell is' if len(top) == 1 else f'cells ({len(top)}) tie:'} {cells}: "
                  f"{final['accuracy']:.4f} [{final['ci_low']:.4f}, {final['ci_high']:.4f}]"
                  f"{'' if len(top) == 1 else ' each'}.", "")
 
@@ -291,8 +294,18 @@ class Report:
 
         where = (f"beyond budget {above['budget'].max():,}" if len(above)
                  else "at every budget")
-        findings = ([f"above chance at budgets up to {above['budget'].max():,}"] if len(above)
-                    else [])
+        early = (f", all at budgets up to {above['budget'].max():,} ({len(above)} of the "
+                 f"{int((chance['budget'] <= above['budget'].max()).sum())} cells at those "
+                 "budgets)" if len(above) else "")
+        floor = float(chance["p_equivalence_at_chance"].min())
+        threshold = ALPHA / len(chance)
+        design = (f"With these seeds the smallest TOST p-value possible at this margin (accuracy "
+                  f"exactly at chance) is {floor:.2g}, above Holm's first threshold "
+                  f"{threshold:.2g}: no single cell can be shown equivalent within +-{margin:g} "
+                  "in this family, whatever the data; per row at 0.05, unadjusted, "
+                  f"{int((chance['p_equivalence'] < ALPHA).sum())} of {len(chance)} pass. "
+                  if floor > threshold else "")
+        findings = ([f"above chance at its earliest budgets{early}"] if len(above) else [])
         findings += [f"below chance in {len(below)} cells"] if len(below) else []
         findings.append(f"shown equivalent to chance within +-{margin:g} in {len(within)} of "
                         f"{len(chance)} cells" if len(within) else "nowhere shown equivalent "
@@ -301,11 +314,11 @@ class Report:
                  f"two-sided (exact binomial; {family_text(chance)}) and for equivalence within "
                  f"+-{margin:g}, a margin stated in the config before the run (two one-sided "
                  f"exact binomial tests; {family_text(chance, 'equivalence_family')}). "
-                 f"{len(above)} of {len(chance)} cells are above chance after Holm, {len(below)} "
-                 f"below it, and {len(within)} are shown equivalent within +-{margin:g}; "
-                 f"{where} accuracy ranges from {cell(low)} to {cell(high)}. So the data do not "
-                 "say that the per-arm baseline stays at chance; they say it is "
-                 + "; ".join(findings) + ".")
+                 f"{len(above)} of {len(chance)} cells are above chance after Holm{early}, "
+                 f"{len(below)} below it, and {len(within)} are shown equivalent within "
+                 f"+-{margin:g}; {where} accuracy ranges from {cell(low)} to {cell(high)}. "
+                 + design + "So the data do not say that the per-arm baseline stays at "
+                 "chance; they say it is " + "; ".join(findings) + ".")
         second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, 0 before "
                   "its first pull. After an arm's first pull E[r - b_a | a] = p_a - p_a = 0 for "
                   "every arm, so the expected policy-gradient step is zero and the logits drift "
@@ -314,9 +327,8 @@ class Report:
         if len(above):
             counts = above.groupby("lr").size().reindex(sorted(chance["lr"].unique()),
                                                         fill_value=0)
-            second += (" The cells above chance, by lr: "
-                       + ", ".join(f"lr {lr:g}: {n}" for lr, n in counts.items())
-                       + f", all at budgets up to {above['budget'].max():,}.")
+            second += (" The cells above chance after Holm, by lr: "
+                       + ", ".join(f"lr {lr:g}: {n}" for lr, n in counts.items()) + ".")
         return [first, "", second, ""]
 
     def narrow(self) -> None:
@@ -364,7 +376,8 @@ class Report:
                     self.table(study, "best_lr_vs_references"),
                     self.table(study, "budget_ratio"))
                    for study in ("budget_sweep", "narrow_margins")]
-        if any(table is None for _, *tables in studies for table in tables):
+        if any(table is None for _, budgets, versus, _, ratios in studies
+               for table in (budgets, versus, ratios)):
             self.add("*the studies with the best-arm-identification algorithms have not been "
                      "analysed.*", "")
             return
@@ -398,13 +411,21 @@ class Report:
                                               f"{ratio_verdict(r)}"
                                               for r in ratios.itertuples()) + ".", "")
             listed = ", ".join(f"{b:,}" for b in COMPARED_AT[study])
+            if held_out is None:
+                self.add(f"The even seeds chose the default lr {DEFAULT_LR:g}, so the "
+                         "comparisons of the best lr are those of the default lr below (all "
+                         "seeds, specified before the run), not asked a second time.", "")
             for table, who in ((versus, f"the default lr {DEFAULT_LR:g} (all seeds)"),
                                (held_out, "the best lr, on the odd seeds only (the even seeds "
                                 "chose it)")):
+                if table is None:
+                    continue
                 head = table[table["budget"].isin(COMPARED_AT[study])]
                 if len(head):
                     self.add(f"REINFORCE at {who}, paired by seed at budgets {listed} (exact "
-                             f"McNemar; Holm within {family_text(table)}):", "")
+                             f"McNemar; Holm within {family_text(table)}). "
+                             + AGREEMENT.format(int((~table["interval_agrees"]).sum()),
+                                                len(table)), "")
                     self.markdown(head[["lr", "algorithm_b", "budget", "seeds", "accuracy_a",
                                         "accuracy_b", "difference", "ci_low", "ci_high",
                                         "p_value", "p_value_holm", "verdict"]].rename(
@@ -476,14 +497,16 @@ class Report:
         effects = sorted(power["effect_of_interest"].unique())
         self.add("Seeds each test needs for effects stated before the run (differences in "
                  "accuracy of " + ", ".join(f"{e:g}" for e in effects) + "; against chance, a "
-                 "gain of that much over it), at 80% exact power (alpha = 0.05) of the exact "
-                 "test the study runs: one-sided exact binomial against chance, two-sided exact "
-                 "McNemar for paired comparisons. Exact power is a sawtooth in n, so "
-                 "`seeds_exact` is the smallest n from which it stays at 80%; `seeds_normal` is "
-                 "the normal approximation's n and `exact_power_at_seeds_normal` what the exact "
-                 "test has there. A paired comparison's discordance is this run's share of "
-                 "seeds on which the two cells disagree (an effect above it cannot occur: "
-                 "empty). The same numbers for any stated effect: `python -m analysis plan`.", "")
+                 "gain of that much over it), at 80% exact power of the exact test the study "
+                 "runs (one-sided exact binomial against chance, two-sided exact McNemar for "
+                 "paired comparisons) at the level it meets in the first step of its Holm "
+                 "family, 0.05 / m for a family of m hypotheses (`alpha_per_test`). Exact power "
+                 "is a sawtooth in n, so `seeds_exact` is the smallest n from which it stays at "
+                 "80%; `seeds_normal` is the normal approximation's n and "
+                 "`exact_power_at_seeds_normal` what the exact test has there. A paired "
+                 "comparison's discordance is this run's share of seeds on which the two cells "
+                 "disagree (an effect above it cannot occur: empty). The same numbers for any "
+                 "stated effect: `python -m analysis plan`.", "")
         self.markdown(power)
         self.figure("power_curves", "power against seeds at the rates this run observed, an "
                     "illustration of the run, not a plan: lines are normal approximations, "
@@ -493,7 +516,8 @@ class Report:
         chance = chance[chance["budget"] == chance["budget"].min()]
         paired = power[(power["comparison"] != "trained vs never-training sampler")
                        & (power["effect_of_interest"] == max(effects))]
-        self.add(f"Against chance, {CLAIM_SEEDS} seeds have exact power "
+        self.add(f"Against chance, {CLAIM_SEEDS} seeds have exact power (at level "
+                 f"{chance['alpha_per_test'].iat[0]:.3g}) "
                  + ", ".join(f"{r.exact_power_40_seeds:.2f} for a gain of {r.effect_of_interest:g}"
                              for r in chance.itertuples())
                  + f"; a paired difference of {max(effects):g} needs "
@@ -674,7 +698,10 @@ class Report:
                     continue
                 table = pd.read_csv(path)
                 test = TESTS.get(path.stem if column == "family" else "equivalence", "")
-                for name, size in family_sizes(table, family_column=column).items():
+                adjusted = ("p_equivalence_holm" if column == "equivalence_family" else
+                            "p_vs_chance_holm" if "p_vs_chance_holm" in header
+                            else "p_value_holm")
+                for name, size in family_sizes(table, column, adjusted).items():
                     seeds = table.loc[table[column] == name, "seeds"]
                     rows.append({"family": name, "hypotheses": size, "test": test,
                                  "seeds per test": f"{seeds.min():,}" if seeds.min() == seeds.max()
@@ -691,9 +718,13 @@ class Report:
                  "seeds differ from the most common value and otherwise Clopper-Pearson bounds "
                  "on the share of seeds above and below it. Selection: a cell chosen as best "
                  "(lr, budget) is chosen on the even seeds and estimated and tested on the odd "
-                 "seeds. Power: the exact power of the exact test that is run, for effects stated "
-                 "before the run, reported as the smallest n from which it stays at the target "
-                 "(`python -m analysis plan`).", "")
+                 "seeds. Power: the exact power of the exact test that is run, at the level of "
+                 "the first Holm step of its family, for effects stated before the run, reported "
+                 "as the smallest n from which it stays at the target (`python -m analysis "
+                 "plan`). Decisions read from intervals rather than p-values (a paired row's "
+                 "equivalence, a `resolved` best budget, the `higher` learner by net value, a "
+                 "budget ratio's verdict, tied lr) are per row, at 95% (90% for equivalence), "
+                 "and not adjusted for the number of rows in their table.", "")
 
     def provenance(self) -> None:
         self.add("## Provenance", "")

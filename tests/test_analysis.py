@@ -21,6 +21,7 @@ from analysis.budget_to_target import (
 )
 from analysis.cost import (
     SETTLED_SEEDS,
+    Support,
     best_budgets,
     break_even_costs,
     compare_by_net_value,
@@ -284,22 +285,27 @@ def test_net_value_and_break_even_on_a_hand_made_table() -> None:
 
 
 def test_mean_interval_at_the_boundary_is_the_rule_of_three() -> None:
-    # No seed of 10,000 away from 0.55, deployed values in [0.5, 0.6]: P(X > 0.55) and
-    # P(X < 0.55) are each bounded by the one-sided Clopper-Pearson limit 1 - 0.025^(1/n) (about
-    # 3.7/n), so the mean lies within 0.05 times that of 0.55, not in a zero-width interval.
+    # No seed of 10,000 away from 0.55, deployed values 0.5, 0.55 or 0.6: P(X > 0.55) and
+    # P(X < 0.55) are each bounded by the one-sided Clopper-Pearson limit 1 - 0.0125^(1/n) (the
+    # four one-sided limits of the bound at 1 - 0.05 / 4 each), so the mean lies within 0.05 times
+    # that of 0.55, not in a zero-width interval.
     n = 10_000
-    got = mean_interval(np.full(n, 0.55), (0.5, 0.6))
-    u = 1 - 0.025 ** (1 / n)
+    support = Support((0.5, 0.55, 0.6))
+    got = mean_interval(np.full(n, 0.55), support)
+    u = 1 - 0.0125 ** (1 / n)
     assert got.method == "bound"
     assert (got.low, got.high) == (pytest.approx(0.55 - 0.05 * u), pytest.approx(0.55 + 0.05 * u))
-    # Three seeds above: the upper side from three of n, the lower side still from none.
-    three = mean_interval(np.r_[np.full(n - 3, 0.55), np.full(3, 0.6)], (0.5, 0.6))
-    limit = binomtest(3, n, alternative="less").proportion_ci(0.975).high
-    assert (three.low, three.high) == (pytest.approx(0.55 - 0.05 * u),
-                                       pytest.approx(0.55 + 0.05 * limit))
+    # 24 seeds above and none below: the lower limit counts the smallest possible gain (0.05)
+    # times the lower Clopper-Pearson limit of 24 of n, and lies above 0.55.
+    some = mean_interval(np.r_[np.full(n - 24, 0.55), np.full(24, 0.6)], support)
+    lower = binomtest(24, n, alternative="greater").proportion_ci(0.9875).low
+    upper = binomtest(24, n, alternative="less").proportion_ci(0.9875).high
+    assert (some.low, some.high) == (pytest.approx(0.55 + 0.05 * lower - 0.05 * u),
+                                     pytest.approx(0.55 + 0.05 * upper))
+    assert some.low > 0.55
     # Enough seeds away from the common value: the t interval.
     values = np.r_[np.full(n - 50, 0.6), np.full(50, 0.5)]
-    t = mean_interval(values, (0.5, 0.6))
+    t = mean_interval(values, support)
     half = student_t.ppf(0.975, n - 1) * values.std(ddof=1) / math.sqrt(n)
     assert t.method == "t" and t.high - t.mean == pytest.approx(half)
 
@@ -316,7 +322,7 @@ def test_mean_interval_covers_a_rare_event_rate(rate: float) -> None:
     coverage = 0.0
     for k in range(0, 200):
         values = np.r_[np.ones(k), np.zeros(n - k)]
-        interval = mean_interval(values, (0.0, 1.0))
+        interval = mean_interval(values, Support((0.0, 1.0)))
         coverage += binom.pmf(k, n, rate) * (interval.low <= rate <= interval.high)
     assert coverage >= (0.95 if rate * n * 3 < SETTLED_SEEDS else 0.935)
 

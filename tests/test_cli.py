@@ -85,6 +85,8 @@ BAD_CONFIGS = {
                                    "analysis.primary_budgets"),
     "equivalence margin zero": (config_text() + "[analysis]\nequivalence_margin = 0\n",
                                 "analysis.equivalence_margin"),
+    "twin not a study name": (config_text() + "[analysis]\nsame_simulation_as = \"a b\"\n",
+                              "analysis.same_simulation_as"),
     "ratio margin at 1": (config_text() + "[analysis]\nratio_margin = 1\n",
                           "analysis.ratio_margin"),
     "equivalence margin text": (config_text() + "[analysis]\nequivalence_margin = \"small\"\n",

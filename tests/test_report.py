@@ -103,13 +103,13 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
     accuracy = table(study_outputs, "budget_sweep", "accuracy")
     rows = headline(accuracy)
     text = paragraph(report, "REINFORCE with the running-mean baseline at the default lr")
-    found = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] at ([\d,]+)", text)
+    found = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] at (\d{1,3}(?:,\d{3})*)", text)
     assert found == [(f"{r.accuracy:.3f}", f"{r.ci_low:.3f}", f"{r.ci_high:.3f}",
                       f"{r.budget:,}") for r in rows.itertuples()]
 
     text = paragraph(report, "The never-training sampler")
-    found = re.findall(r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] at ([\d,]+) "
-                       r"\(exact binomial p ([^,]+), Holm ([^)]+)\)", text)
+    found = re.findall(r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] at "
+                       r"(\d{1,3}(?:,\d{3})*) \(exact binomial p ([^,]+), Holm ([^)]+)\)", text)
     assert found == [(f"{r.accuracy - r.chance:+.3f}", f"{r.ci_low - r.chance:+.3f}",
                       f"{r.ci_high - r.chance:+.3f}", f"{r.budget:,}", pvalue(r.p_vs_chance),
                       pvalue(r.p_vs_chance_holm)) for r in rows.itertuples()]
@@ -152,6 +152,7 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
 
     power = table(study_outputs, "budget_sweep", "power")
     text = paragraph(report, "Against chance, ")
+    assert f"(at level {power['alpha_per_test'].iat[0]:.3g})" in text
     first = power[(power["comparison"] == "trained vs never-training sampler")
                   & (power["budget"] == power["budget"].min())]
     for r in first.itertuples():

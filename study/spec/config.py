@@ -58,7 +58,8 @@ STREAM_MODES = ("per_seed", "per_cell")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "group_size", "cost", "budgets"}
-_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin", "ratio_margin"}
+_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin", "ratio_margin",
+                  "same_simulation_as"}
 
 
 class ConfigError(ValueError):
@@ -102,6 +103,7 @@ class StudyConfig:
     primary_budgets: tuple[int, ...] = ()
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     ratio_margin: float = DEFAULT_RATIO_MARGIN
+    same_simulation_as: str = ""
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -200,6 +202,8 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         primary_budgets=_primary_budgets(analysis, budgets),
         equivalence_margin=_margin(analysis),
         ratio_margin=_ratio_margin(analysis),
+        same_simulation_as=_study_name("analysis.same_simulation_as",
+                                       analysis.get("same_simulation_as", "")),
     )
     _check_some_cell(config)
     return config
@@ -226,6 +230,13 @@ def _margin(analysis: dict[str, Any]) -> float:
     if not 0 < margin < 0.5:
         raise ConfigError("analysis.equivalence_margin", margin, "is not in (0, 0.5)")
     return margin
+
+
+def _study_name(field: str, value: object) -> str:
+    """Another study's name ("" for none)."""
+    if value != "" and (not isinstance(value, str) or not _NAME.match(value)):
+        raise ConfigError(field, value, "is not a study name")
+    return value
 
 
 def _ratio_margin(analysis: dict[str, Any]) -> float:

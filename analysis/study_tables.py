@@ -37,6 +37,7 @@ from analysis.cost import best_budgets, break_even_costs, compare_by_net_value, 
 from analysis.curves import curve_points, curves_table
 from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
+from analysis.hardness import hardness_tables, is_hardness_study
 from analysis.paired import cell_rows, compare_cells, mcnemar_power, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
@@ -572,6 +573,11 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     tables["accuracy_band"] = headline_band(runs, headline)
     tables["budget_to_target"] = budget_table(runs, cells)
     tables["budget_by_target"] = target_sensitivity(runs, cells, tables["budget_to_target"])
+    if is_hardness_study(tables["budget_to_target"]):
+        _, odd = halves(runs)
+        outcomes = {int(c): outcome_matrix(runs, int(c), odd)
+                    for c in tables["budget_to_target"]["cell"].unique()}
+        tables.update(hardness_tables(outcomes, tables["budget_to_target"]))
     tables.update(best_identification_tables(
         runs, cells, headline, tables["budget_to_target"], study, margin,
         config.get("ratio_margin", DEFAULT_RATIO_MARGIN)))

@@ -679,6 +679,32 @@ class Report:
                         "seeds; dashed and dotted: exact values for the group estimators under a "
                         "uniform policy and under one that pulls only the best arm.")
 
+    def hardness(self) -> None:
+        self.add("## 10. Budget against hardness", "")
+        points, slopes = self.table("hardness", "hardness"), self.table("hardness",
+                                                                         "hardness_slope")
+        if points is None or slopes is None:
+            self.add("*hardness has not been analysed.*", "")
+            return
+        arms = sorted(points["arms"].unique())
+        self.add(f"The budget to 0.9 accuracy on {points['environment'].nunique()} fixed bandits "
+                 f"of K = {arms[0]} to {arms[-1]} arms, H = "
+                 f"{points['hardness_H'].min():,.0f} to {points['hardness_H'].max():,.0f}, "
+                 f"each algorithm on the same {int(points['seeds'].iat[0]):,} odd seeds "
+                 "(REINFORCE at its best lr per bandit, chosen on the even seeds), and the slope "
+                 "of log budget on log H: 1 means the budget grows in proportion to H. "
+                 "Intervals are 95% percentile bootstrap intervals, one resample of seeds shared "
+                 "by every bandit. " + "; ".join(
+                     f"{r.algorithm}: slope {r.slope:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}], "
+                     f"{r.budget_per_H_at_median_H:.2f} H at the median H"
+                     for r in slopes.itertuples()) + ".", "")
+        self.figure("hardness", "rollouts to 0.9 accuracy against H on log-log axes, one "
+                    "colour per algorithm; bars are 95% percentile bootstrap intervals over "
+                    "odd seeds (drawn up to the estimate where unbounded above), lines the fitted "
+                    "log budget on log H; points at one H are spread sideways to stay visible.")
+        self.markdown(slopes[["algorithm", "bandits", "bandits_reached", "slope", "ci_low",
+                              "ci_high", "budget_per_H_at_median_H", "censored_resamples"]])
+
     def methods(self) -> None:
         self.add("## Methods", "")
         self.add("Every p-value belongs to exactly one family, adjusted by Holm's step-down "
@@ -750,7 +776,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
                         self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups, self.methods, self.provenance):
+                        self.groups, self.hardness, self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 

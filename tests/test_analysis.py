@@ -29,6 +29,7 @@ from analysis.cost import (
     net_value_table,
 )
 from analysis.families import declare, family_sizes, holm
+from analysis.hardness import hardness_tables
 from analysis.paired import PairedTable, compare_outcomes, mcnemar_power, paired_table
 from analysis.power import (
     chance_power,
@@ -386,3 +387,26 @@ def test_sup_t_band_covers_a_known_curve_at_every_checkpoint_at_once() -> None:
         pointwise_whole += bool(np.all((band.low <= truth) & (truth <= band.high)))
         assert band.factor > 1
     assert whole > 32 and pointwise_whole < whole
+
+
+def test_hardness_slope_recovers_a_known_power_law() -> None:
+    # Four bandits whose accuracy is a logistic in log B centred at 20 * H^0.8, so the budget to
+    # 0.9 is exactly proportional to H^0.8: the fitted slope of log budget on log H is 0.8. With
+    # 2,000 seeds a crossing's log has standard error about 0.025 (0.0067 in accuracy over the
+    # logistic's slope 0.27 at 0.9); over log H with standard deviation 1.1 and four bandits the
+    # slope's is about 0.012, so 0.05 is four of them, and the 95% interval must cover 0.8.
+    hs = np.array([100.0, 400.0, 2000.0, 9000.0])
+    checkpoints = np.geomspace(10, 1e6, 60)
+    rng = np.random.default_rng(5)
+    latent = rng.random((2000, 1))
+    outcomes, rows = {}, []
+    for cell, h in enumerate(hs):
+        accuracy = 1 / (1 + np.exp(-3 * (np.log(checkpoints) - np.log(20 * h**0.8))))
+        outcomes[cell] = (latent < accuracy, checkpoints)
+        rows.append({"cell": cell, "algorithm": "uniform", "selection": "this lr",
+                     "environment": f"bandit {cell}", "baseline": "none", "lr": 0.0,
+                     "hardness_H": h})
+    slope = hardness_tables(outcomes, pd.DataFrame(rows), resamples=200)["hardness_slope"]
+    got = slope.iloc[0]
+    assert got["slope"] == pytest.approx(0.8, abs=0.05)
+    assert got["ci_low"] <= 0.8 <= got["ci_high"]

@@ -46,21 +46,23 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
                     "## 3. Per-arm baseline", "## 4. Narrow margins",
                     "## 5. REINFORCE against best-arm identification",
                     "## 6. With a per-pull cost", "## 7. How many seeds",
-                    "## 8. The textbook check", "## 9. Group rollouts", "## Methods",
+                    "## 8. The textbook check", "## 9. Group rollouts",
+                    "## 10. Budget against hardness", "## Methods",
                     "## Provenance"):
         assert heading in report
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
-    # 10 figures of sections 1 to 8, and 3 for each of the two group studies (section 9).
-    assert report.count("*Figure:") == 16 and "Wilson" in report and "Newcombe" in report
+    # 10 figures of sections 1 to 8, 3 for each of the two group studies (section 9) and the
+    # hardness figure (section 10).
+    assert report.count("*Figure:") == 17 and "Wilson" in report and "Newcombe" in report
 
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
-    # 9 figures of the study, the curves of the textbook check and its book-layout figure, and
+    # 10 figures of the study, the curves of the textbook check and its book-layout figure, and
     # 3 for each group study.
-    assert len(drawn) == 17
+    assert len(drawn) == 18
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:

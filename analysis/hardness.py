@@ -1,0 +1,90 @@
+"""Budget against hardness: the budget to 0.9 accuracy against H = sum over non-best arms of
+1/gap^2 (Audibert and Bubeck 2010) over several fixed bandits, per algorithm, and the slope of
+log budget on log H with a seed-bootstrap interval.
+
+All estimates use the odd seeds: REINFORCE's lr is chosen per bandit on the even seeds (the
+``budget_to_target`` table's best-lr rows), and the algorithms are compared on the same seeds.
+A bootstrap resample draws one set of seeds for every bandit and algorithm (the bandits share
+seeds: common random numbers), refits each crossing and the slope, and takes percentiles. A
+bandit whose fit does not reach 0.9 in a resample counts at the largest budget there (a lower
+bound, so that resample's slope is, if anything, too flat); ``censored_resamples`` counts them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analysis.budget_to_target import BOOTSTRAP, TARGET, bootstrap_weights, crossing
+from study.spec import registry
+
+
+def is_hardness_study(budgets: pd.DataFrame) -> bool:
+    """A study with several fixed bandits of different H: one budget-to-target row per bandit
+    and algorithm makes a slope."""
+    return budgets["hardness_H"].notna().all() and budgets["environment"].nunique() >= 3
+
+
+def _slope(h: np.ndarray, budgets: np.ndarray) -> float:
+    """Least-squares slope of log budget on log H."""
+    x, y = np.log(h), np.log(budgets)
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
+                    budgets: pd.DataFrame, resamples: int = BOOTSTRAP,
+                    seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``outcomes`` maps each cell to its (odd seeds, checkpoints) outcome matrix and budgets;
+    ``budgets`` is the study's budget-to-target table. Returns ``hardness`` (one row per bandit
+    and algorithm: H, K, budget to 0.9 on the odd seeds with its 95% percentile interval, inf
+    above where more than 2.5% of resamples never reach 0.9) and ``hardness_slope`` (one row per
+    algorithm: the slope of log budget on log H, its 95% percentile interval, and the budget per
+    H at the median H, exp(intercept) * median H ^ (slope - 1))."""
+    chosen = budgets[(~budgets["algorithm"].isin(registry.trained())
+                      & (budgets["selection"] == "this lr"))
+                     | budgets["selection"].str.startswith("best lr")]
+    rows = []
+    for _, row in chosen.iterrows():
+        correct, checkpoints = outcomes[int(row["cell"])]
+        point = crossing(checkpoints, correct.mean(axis=0), TARGET)
+        name = ("REINFORCE (" + row["baseline"].replace("_", "-") + " baseline, best lr)"
+                if row["algorithm"] in registry.trained() else row["algorithm"])
+        rows.append({"algorithm": name, "environment": row["environment"],
+                     "arms": len(row["environment"].split(",")), "cell": int(row["cell"]),
+                     "lr": row["lr"], "hardness_H": row["hardness_H"],
+                     "budget_to_target": point, "reached": math.isfinite(point),
+                     "seeds": correct.shape[0]})
+    table = pd.DataFrame(rows)
+    slopes = []
+    for name, group in table.groupby("algorithm", sort=False):
+        matrices = [outcomes[c] for c in group["cell"]]
+        seeds = matrices[0][0].shape[0]
+        weights = bootstrap_weights(seeds, resamples, seed)
+        h = group["hardness_H"].to_numpy()
+        largest = np.array([m[1][-1] for m in matrices])
+        curves = [weights @ m[0].astype(float) / seeds for m in matrices]
+        fitted = np.array([[crossing(m[1], curve[r], TARGET) for m, curve in zip(
+            matrices, curves, strict=True)] for r in range(resamples)])
+        censored = ~np.isfinite(fitted)
+        fitted = np.where(censored, largest, fitted)
+        reached = group["reached"].to_numpy()
+        point = np.where(reached, group["budget_to_target"].to_numpy(), largest)
+        slope = _slope(h, point)
+        intercept = float(np.polyfit(np.log(h), np.log(point), 1)[1])
+        table.loc[group.index, "ci_low"] = np.quantile(fitted, 0.025, axis=0,
+                                                       method="inverted_cdf")
+        table.loc[group.index, "ci_high"] = np.where(
+            censored.mean(axis=0) > 0.025, math.inf,
+            np.quantile(fitted, 0.975, axis=0, method="inverted_cdf"))
+        draws = np.array([_slope(h, b) for b in fitted])
+        low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
+        middle = float(np.median(h))
+        slopes.append({"algorithm": name, "bandits": len(group),
+                       "bandits_reached": int(reached.sum()), "slope": slope,
+                       "ci_low": float(low), "ci_high": float(high),
+                       "budget_per_H_at_median_H": math.exp(intercept) * middle ** (slope - 1),
+                       "median_H": middle, "seeds": seeds,
+                       "censored_resamples": int(censored.any(axis=1).sum())})
+    return {"hardness": table, "hardness_slope": pd.DataFrame(slopes)}

@@ -305,7 +305,8 @@ class Report:
                   "in this family, whatever the data; per row at 0.05, unadjusted, "
                   f"{int((chance['p_equivalence'] < ALPHA).sum())} of {len(chance)} pass. "
                   if floor > threshold else "")
-        findings = ([f"above chance at its earliest budgets{early}"] if len(above) else [])
+        findings = ([f"above chance in {len(above)} cells, all at budgets up to "
+                     f"{above['budget'].max():,}"] if len(above) else [])
         findings += [f"below chance in {len(below)} cells"] if len(below) else []
         findings.append(f"shown equivalent to chance within +-{margin:g} in {len(within)} of "
                         f"{len(chance)} cells" if len(within) else "nowhere shown equivalent "
@@ -727,6 +728,8 @@ class Report:
                 adjusted = ("p_equivalence_holm" if column == "equivalence_family" else
                             "p_vs_chance_holm" if "p_vs_chance_holm" in header
                             else "p_value_holm")
+                if adjusted not in header:
+                    continue  # names the family of a test planned elsewhere (power)
                 for name, size in family_sizes(table, column, adjusted).items():
                     seeds = table.loc[table[column] == name, "seeds"]
                     rows.append({"family": name, "hypotheses": size, "test": test,

@@ -74,6 +74,11 @@ def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_d
         write_text(out_dir / f"{name}.md",
                    readable(table).to_markdown(index=False, floatfmt=".5g") + "\n")
     write_text(out_dir / NUMBERS_FILE, json.dumps(numbers, indent=2, sort_keys=True) + "\n")
+    # A table an earlier analysis wrote and this one does not (a question no longer asked) must
+    # not be read as if it were current.
+    for stale in [*out_dir.glob("*.csv"), *out_dir.glob("*.md")]:
+        if stale.stem not in tables:
+            stale.unlink()
     write_text(out_dir / INDEX_FILE, json.dumps(sorted(tables), indent=2) + "\n")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,7 @@ from analysis.power import (
     seeds_for_power,
 )
 from analysis.study_tables import chance_equivalence
+from analysis.tables import write_tables
 
 
 def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
@@ -410,3 +412,11 @@ def test_hardness_slope_recovers_a_known_power_law() -> None:
     got = slope.iloc[0]
     assert got["slope"] == pytest.approx(0.8, abs=0.05)
     assert got["ci_low"] <= 0.8 <= got["ci_high"]
+
+
+def test_writing_tables_removes_a_table_no_longer_made(tmp_path: Path) -> None:
+    write_tables({"kept": pd.DataFrame({"a": [1]}), "gone": pd.DataFrame({"a": [2]})}, {},
+                 tmp_path)
+    write_tables({"kept": pd.DataFrame({"a": [1]})}, {}, tmp_path)
+    assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["kept.csv"]
+    assert not (tmp_path / "gone.md").exists()

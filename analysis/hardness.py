@@ -40,8 +40,10 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
     ``budgets`` is the study's budget-to-target table. Returns ``hardness`` (one row per bandit
     and algorithm: H, K, budget to 0.9 on the odd seeds with its 95% percentile interval, inf
     above where more than 2.5% of resamples never reach 0.9) and ``hardness_slope`` (one row per
-    algorithm: the slope of log budget on log H, its 95% percentile interval, and the budget per
-    H at the median H, exp(intercept) * median H ^ (slope - 1))."""
+    algorithm: the slope of log budget on log H, its 95% percentile interval, the budget per H at
+    the median H, exp(intercept) * median H ^ (slope - 1), and the standard deviation of the log
+    residuals about the line: the interval covers seed noise for these bandits, not the scatter
+    that K and the shape of the gaps add beyond H)."""
     chosen = budgets[(~budgets["algorithm"].isin(registry.trained())
                       & (budgets["selection"] == "this lr"))
                      | budgets["selection"].str.startswith("best lr")]
@@ -71,8 +73,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         fitted = np.where(censored, largest, fitted)
         reached = group["reached"].to_numpy()
         point = np.where(reached, group["budget_to_target"].to_numpy(), largest)
-        slope = _slope(h, point)
-        intercept = float(np.polyfit(np.log(h), np.log(point), 1)[1])
+        slope, intercept = np.polyfit(np.log(h), np.log(point), 1)
+        residuals = np.log(point) - (intercept + slope * np.log(h))
         table.loc[group.index, "ci_low"] = np.quantile(fitted, 0.025, axis=0,
                                                        method="inverted_cdf")
         table.loc[group.index, "ci_high"] = np.where(
@@ -82,9 +84,10 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
         middle = float(np.median(h))
         slopes.append({"algorithm": name, "bandits": len(group),
-                       "bandits_reached": int(reached.sum()), "slope": slope,
+                       "bandits_reached": int(reached.sum()), "slope": float(slope),
                        "ci_low": float(low), "ci_high": float(high),
                        "budget_per_H_at_median_H": math.exp(intercept) * middle ** (slope - 1),
                        "median_H": middle, "seeds": seeds,
+                       "residual_sd_log": float(residuals.std(ddof=2)),
                        "censored_resamples": int(censored.any(axis=1).sum())})
     return {"hardness": table, "hardness_slope": pd.DataFrame(slopes)}

@@ -82,6 +82,11 @@ def _seeds_text(seeds: float, discordance: float) -> str:
     return f"{seeds:,.0f} seeds" if math.isfinite(seeds) else "more seeds than the planner searched"
 
 
+def display(name: str) -> str:
+    """A learner's display name ("successive rejects"), or the text itself if it is none."""
+    return registry.display(name) if name in registry.names() else name
+
+
 def fraction(x: float) -> str:
     """A chance level as the fraction it is (1/3), else to four decimals."""
     near = Fraction(x).limit_denominator(1000)
@@ -696,15 +701,21 @@ class Report:
                  "of log budget on log H: 1 means the budget grows in proportion to H. "
                  "Intervals are 95% percentile bootstrap intervals, one resample of seeds shared "
                  "by every bandit. " + "; ".join(
-                     f"{r.algorithm}: slope {r.slope:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}], "
-                     f"{r.budget_per_H_at_median_H:.2f} H at the median H"
-                     for r in slopes.itertuples()) + ".", "")
+                     f"{display(r.algorithm)}: slope {r.slope:.2f} [{r.ci_low:.2f}, "
+                     f"{r.ci_high:.2f}], {r.budget_per_H_at_median_H:.2f} H at the median H"
+                     for r in slopes.itertuples()) + ". The intervals cover the seeds' noise "
+                 "for these bandits only: about the fitted lines the budgets scatter by a "
+                 f"standard deviation of {slopes['residual_sd_log'].min():.2f} to "
+                 f"{slopes['residual_sd_log'].max():.2f} in log budget, what K and the shape of "
+                 "the gaps add beyond H, so other bandits of the same H can sit off the line.",
+                 "")
         self.figure("hardness", "rollouts to 0.9 accuracy against H on log-log axes, one "
                     "colour per algorithm; bars are 95% percentile bootstrap intervals over "
                     "odd seeds (drawn up to the estimate where unbounded above), lines the fitted "
                     "log budget on log H; points at one H are spread sideways to stay visible.")
         self.markdown(slopes[["algorithm", "bandits", "bandits_reached", "slope", "ci_low",
-                              "ci_high", "budget_per_H_at_median_H", "censored_resamples"]])
+                              "ci_high", "budget_per_H_at_median_H", "residual_sd_log",
+                              "censored_resamples"]])
 
     def methods(self) -> None:
         self.add("## Methods", "")

@@ -475,17 +475,19 @@ class Report:
                     "seeds; stars mark the best budget (chosen on the even seeds). Bands are "
                     "95% intervals of the mean over seeds (t, or the Clopper-Pearson bound where "
                     f"fewer than {SETTLED_SEEDS} seeds differ).")
-        at_d = versus[versus["deployment_pulls"] == deployment]
         verdicts = []
-        for verdict, rows in at_d.groupby("higher", sort=False):
-            name = ("unresolved" if verdict == "unresolved"
-                    else f"{registry.display(verdict)} higher")
-            verdicts.append(f"{name} at c = " + ", ".join(f"{c:g}" for c in rows["cost"]))
+        for pulls, at_d in versus.groupby("deployment_pulls", sort=True):
+            parts = []
+            for verdict, rows in at_d.groupby("higher", sort=False):
+                name = ("unresolved" if verdict == "unresolved"
+                        else f"{registry.display(verdict)} higher")
+                parts.append(f"{name} at c = " + ", ".join(f"{c:g}" for c in rows["cost"]))
+            verdicts.append(f"at D = {pulls:,.0f}: " + "; ".join(parts))
         self.add("REINFORCE against uniform allocation by net value, each at its own best budget "
                  "(chosen on the even seeds), paired on the odd seeds (difference = REINFORCE "
-                 "minus uniform). The answer depends on c / D, and D is a guess, so the table "
-                 f"repeats it at D / 10, D and 10 D. At D = {deployment:,}: "
-                 + "; ".join(verdicts) + ".", "")
+                 "minus uniform; 95% intervals, one per row, not adjusted for the table's "
+                 f"{len(versus)} rows). The answer depends on c / D, and D is a guess, so the "
+                 "table repeats it at D / 10, D and 10 D: " + "; ".join(verdicts) + ".", "")
         self.markdown(versus[["deployment_pulls", "cost", "best_budget_a", "best_budget_b",
                               "net_value_a", "net_value_b", "difference", "ci_low", "ci_high",
                               "interval", "higher"]].rename(columns={

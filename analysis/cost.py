@@ -23,6 +23,7 @@ from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
 from analysis.accuracy import cell_environments
+from analysis.paired import halves
 
 SETTLED_SEEDS = 30
 """A mean over seeds gets a t interval only when at least this many seeds differ from the most
@@ -156,11 +157,6 @@ def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def _halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    seeds = np.sort(runs["seed"].unique())
-    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
-
-
 def _best_budget(values: pd.DataFrame, rollouts: pd.Series, cost: float,
                  deployment_pulls: float) -> list[float]:
     """Budgets by expected net value over the seeds of ``values``, best first; among equal net
@@ -177,7 +173,7 @@ def best_budgets(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
     is ``resolved`` when the gain's interval lies above 0."""
     frame = runs.assign(deployed=deployed_probability(runs))
     support = deployed_support(runs)
-    even, odd = _halves(runs)
+    even, odd = halves(runs)
     rows = []
     for (cell, cost), group in frame.groupby(["cell", "cost"], sort=True):
         values = _per_seed(group, cell)
@@ -234,7 +230,7 @@ def compare_by_net_value(runs: pd.DataFrame, pairs: list[tuple[int, int]],
     learner whose interval lies above the other's, else ``unresolved``."""
     frame = runs.assign(deployed=deployed_probability(runs))
     support = deployed_support(runs)
-    even, odd = _halves(runs)
+    even, odd = halves(runs)
     algorithm = frame.drop_duplicates("cell").set_index("cell")
     rows = []
     for (a, b), factor in itertools.product(pairs, DEPLOYMENT_FACTORS):

@@ -43,8 +43,9 @@ def declare(table: pd.DataFrame, family: str, members: pd.Series | None = None,
             p_column: str = "p_value", adjusted: str = "p_value_holm",
             family_column: str = "family") -> pd.DataFrame:
     """Adjust the p-values of the rows in ``members`` (all rows by default) by Holm within
-    ``family`` and name the family; rows outside ``members`` are left as they are. Rows at a
-    cost other than the table's first carry the adjusted p-value of their first-cost twin."""
+    ``family`` and name the family; other rows are left as they are. Only rows at the table's
+    first cost are hypotheses: a row at another cost is the same simulation, so it carries the
+    adjusted p-value and the family of its first-cost twin, whichever ``members`` it is in."""
     table = table.copy()
     if members is None:
         members = pd.Series(True, index=table.index)
@@ -53,15 +54,19 @@ def declare(table: pd.DataFrame, family: str, members: pd.Series | None = None,
     if adjusted not in table:
         table[adjusted] = np.nan
     twins = "cost" in table and table["cost"].nunique() > 1
-    distinct = members & (table["cost"] == table["cost"].min()) if twins else members
+    first = (table["cost"] == table["cost"].min() if twins
+             else pd.Series(True, index=table.index))
+    distinct = members & first
     table.loc[distinct, adjusted] = holm(table.loc[distinct, p_column])
-    table.loc[members, family_column] = family
+    table.loc[distinct, family_column] = family
     if twins:
         keys = [c for c in table.columns if c in _TWIN_KEYS]
-        first = table[distinct].set_index(keys)[adjusted]
-        later = members & ~distinct
-        table.loc[later, adjusted] = first.reindex(
-            pd.MultiIndex.from_frame(table.loc[later, keys])).to_numpy()
+        source = table.loc[distinct].set_index(keys)[adjusted]
+        later = table.index[~first]
+        found = source.reindex(pd.MultiIndex.from_frame(table.loc[later, keys])).to_numpy()
+        hit = ~np.isnan(found)
+        table.loc[later[hit], adjusted] = found[hit]
+        table.loc[later[hit], family_column] = family
     return table
 
 
@@ -72,13 +77,12 @@ _TWIN_KEYS = ("algorithm", "baseline", "lr", "group_size", "reward_model", "envi
 
 def family_sizes(table: pd.DataFrame, family_column: str = "family",
                  adjusted: str | None = None) -> dict[str, int]:
-    """How many distinct hypotheses each family of ``table`` holds (cost twins counted once);
-    rows without an ``adjusted`` p-value (tested in another table) are not counted."""
+    """How many distinct hypotheses each family of ``table`` holds (rows at the table's first
+    cost: the others are their twins); rows without an ``adjusted`` p-value (tested in another
+    table) are not counted."""
+    counted = table
+    if "cost" in counted:
+        counted = counted[counted["cost"] == counted["cost"].min()]
     if adjusted is not None:
-        table = table[table[adjusted].notna()]
-    sizes = {}
-    for family, rows in table.groupby(family_column, sort=False):
-        twins = "cost" in rows and rows["cost"].nunique() > 1
-        sizes[str(family)] = int((rows["cost"] == rows["cost"].min()).sum() if twins
-                                 else len(rows))
-    return sizes
+        counted = counted[counted[adjusted].notna()]
+    return {str(family): len(rows) for family, rows in counted.groupby(family_column, sort=False)}

@@ -27,10 +27,10 @@ def is_hardness_study(budgets: pd.DataFrame) -> bool:
     return budgets["hardness_H"].notna().all() and budgets["environment"].nunique() >= 3
 
 
-def _slope(h: np.ndarray, budgets: np.ndarray) -> float:
-    """Least-squares slope of log budget on log H."""
-    x, y = np.log(h), np.log(budgets)
-    return float(np.polyfit(x, y, 1)[0])
+def _fit(h: np.ndarray, budgets: np.ndarray) -> tuple[float, float]:
+    """Least-squares (slope, intercept) of log budget on log H."""
+    slope, intercept = np.polyfit(np.log(h), np.log(budgets), 1)
+    return float(slope), float(intercept)
 
 
 def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
@@ -73,18 +73,18 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         fitted = np.where(censored, largest, fitted)
         reached = group["reached"].to_numpy()
         point = np.where(reached, group["budget_to_target"].to_numpy(), largest)
-        slope, intercept = np.polyfit(np.log(h), np.log(point), 1)
+        slope, intercept = _fit(h, point)
         residuals = np.log(point) - (intercept + slope * np.log(h))
         table.loc[group.index, "ci_low"] = np.quantile(fitted, 0.025, axis=0,
                                                        method="inverted_cdf")
         table.loc[group.index, "ci_high"] = np.where(
             censored.mean(axis=0) > 0.025, math.inf,
             np.quantile(fitted, 0.975, axis=0, method="inverted_cdf"))
-        draws = np.array([_slope(h, b) for b in fitted])
+        draws = np.array([_fit(h, b)[0] for b in fitted])
         low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
         middle = float(np.median(h))
         slopes.append({"algorithm": name, "bandits": len(group),
-                       "bandits_reached": int(reached.sum()), "slope": float(slope),
+                       "bandits_reached": int(reached.sum()), "slope": slope,
                        "ci_low": float(low), "ci_high": float(high),
                        "budget_per_H_at_median_H": math.exp(intercept) * middle ** (slope - 1),
                        "median_H": middle, "seeds": seeds,

@@ -88,6 +88,12 @@ def cell_rows(runs: pd.DataFrame, cell: int,
     return runs.loc[cells == cell, list(columns)]
 
 
+def halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The even seeds (which choose a best cell) and the odd seeds (which test it)."""
+    seeds = np.sort(runs["seed"].unique())
+    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
+
+
 def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int,
                   seeds: np.ndarray | None = None) -> pd.DataFrame:
     """Cell A against cell B at every budget they share, paired by seed (only ``seeds``, if

@@ -38,7 +38,7 @@ from analysis.curves import curve_points, curves_table
 from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
 from analysis.hardness import hardness_tables, is_hardness_study
-from analysis.paired import cell_rows, compare_cells, mcnemar_power, verdict
+from analysis.paired import cell_rows, compare_cells, halves, mcnemar_power, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -220,6 +220,7 @@ def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]], cells: pd.Da
         frame.insert(0, "cell_a", a)
         frames.append(frame)
     table = declare(pd.concat(frames, ignore_index=True), family)
+    table["margin"] = margin
     table["verdict"] = table.apply(verdict, axis=1, margin=margin)
     return table
 
@@ -252,12 +253,6 @@ def _point_crossing(runs: pd.DataFrame, cell: int, seeds: np.ndarray) -> float:
     return crossing(budgets, correct.mean(axis=0))
 
 
-def halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The even seeds (which choose a best cell) and the odd seeds (which test it)."""
-    seeds = np.sort(runs["seed"].unique())
-    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
-
-
 def _tied_lr(runs: pd.DataFrame, chosen: int, others: list[int], cells: pd.DataFrame,
              seeds: np.ndarray) -> list[float]:
     """The lr of the cells in ``others`` that the choosing seeds cannot tell from ``chosen``:
@@ -286,8 +281,9 @@ def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
         rows.append({**cell.to_dict(), "selection": "this lr", "tied_lr": "",
                      **_estimate_row(budget_to_target(correct, budgets), h)})
     even, odd = halves(runs)
-    for _, group in trained_cells(priced).groupby(["reward_model", "environment", "baseline"],
-                                                  sort=False):
+    # One best lr per group size as well: a G is an arm of its own, not another lr.
+    for _, group in trained_cells(priced).groupby(
+            ["reward_model", "environment", "baseline", "group_size"], sort=False):
         if len(group) < 2:
             continue
         chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
@@ -350,7 +346,7 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
-                        & (budgets["baseline"] == "running_mean")]
+                        & (budgets["baseline"] == "running_mean") & (budgets["group_size"] == 1)]
     best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
     algorithm = cells.set_index("cell")["algorithm"]
 
@@ -503,7 +499,7 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
                     rows.loc[budget, "difference"])
     if "budget_to_target" in tables:
         best = tables["budget_to_target"]
-        best = best[best["selection"].str.startswith("best lr")]
+        best = best[best["selection"].str.startswith("best lr") & (best["group_size"] == 1)]
         for _, row in best.iterrows():
             name = macro_name(prefix, "BudgetToNinety",
                               "".join(p.capitalize() for p in row["baseline"].split("_")))
@@ -523,7 +519,7 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
                 effect = number_word(round(100 * row["effect_of_interest"]))
                 numbers[macro_name(prefix, "SeedsNeeded", words, "For", effect, "Points")] = (
                     f"{needed:,.0f}" if math.isfinite(needed) else "none (effect above the "
-                    "discordance)" if math.isnan(needed) else "more than 10^7")
+                    "discordance)" if math.isnan(needed) else "not found by the planner")
     if "break_even" in tables:
         steps = tables["break_even"]
         steps = steps[steps["algorithm"].isin(registry.trained())]
@@ -551,8 +547,12 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     # A study that declares its simulation the same as another's (same root seed and cells) asks
     # no question of accuracy that the other already asks.
     twin = config.get("same_simulation_as", "")
+    # The per-arm cells' test against chance is two-sided, in its own table (at every cost: the
+    # other costs' per-arm cells are the same simulations).
+    every_per_arm = trained_cells(cells)[trained_cells(cells)["baseline"] == "per_arm"]
     elsewhere = ((cells["cell"].tolist(), f"tested in {twin}") if twin
-                 else (per_arm, family_name(study, "chance_two_sided")))
+                 else (every_per_arm["cell"].tolist() if per_arm else [],
+                       family_name(study, "chance_two_sided")))
     tables: dict[str, pd.DataFrame] = {
         "cells": cells, "accuracy": accuracy_with_chance_test(
             runs, study, headline, tuple(config.get("primary_budgets", ())), elsewhere)}

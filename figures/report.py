@@ -31,8 +31,8 @@ from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
 HEADLINE = (50, 200, 1000, 5000)
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
-GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 """Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
+GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 BAND_WILSON = ("Bands are 95% Wilson score intervals over seeds "
                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
 INTERVAL_RULE = ("Intervals of means over seeds are 95% t intervals where at least "
@@ -75,7 +75,7 @@ def family_text(table: pd.DataFrame, column: str = "family") -> str:
 
 def _seeds_text(seeds: float, discordance: float) -> str:
     """Seeds needed, in words where there is no number: an effect above the discordance cannot
-    occur (NaN), inf where the planner found no n (its search ends at four times the normal
+    occur (NaN), inf where the planner found no n (its search ends at 2.5 times the normal
     approximation's n) from which the power stays at the target."""
     if math.isnan(seeds):
         return f"impossible with discordance {discordance:.3f}"
@@ -139,8 +139,15 @@ class Report:
         self.lines: list[str] = []
 
     def table(self, study: str, name: str) -> pd.DataFrame | None:
+        """One table of one study, or None where it was not made or has no rows."""
         path = self.tables / study / f"{name}.csv"
-        return pd.read_csv(path) if path.is_file() else None
+        if not path.is_file():
+            return None
+        try:
+            # A column of lr lists stays text even where every list holds a single lr.
+            return pd.read_csv(path, dtype={"tied_lr": str})
+        except pd.errors.EmptyDataError:
+            return None
 
     def add(self, *lines: str) -> None:
         self.lines.extend(lines)
@@ -248,7 +255,8 @@ class Report:
                  f"{len(significant)} of {len(rows)} headline budgets"
                  + (": " + "; ".join(found) if found else "") + ". Over the whole family, "
                  f"{int(equivalent.sum())} of {len(versus)} rows are equivalent within "
-                 f"+-{MARGIN:g} (the 90% Newcombe interval inside it: two one-sided tests at "
+                 f"+-{versus['margin'].iat[0]:g} (the 90% Newcombe interval inside it: two "
+                 "one-sided tests at "
                  f"0.05, per row) and {int((versus['verdict'] == 'unresolved').sum())} are "
                  "unresolved: neither a difference nor an equivalence, only the interval. "
                  + AGREEMENT.format(int((~versus["interval_agrees"]).sum()), len(versus)), "")
@@ -291,6 +299,8 @@ class Report:
         below = chance[chance["verdict"].str.startswith("below")]
         within = chance[chance["p_equivalence_holm"] < ALPHA]
         late = chance[chance["budget"] > above["budget"].max()] if len(above) else chance
+        if late.empty:  # above chance at the largest budget too
+            late = chance
         low, high = late.loc[late["accuracy"].idxmin()], late.loc[late["accuracy"].idxmax()]
 
         def cell(r: pd.Series) -> str:

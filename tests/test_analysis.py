@@ -420,3 +420,17 @@ def test_writing_tables_removes_a_table_no_longer_made(tmp_path: Path) -> None:
     write_tables({"kept": pd.DataFrame({"a": [1]})}, {}, tmp_path)
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["kept.csv"]
     assert not (tmp_path / "gone.md").exists()
+
+
+def test_a_cost_twin_follows_its_first_cost_row_into_that_rows_family() -> None:
+    # The primary row's twin at cost 0.5 is in the primary family with the same adjusted p,
+    # even though the mask of the secondary family covers it.
+    table = pd.DataFrame({"algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
+                          "group_size": 1, "reward_model": "bernoulli", "environment": "e",
+                          "budget": [10, 20, 10, 20], "cost": [0.0, 0.0, 0.5, 0.5],
+                          "p_value": [0.01, 0.04, 0.01, 0.04]})
+    primary = pd.Series([True, False, False, False])
+    got = declare(declare(table, "s/primary", primary), "s/t", ~primary)
+    assert got["family"].tolist() == ["s/primary", "s/t", "s/primary", "s/t"]
+    assert got["p_value_holm"].tolist() == pytest.approx([0.01, 0.04, 0.01, 0.04])
+    assert family_sizes(got) == {"s/primary": 1, "s/t": 1}

@@ -48,7 +48,8 @@ DEFAULT_DEPLOYMENT_PULLS = 100_000
 headline 5,000-rollout budget, so that training is a real but not dominant cost (README, "Cost")."""
 DEFAULT_EQUIVALENCE_MARGIN = 0.01
 """The accuracy difference within which two cells (or a cell and chance) are called equivalent
-when a config states none: TOST at this margin (``analysis.equivalence``)."""
+when a config states none: two one-sided tests at this margin (``analysis.paired.verdict``,
+``analysis.study_tables.chance_equivalence``)."""
 DEFAULT_RATIO_MARGIN = 1.25
 """Two budgets to a target are called as efficient as each other when their ratio is shown to lie
 within [1 / margin, margin] (two one-sided tests on the 90% bootstrap interval), when a config

@@ -232,14 +232,16 @@ def compare_by_net_value(runs: pd.DataFrame, pairs: list[tuple[int, int]],
     support = deployed_support(runs)
     even, odd = halves(runs)
     algorithm = frame.drop_duplicates("cell").set_index("cell")
+    cells = {cell: (_per_seed(frame, cell),
+                    frame[frame["cell"] == cell].groupby("budget")["rollouts"].first())
+             for cell in dict.fromkeys(c for pair in pairs for c in pair)}
     rows = []
     for (a, b), factor in itertools.product(pairs, DEPLOYMENT_FACTORS):
         pulls = deployment_pulls * factor
         cost = float(algorithm.loc[a, "cost"])
         chosen = {}
         for cell in (a, b):
-            values = _per_seed(frame, cell)
-            rollouts = frame[frame["cell"] == cell].groupby("budget")["rollouts"].first()
+            values, rollouts = cells[cell]
             budget = _best_budget(values.loc[even], rollouts, cost, pulls)[0]
             chosen[cell] = (budget, values.loc[odd, budget], cost * rollouts[budget])
         (budget_a, values_a, spend_a), (budget_b, values_b, spend_b) = chosen[a], chosen[b]

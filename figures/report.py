@@ -64,12 +64,18 @@ def pvalue(p: float) -> str:
     return p_text(p).removeprefix("p ")
 
 
+def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
+    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
+    columns (equivalence tests, tests against chance, or paired tests)."""
+    if family_column == "equivalence_family":
+        return "p_equivalence_holm"
+    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
+
+
 def family_text(table: pd.DataFrame, column: str = "family") -> str:
     """The Holm family (or families) of a table's p-values and their sizes, e.g.
     "family `budget_sweep/vs_uniform`, 175 hypotheses"."""
-    adjusted = ("p_equivalence_holm" if column == "equivalence_family" else
-                "p_vs_chance_holm" if "p_vs_chance_holm" in table else "p_value_holm")
-    sizes = family_sizes(table, column, adjusted)
+    sizes = family_sizes(table, column, adjusted_column(table.columns, column))
     return "; ".join(f"family `{name}`, {size:,} hypotheses" for name, size in sizes.items())
 
 
@@ -748,9 +754,7 @@ class Report:
                     continue
                 table = pd.read_csv(path)
                 test = TESTS.get(path.stem if column == "family" else "equivalence", "")
-                adjusted = ("p_equivalence_holm" if column == "equivalence_family" else
-                            "p_vs_chance_holm" if "p_vs_chance_holm" in header
-                            else "p_value_holm")
+                adjusted = adjusted_column(header, column)
                 if adjusted not in header:
                     continue  # names the family of a test planned elsewhere (power)
                 for name, size in family_sizes(table, column, adjusted).items():

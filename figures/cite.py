@@ -1,0 +1,330 @@
+"""Numbers in prose that know where they come from.
+
+The report writes numbers only through ``Cited`` values: a table's cell (read through
+``rows``/``first``/``smallest``/``largest``), a count of a table's rows that meet a query
+(``count``), a value of a study's config (``config_value``), or a named constant of the code
+(``constant``), and arithmetic on those (``a - b`` of one row stays traceable: its source is the
+expression). Formatting a ``Cited`` (``f"{x:.3f}"``) records the printed text and its source in a
+``Ledger`` and brackets the text with invisible marks, so the report can refuse any digit in its
+prose that no ``Cited`` wrote (``check_prose``) and a test can re-read every source from the files
+and compare the text (``verify``). Digits that are not results (a figure's number in a book, an
+exponent in a formula) are declared with ``literal``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import operator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+OPEN, CLOSE = "\x02", "\x03"
+MARKED = re.compile(f"{OPEN}[^{CLOSE}]*{CLOSE}")
+TEXT_COLUMNS = {"tied_lr": str}
+"""Columns read as text even where every value looks like a number (a list of one lr)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a number comes from. ``kind``: ``cell`` (``table`` = "study/name", ``row`` = its
+    row in the CSV, ``expression`` = a column or a ``DataFrame.eval`` expression of the row's
+    columns), ``count`` (rows of ``table`` meeting the ``DataFrame.query`` in ``expression``;
+    empty: every row), ``config`` (``table`` = the study, ``expression`` = the key in its
+    manifest's config), ``constant`` (``expression`` = a Python expression of dotted names, e.g.
+    ``1 - analysis.families.ALPHA``), ``derived`` (a Python expression of ``x0``, ``x1``, ... the
+    values of ``parts``, for arithmetic across sources) or ``literal`` (not a result)."""
+
+    kind: str
+    table: str = ""
+    row: int = -1
+    expression: str = ""
+    parts: tuple[Source, ...] = ()
+
+
+@dataclass
+class Ledger:
+    """Every number the prose printed, in order: its text, its source and how it was formatted
+    (a format spec, or the name of a function in ``FORMATTERS``)."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def record(self, text: str, source: Source, spec: str = "", formatter: str = "") -> str:
+        self.entries.append({"text": text, "kind": source.kind,
+                             "source": json.dumps(asdict(source)), "spec": spec,
+                             "formatter": formatter})
+        return OPEN + text + CLOSE
+
+    def frame(self) -> pd.DataFrame:
+        """The ledger as a table (one row per printed number; ``source`` as JSON)."""
+        return pd.DataFrame(self.entries, columns=["text", "kind", "source", "spec",
+                                                   "formatter"])
+
+
+FORMATTERS: dict[str, Callable[[Any], str]] = {}
+"""Functions that turn a value into prose text, by name, so ``verify`` can apply them again."""
+
+
+def formatter(function: Callable[[Any], str]) -> Callable[[Any], str]:
+    """Register ``function`` as a formatter ``Cited.shown`` may use."""
+    FORMATTERS[function.__name__] = function
+    return function
+
+
+def _binary(symbol: str, apply: Callable[[Any, Any], Any], reflected: bool = False):
+    def method(self: Cited, other: object) -> Cited:
+        left, right = (other, self) if reflected else (self, other)
+        return Cited.combine(symbol, apply, left, right)
+    return method
+
+
+def _compare(apply: Callable[[Any, Any], bool]):
+    def method(self: Cited, other: object) -> bool:
+        return apply(self.value, other.value if isinstance(other, Cited) else other)
+    return method
+
+
+class Cited:
+    """A value with its ``Source``; formatting it records the text in ``ledger``."""
+
+    __slots__ = ("ledger", "source", "value")
+
+    def __init__(self, value: Any, source: Source, ledger: Ledger) -> None:
+        self.value, self.source, self.ledger = value, source, ledger
+
+    def __format__(self, spec: str) -> str:
+        return self.ledger.record(format(self.value, spec), self.source, spec)
+
+    def __str__(self) -> str:
+        return format(self, "")
+
+    def shown(self, function: Callable[[Any], str]) -> str:
+        """The value as ``function`` (a registered formatter) writes it, recorded."""
+        if FORMATTERS.get(function.__name__) is not function:
+            raise ValueError(f"{function.__name__} is not a registered formatter")
+        return self.ledger.record(function(self.value), self.source, formatter=function.__name__)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __repr__(self) -> str:
+        return f"Cited({self.value!r}, {self.source})"
+
+    @staticmethod
+    def combine(symbol: str, apply: Callable[[Any, Any], Any], left: object,
+                right: object) -> Cited:
+        """``left symbol right`` where each is a Cited or a plain number. Within one row of one
+        table (or among constants) the source is one expression of that row (or of the
+        constants); across sources it is ``derived`` from both."""
+        cited = [x for x in (left, right) if isinstance(x, Cited)]
+        places = {(c.source.kind, c.source.table, c.source.row) for c in cited}
+        value = apply(*(x.value if isinstance(x, Cited) else x for x in (left, right)))
+        if len(places) == 1 and cited[0].source.kind in ("cell", "constant"):
+            def term(x: object) -> str:
+                return f"({x.source.expression})" if isinstance(x, Cited) else repr(x)
+            first = cited[0].source
+            source = Source(first.kind, first.table, first.row,
+                            f"{term(left)} {symbol} {term(right)}")
+        else:
+            parts = tuple(c.source for c in cited)
+            names = iter(f"x{i}" for i in range(len(parts)))
+            terms = [next(names) if isinstance(x, Cited) else repr(x) for x in (left, right)]
+            source = Source("derived", expression=f"{terms[0]} {symbol} {terms[1]}",
+                            parts=parts)
+        return Cited(value, source, cited[0].ledger)
+
+    __add__, __radd__ = _binary("+", operator.add), _binary("+", operator.add, True)
+    __sub__, __rsub__ = _binary("-", operator.sub), _binary("-", operator.sub, True)
+    __mul__, __rmul__ = _binary("*", operator.mul), _binary("*", operator.mul, True)
+    __truediv__ = _binary("/", operator.truediv)
+    __rtruediv__ = _binary("/", operator.truediv, True)
+    __pow__ = _binary("**", operator.pow)
+    __lt__, __le__ = _compare(operator.lt), _compare(operator.le)
+    __gt__, __ge__ = _compare(operator.gt), _compare(operator.ge)
+
+    def __eq__(self, other: object) -> bool:
+        return self.value == (other.value if isinstance(other, Cited) else other)
+
+    __hash__ = None  # equal to its value, so not usable as a key
+
+    def __neg__(self) -> Cited:
+        return Cited.combine("*", operator.mul, -1, self)
+
+
+class Row:
+    """One row of a table whose attributes are ``Cited`` cells."""
+
+    def __init__(self, frame: pd.DataFrame, label: int, ledger: Ledger) -> None:
+        self._frame, self._label, self._ledger = frame, label, ledger
+
+    def __getattr__(self, column: str) -> Cited:
+        if column.startswith("_") or column not in self._frame.columns:
+            raise AttributeError(column)
+        return self[column]
+
+    def __getitem__(self, column: str) -> Cited:
+        # .at keeps the column's dtype (a row as a Series would turn the integers into floats).
+        return Cited(self._frame.at[self._label, column],
+                     Source("cell", self._frame.attrs["table"], int(self._label), column),
+                     self._ledger)
+
+    def evaluated(self, expression: str) -> Cited:
+        """A column, or a ``DataFrame.eval`` expression of this row's columns, e.g.
+        ``ci_high - ci_low``."""
+        if expression in self._frame.columns:
+            return self[expression]
+        value = self._frame.loc[[self._label]].eval(expression).iat[0]
+        return Cited(value, Source("cell", self._frame.attrs["table"], int(self._label),
+                                   expression), self._ledger)
+
+
+class Tables:
+    """Reads a study's tables (CSV) for the report, each tagged with its name so its rows cite
+    themselves, and the ledger they write to."""
+
+    def __init__(self, tables: Path, runs: Path) -> None:
+        self.tables, self.runs, self.ledger = tables, runs, Ledger()
+        self._read: dict[str, pd.DataFrame | None] = {}
+
+    def read(self, study: str, name: str) -> pd.DataFrame | None:
+        """One table of one study, or None where it was not made or has no rows."""
+        table = f"{study}/{name}"
+        if table not in self._read:
+            frame = read_table(self.tables, table)
+            if frame is not None:
+                frame.attrs["table"] = table
+            self._read[table] = frame
+        frame = self._read[table]
+        return None if frame is None else frame.copy()
+
+    def rows(self, frame: pd.DataFrame) -> Iterator[Row]:
+        """The rows of ``frame`` (a table read by ``read``, or a selection of one)."""
+        for label in frame.index:
+            yield Row(frame, label, self.ledger)
+
+    def first(self, frame: pd.DataFrame) -> Row:
+        return Row(frame, frame.index[0], self.ledger)
+
+    def last(self, frame: pd.DataFrame) -> Row:
+        return Row(frame, frame.index[-1], self.ledger)
+
+    def smallest(self, frame: pd.DataFrame, expression: str) -> Cited:
+        """The smallest value of a column (or ``DataFrame.eval`` expression) over ``frame``'s
+        rows, cited from the row that has it."""
+        values = frame[expression] if expression in frame.columns else frame.eval(expression)
+        return Row(frame, values.idxmin(), self.ledger).evaluated(expression)
+
+    def largest(self, frame: pd.DataFrame, expression: str) -> Cited:
+        """The largest value, as ``smallest``."""
+        values = frame[expression] if expression in frame.columns else frame.eval(expression)
+        return Row(frame, values.idxmax(), self.ledger).evaluated(expression)
+
+    def whole(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The whole table that ``frame`` was selected from."""
+        study, name = frame.attrs["table"].split("/")
+        return self.read(study, name)
+
+    def count(self, frame: pd.DataFrame, query: str = "") -> Cited:
+        """How many rows of the whole table ``frame`` comes from meet ``query``
+        (``DataFrame.query``, Python engine; empty: every row)."""
+        table = frame.attrs["table"]
+        return Cited(_count(self.whole(frame), query), Source("count", table, -1, query),
+                     self.ledger)
+
+    def manifest_value(self, study: str, path: str) -> Cited:
+        """A value of a study's manifest by its dotted path, e.g. ``config.deployment_pulls``
+        or ``config.environments.0.arms``."""
+        return Cited(_manifest_value(self.runs, study, path),
+                     Source("manifest", study, -1, path), self.ledger)
+
+    def constant(self, dotted: str) -> Cited:
+        """A named constant of the code, e.g. ``analysis.families.ALPHA``."""
+        return Cited(_evaluate(dotted), Source("constant", "", -1, dotted), self.ledger)
+
+    def literal(self, text: str) -> str:
+        """Text with digits that is not a result (a name such as "Figure 2.5", a formula)."""
+        return self.ledger.record(text, Source("literal"))
+
+
+def read_table(tables: Path, table: str) -> pd.DataFrame | None:
+    """``tables/<study>/<name>.csv``, or None where it is missing or empty."""
+    path = tables / f"{table}.csv"
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path, dtype=TEXT_COLUMNS)
+    except pd.errors.EmptyDataError:
+        return None
+
+
+def _count(frame: pd.DataFrame, query: str) -> int:
+    return len(frame.query(query, engine="python")) if query else len(frame)
+
+
+def _manifest_value(runs: Path, study: str, path: str) -> Any:
+    value = json.loads((runs / study / "manifest.json").read_text())
+    for key in path.split("."):
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    return value
+
+
+def _evaluate(expression: str) -> Any:
+    """A Python expression of dotted names of the code's modules (``analysis.x.NAME``)."""
+    namespace = {}
+    for dotted in re.findall(r"\b(?:analysis|figures|study)(?:\.\w+)+", expression):
+        module, _ = dotted.rsplit(".", 1)
+        importlib.import_module(module)
+        top = dotted.split(".", 1)[0]
+        namespace[top] = importlib.import_module(top)
+    return eval(expression, namespace)
+
+
+def unmarked_digits(line: str) -> str:
+    """The digits of a line of prose outside cited and literal text ("" when there are none)."""
+    return "".join(re.findall(r"\d", MARKED.sub("", line)))
+
+
+def unmark(text: str) -> str:
+    """Text without the marks ``Ledger.record`` put around each cited number."""
+    return text.replace(OPEN, "").replace(CLOSE, "")
+
+
+def value_of(source: dict[str, Any], tables: Path, runs: Path) -> Any:
+    """The value a source (``Source`` as a dict) names, read again from the files."""
+    kind, table, expression = source["kind"], source["table"], source["expression"]
+    if kind == "cell":
+        row = read_table(tables, table).loc[[int(source["row"])]]
+        return (row[expression] if expression in row.columns else row.eval(expression)).iat[0]
+    if kind == "count":
+        return _count(read_table(tables, table), expression)
+    if kind == "manifest":
+        return _manifest_value(runs, table, expression)
+    if kind == "derived":
+        values = {f"x{i}": value_of(part, tables, runs) for i, part in enumerate(source["parts"])}
+        return eval(expression, values)
+    return _evaluate(expression)
+
+
+def expected_text(entry: pd.Series | dict, tables: Path, runs: Path) -> str | None:
+    """The text an entry of the ledger should have, recomputed from its source in the files
+    (None for a literal)."""
+    source = json.loads(entry["source"])
+    if source["kind"] == "literal":
+        return None
+    value = value_of(source, tables, runs)
+    name = entry["formatter"]
+    if isinstance(name, str) and name:
+        return FORMATTERS[name](value)
+    spec = entry["spec"]
+    return format(value, "" if pd.isna(spec) else spec)

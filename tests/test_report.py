@@ -151,7 +151,7 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
     steps = steps[steps["algorithm"] == "reinforce"]
     text = paragraph(report, "Break-even cost per pull")
     unresolved = ((steps["ci_low"] <= 0) & (steps["ci_high"] >= 0)).sum()
-    assert f"{unresolved} of {len(steps)} steps have an interval that includes 0" in text
+    assert f"{unresolved} of {len(steps)} steps have an interval that includes zero" in text
 
     power = table(study_outputs, "budget_sweep", "power")
     text = paragraph(report, "Against chance, ")

@@ -88,6 +88,19 @@ def cell_rows(runs: pd.DataFrame, cell: int,
     return runs.loc[cells == cell, list(columns)]
 
 
+def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(seeds, checkpoints) boolean outcomes of one cell, and its budgets."""
+    rows = cell_rows(runs, cell)
+    if seeds is not None:
+        rows = rows[rows["seed"].isin(seeds)]
+    wide = rows.pivot(index="seed", columns="budget", values="correct")
+    if wide.isna().to_numpy().any():
+        # A NaN would become True as a bool: a missing run must not count as a correct one.
+        raise ValueError(f"cell {cell}: some seeds have no row at some budget")
+    return wide.to_numpy(dtype=bool), wide.columns.to_numpy(dtype=float)
+
+
 def halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """The even seeds (which choose a best cell) and the odd seeds (which test it)."""
     seeds = np.sort(runs["seed"].unique())

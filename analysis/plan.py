@@ -11,7 +11,23 @@ Cohen's h for the binomial test, Connor's formula for McNemar's), and the exact 
   (``scipy.stats.binomtest(..., alternative="greater")``), for a stated accuracy;
 * ``mcnemar``: two cells on the same seeds, the two-sided exact McNemar test (the discordant
   seeds' split against 1/2), for stated rates of seeds that only cell A, and only cell B, gets
-  right (their difference is the accuracy difference, their sum the discordance).
+  right (their difference is the accuracy difference, their sum the discordance);
+* ``ratio``: two cells' budgets to 0.9 on the same seeds, the study's paired percentile-bootstrap
+  test of their ratio (``analysis.budget_to_target.budget_ratio``): that it differs from 1 (the
+  95% interval excludes 1), or with ``--equivalence m`` that it lies within [1/m, m] (the 90%
+  interval inside, two one-sided tests), for a stated ratio.
+
+A bootstrap test has no closed-form power, so ``ratio`` plans from a pilot study: the curves of
+the two cells and their seed-to-seed pairing come from the pilot, the effect does not. A's
+checkpoints are rescaled (times stated / observed) so that the pilot's own point estimate of the
+ratio becomes the stated one exactly: a budget to 0.9 scales with the checkpoints, since it is
+interpolated in log budget. Its power at n seeds is estimated by Monte Carlo: draw n pilot seeds
+with replacement (A's and B's outcomes of a seed together), run ``budget_ratio`` on them, count
+rejections. ``n_exact`` is then the smallest n of a grid (``RATIO_GRID``: half to twice
+``n_normal``) from which that estimated power stays at or above the target, the grid taken from
+its largest n down to the first below the target (no smaller n can change it), with no
+``n_first``; ``n_normal`` comes from the pilot's standard error of the log ratio, shrinking as
+1 / sqrt(n). The test's levels are the study's (95% and 90% intervals), so alpha is 0.05 only.
 """
 
 from __future__ import annotations
@@ -19,16 +35,23 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
-from scipy.stats import binom
+import pandas as pd
+from scipy.stats import binom, norm
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
-from analysis.paired import mcnemar_power
+from analysis.accuracy import CELL_KEYS
+from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossing
+from analysis.paired import mcnemar_power, outcome_matrix
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
+from study.orchestration.storage import read_runs
+from study.spec.schema import RUNS_FILE
 
 MOST = 10**6
 """Largest n the binomial planner searches (McNemar's searches to 2.5 times its normal n)."""
@@ -103,12 +126,318 @@ def plan_mcnemar(only_a: float, only_b: float, target: float = 0.8,
                 exact_mcnemar_power(int(n_normal), only_a, only_b, alpha))
 
 
+RATIO_DRAWS = 200
+"""Most Monte Carlo draws of n pilot seeds per n: the standard error of an estimated power p is
+sqrt(p (1 - p) / 200), at most 0.5 / sqrt(200) = 0.035, and 0.028 at p = 0.8. Each draw is one
+run of the study's test (1000 bootstrap resamples, two isotonic fits each): 25 to 100 ms."""
+RATIO_BATCH = 50
+"""Draws are made in batches of this many; an n whose estimate is settled stops after a batch."""
+RATIO_GRID = 2.0 ** (np.arange(-3, 4) / 3)
+"""The n the ``ratio`` planner may try, as multiples of the normal approximation's n: from half to
+twice it in steps of 26%. Near power 0.8 such a step moves the power by about 0.09 (normal
+approximation: 0.28 x 2.8 / 2 per unit of log n, times log 1.26), three Monte Carlo standard
+errors: a finer step could hardly be told apart."""
+RATIO_MOST = 10_000
+"""Largest n the ``ratio`` planner tries: a test at n seeds multiplies a (1000, n) matrix of
+resample weights (80 MB at 10,000 seeds, and ``bootstrap_weights`` keeps four), and 200 tests at
+10,000 seeds take about 15 s."""
+
+
+@dataclass(frozen=True)
+class RatioPlan:
+    """Seeds for the budget-ratio test, planned from a pilot. ``seeds`` is the grid, ``power``
+    the Monte Carlo power at each of its n and ``draws`` the draws of n pilot seeds behind it
+    (NaN and 0 where not evaluated: below the largest n whose power is under the target).
+    ``n_exact``: the smallest n of the grid from which that power stays at or above the target
+    (inf if the largest n's does not); ``n_normal``: the normal approximation's n, and
+    ``power_at_n_normal`` its Monte Carlo power (NaN when beyond ``RATIO_MOST``). ``observed``:
+    the pilot's point ratio, before A's checkpoints were rescaled to the stated one; ``log_se``:
+    the pilot's standard error of the log ratio, at its ``pilot_seeds`` seeds."""
+
+    n_exact: float
+    n_normal: float
+    power_at_n_normal: float
+    seeds: tuple[int, ...]
+    power: tuple[float, ...]
+    draws: tuple[int, ...]
+    observed: float
+    log_se: float
+    pilot_seeds: int
+
+    def standard_error(self, n: int) -> float:
+        """Monte Carlo standard error of the power at ``n``, one of ``seeds``."""
+        i = self.seeds.index(n)
+        return math.sqrt(self.power[i] * (1 - self.power[i]) / self.draws[i])
+
+
+def stated_budgets(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarray,
+                   budgets_b: np.ndarray, ratio: float) -> np.ndarray:
+    """A's checkpoints times ``ratio`` / the pilot's point ratio, so that the pilot's point
+    ratio becomes ``ratio`` (up to rounding) while both curves keep their shapes: a budget to the
+    target, interpolated in log budget, scales with the checkpoints."""
+    observed = (crossing(budgets_a, np.mean(correct_a, axis=0))
+                / crossing(budgets_b, np.mean(correct_b, axis=0)))
+    return np.asarray(budgets_a, dtype=float) * (ratio / observed)
+
+
+def _rejects(result: BudgetRatio, margin: float | None) -> bool:
+    """The study's verdict: the 95% interval excludes 1, or with a margin, the 90% interval lies
+    inside [1 / margin, margin] (two one-sided tests)."""
+    if margin is None:
+        return result.ci_low > 1 or result.ci_high < 1
+    return result.equivalent(margin)
+
+
+def ratio_power(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarray,
+                budgets_b: np.ndarray, seeds: np.ndarray, margin: float | None = None,
+                draws: int = RATIO_DRAWS, seed: int = 0, settle: float | None = None,
+                until: Callable[[int, float], bool] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo power of ``budget_ratio``'s test at each n of ``seeds``, and the draws behind
+    it: the share of ``draws`` draws of n pilot rows (with replacement; row i of A and of B
+    together) on which it rejects; the difference test, or with ``margin`` the equivalence
+    test. With ``settle`` (a target power), an n stops after a batch of ``RATIO_BATCH`` draws
+    once its estimate is more than three standard errors (at the target) from the target. The
+    n are taken from the largest down, and ``until(n, power)`` true stops there (the smaller n
+    stay NaN, with 0 draws)."""
+    seeds = np.asarray(seeds, dtype=int)
+    rng = np.random.default_rng(seed)
+    # The n seeds of a draw are the first n of one draw of the largest n: neighbouring n share
+    # most of their seeds, so the estimated curve is smooth in n, and Monte Carlo noise does not
+    # carry it back and forth across the target as independent draws at each n would.
+    rows = rng.integers(len(correct_a), size=(draws, int(seeds.max())))
+    power, used = np.full(len(seeds), math.nan), np.zeros(len(seeds), dtype=int)
+    for i in np.argsort(seeds)[::-1]:
+        n, rejected = int(seeds[i]), 0
+        for start in range(0, draws, RATIO_BATCH):
+            batch = rows[start:start + RATIO_BATCH, :n]
+            rejected += sum(_rejects(budget_ratio(correct_a[r], correct_b[r], budgets_a,
+                                                  budgets_b=budgets_b), margin) for r in batch)
+            used[i] = start + len(batch)
+            power[i] = rejected / used[i]
+            # A draw far from the target settles which side of it the power is on: a true
+            # power at the target lands over three standard errors away with probability
+            # 0.0027 per look, so the longer runs are spent near the target.
+            if settle is not None and abs(power[i] - settle) > 3 * math.sqrt(
+                    settle * (1 - settle) / used[i]):
+                break
+        if until is not None and until(n, float(power[i])):
+            break
+    return power, used
+
+
+def pilot_spread(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarray,
+                 budgets_b: np.ndarray) -> tuple[float, float]:
+    """The pilot's point ratio of budgets to 0.9 (A over B) and the standard error of its log,
+    read off ``budget_ratio``'s 95% percentile interval as its width in log scale over
+    2 x 1.96. Raises ValueError when that interval is not finite and of positive width: the
+    pilot cannot say how the estimate spreads."""
+    pilot = budget_ratio(correct_a, correct_b, budgets_a, budgets_b=budgets_b)
+    if not 0 < pilot.ci_low < pilot.ci_high < math.inf:
+        raise ValueError(f"its 95% interval of the ratio, [{pilot.ci_low:.3g}, "
+                         f"{pilot.ci_high:.3g}], is not finite and of positive width")
+    return pilot.ratio, math.log(pilot.ci_high / pilot.ci_low) / (2 * norm.ppf(1 - ALPHA / 2))
+
+
+def normal_seeds(log_se: float, pilot_seeds: int, ratio: float, margin: float | None = None,
+                 target: float = 0.8) -> float:
+    """The normal approximation's n for the budget-ratio test, its log-ratio estimate taken as
+    normal with standard error ``log_se`` at ``pilot_seeds`` seeds, shrinking as 1 / sqrt(n):
+    n0 (se (z_{1 - alpha/2} + z_power) / |log ratio|)^2 for the difference test; with
+    ``margin``, n0 (se (z_{1 - alpha} + z_power) / (log margin - |log ratio|))^2, with
+    z_{(1 + power) / 2} in place of z_power at ratio 1."""
+    if margin is None:
+        z, distance = norm.ppf(1 - ALPHA / 2) + norm.ppf(target), abs(math.log(ratio))
+    else:
+        # Only the nearer margin's one-sided test can fail, except at ratio 1 where both can,
+        # each with half the allowed miss rate.
+        miss = 1 - target if ratio != 1 else (1 - target) / 2
+        z = norm.ppf(1 - ALPHA) + norm.ppf(1 - miss)
+        distance = math.log(margin) - abs(math.log(ratio))
+    return float(math.ceil(pilot_seeds * (log_se * z / distance) ** 2))
+
+
+def plan_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarray,
+               budgets_b: np.ndarray, ratio: float, margin: float | None = None,
+               target: float = 0.8, draws: int = RATIO_DRAWS) -> RatioPlan:
+    """Seeds for the paired bootstrap test of two cells' budgets to 0.9 when A's is ``ratio``
+    times B's, planned from a pilot: (seeds, checkpoints) outcome matrices of A and B whose rows
+    are the same seeds, and their checkpoints. Without ``margin`` the test is that the ratio
+    differs from 1 (``ratio`` must not be 1); with it, that the ratio lies within
+    [1 / margin, margin] (``ratio`` must lie inside). ValueError as ``pilot_spread``.
+
+    The effect is the stated ``ratio``, never the pilot's: A's checkpoints are rescaled
+    (``stated_budgets``) so that the pilot's point ratio is exactly ``ratio``, keeping both
+    curves' shapes and the pilot's seed-to-seed pairing, and the power at n is that of the
+    study's test on n seeds drawn from this rescaled pilot (``ratio_power``)."""
+    correct_a, correct_b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    budgets_a, budgets_b = np.asarray(budgets_a, dtype=float), np.asarray(budgets_b, dtype=float)
+    # Rescaling multiplies every resample's ratio by one constant, so the spread in log scale
+    # is the unscaled pilot's.
+    observed, log_se = pilot_spread(correct_a, correct_b, budgets_a, budgets_b)
+    n_normal = normal_seeds(log_se, len(correct_a), ratio, margin, target)
+    seeds = np.unique(np.clip(np.ceil(n_normal * RATIO_GRID), 2, RATIO_MOST).astype(int))
+    # Below the largest n whose power is under the target, no n can change n_exact; n_normal is
+    # evaluated anyway, for its power.
+    power, used = ratio_power(correct_a, correct_b,
+                              stated_budgets(correct_a, correct_b, budgets_a, budgets_b, ratio),
+                              budgets_b, seeds, margin, draws, settle=target,
+                              until=lambda n, p: p < target and n <= n_normal)
+    # Not evaluated (NaN) counts as below the target: it lies below an n that is.
+    position, _ = _stays(np.nan_to_num(power), target)
+    n_exact = math.inf if math.isinf(position) else float(seeds[int(position) - 1])
+    at_normal = power[seeds == n_normal]
+    return RatioPlan(n_exact, n_normal, float(at_normal[0]) if at_normal.size else math.nan,
+                     tuple(int(n) for n in seeds), tuple(float(p) for p in power),
+                     tuple(int(d) for d in used), observed, log_se, len(correct_a))
+
+
+def parse_selector(text: str) -> dict[str, str]:
+    """A cell selector ``key=value,key=value`` over the runs table's cell columns
+    (``CELL_KEYS``); a piece without ``=`` continues the previous value, so an environment is
+    written as it is stored: ``environment=0.5,0.51,0.52``. Raises ValueError naming the fault."""
+    selector: dict[str, str] = {}
+    key = None
+    for piece in text.split(","):
+        name, equals, value = piece.partition("=")
+        if not equals:
+            if key is None:
+                raise ValueError("is not key=value[,key=value...]")
+            selector[key] += "," + piece
+            continue
+        key = name.strip()
+        if key not in CELL_KEYS:
+            raise ValueError(f"has the key {key!r}, not one of {', '.join(CELL_KEYS)}")
+        if key in selector:
+            raise ValueError(f"gives {key!r} twice")
+        selector[key] = value.strip()
+    return selector
+
+
+def select_cell(cells: pd.DataFrame, selector: dict[str, str]) -> int:
+    """The one cell of ``cells`` (one row per cell, ``CELL_KEYS`` columns) whose columns equal
+    the selector's values (numbers compared as numbers); ValueError when none or several do."""
+    match = np.ones(len(cells), dtype=bool)
+    for key, value in selector.items():
+        column = cells[key]
+        if pd.api.types.is_numeric_dtype(column):
+            try:
+                match &= column.to_numpy() == float(value)
+            except ValueError:
+                raise ValueError(f"gives {key} {value!r}, not a number") from None
+        else:
+            match &= (column == value).to_numpy()
+    found = cells.loc[match, "cell"].astype(int).tolist()
+    if not found:
+        raise ValueError("matches no cell of the pilot")
+    if len(found) > 1:
+        raise ValueError(f"matches cells {', '.join(map(str, found))}: add keys to pick one")
+    return found[0]
+
+
 def _probability(text: str) -> float:
     """A probability written as a decimal or a fraction ("1/3")."""
     value = float(Fraction(text))
     if not 0 <= value <= 1:
         raise ValueError(text)
     return value
+
+
+def _error(field: str, text: str, reason: str) -> int:
+    """Print the one line naming a bad value's field and the value; the exit status 2."""
+    print(f"error: --{field.replace('_', '-')}: {text!r} {reason}", file=sys.stderr)
+    return 2
+
+
+def _number(text: str) -> float:
+    """A finite number written as a decimal or a fraction ("5/4")."""
+    return float(Fraction(text))
+
+
+def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) -> int:
+    """Validate the ``ratio`` arguments, read the pilot, print the plan (or exit 2)."""
+    if alpha != ALPHA:
+        return _error("alpha", args.alpha, f"is not {ALPHA:g}, the level of the study's budget "
+                      "ratio test (its 95% and 90% bootstrap intervals)")
+    if not 0 < power < 1:
+        return _error("power", args.power, "is not strictly between 0 and 1")
+    numbers = {}
+    for field in ("ratio", "equivalence", "draws"):
+        text = getattr(args, field)
+        if text is None:
+            continue
+        try:
+            numbers[field] = _number(text)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return _error(field, text, "is not a number")
+    ratio, margin, draws = numbers["ratio"], numbers.get("equivalence"), numbers["draws"]
+    if ratio <= 0:
+        return _error("ratio", args.ratio, "is not a ratio > 0")
+    if margin is not None and margin <= 1:
+        return _error("equivalence", args.equivalence, "is not a ratio margin > 1")
+    if margin is None and ratio == 1:
+        return _error("ratio", args.ratio, "is no difference to detect (to show that the ratio "
+                      "is near 1, plan with --equivalence MARGIN)")
+    if margin is not None and not 1 / margin < ratio < margin:
+        return _error("ratio", args.ratio, f"is not inside the equivalence margin "
+                      f"[1/{margin:g}, {margin:g}]")
+    if draws != int(draws) or draws < 1:
+        return _error("draws", args.draws, "is not a whole number >= 1")
+    if not (Path(args.runs) / RUNS_FILE).is_file():
+        return _error("runs", args.runs, f"has no {RUNS_FILE}")
+    runs = read_runs(Path(args.runs), [*CELL_KEYS, "seed", "budget", "correct"])
+    cells = runs.drop_duplicates("cell")[CELL_KEYS]
+    pilot = {}
+    for field in ("a", "b"):
+        text = getattr(args, field)
+        try:
+            cell = select_cell(cells, parse_selector(text))
+            correct, budgets = outcome_matrix(runs, cell)
+        except ValueError as error:
+            return _error(field, text, str(error))
+        point = crossing(budgets, correct.mean(axis=0))
+        if math.isinf(point):
+            return _error(field, text, f"(cell {cell}) does not reach accuracy {TARGET:g} in "
+                          f"the pilot by its largest budget, {budgets[-1]:,.0f}")
+        if point == budgets[0]:
+            return _error(field, text, f"(cell {cell}) is at accuracy {TARGET:g} from the "
+                          f"first checkpoint, {budgets[0]:,.0f}: its budget is only bounded")
+        pilot[field] = cell, correct, budgets
+    (a, correct_a, budgets_a), (b, correct_b, budgets_b) = pilot["a"], pilot["b"]
+    if a == b:
+        return _error("b", args.b, f"is cell {a}, the same as --a")
+    if len(correct_b) != len(correct_a):
+        # A study runs every cell on the same seeds; cells that were not cannot be paired.
+        return _error("b", args.b, f"(cell {b}) has {len(correct_b)} seeds in the pilot, cell "
+                      f"{a} {len(correct_a)}: not the same seeds")
+    try:
+        plan = plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power,
+                          int(draws))
+    except ValueError as error:
+        return _error("runs", args.runs, f"is too small a pilot: {error}")
+    if margin is None:
+        test = "differs from 1 (the 95% interval excludes 1)"
+    else:
+        test = (f"lies within [1/{margin:g}, {margin:g}] (the 90% interval inside: two "
+                "one-sided tests)")
+    exact = (f"power there {plan.power[plan.seeds.index(int(plan.n_exact))]:.3f}, s.e. "
+             f"{plan.standard_error(int(plan.n_exact)):.3f}" if math.isfinite(plan.n_exact)
+             else f"it does not by n = {plan.seeds[-1]}")
+    normal = ("not estimated, beyond the grid" if math.isnan(plan.power_at_n_normal) else
+              f"{plan.power_at_n_normal:.3f}, s.e. {plan.standard_error(int(plan.n_normal)):.3f}")
+    print(f"paired percentile-bootstrap test that A's budget to {TARGET:g} over B's {test}, "
+          f"when it is {ratio:g}; alpha {alpha:g}, power {power:g}:")
+    print(f"  pilot    {args.runs}, A cell {a}, B cell {b}, {plan.pilot_seeds} seeds: ratio "
+          f"{plan.observed:.4g}, so A's checkpoints are scaled by {ratio / plan.observed:.4g}")
+    print(f"  n_exact  {plan.n_exact:g}  (smallest n on the grid from which the Monte Carlo "
+          f"power stays >= {power:g}; {exact})")
+    print(f"  n_normal {plan.n_normal:g}  (normal approximation from the pilot's s.e. of the "
+          f"log ratio, {plan.log_se:.3g}; Monte Carlo power there {normal})")
+    print("  power    " + ", ".join(
+        f"{p:.3f} at {n} ({d} draws)" for n, p, d in zip(plan.seeds, plan.power, plan.draws,
+                                                          strict=True) if d)
+          + "  (Monte Carlo, draws of n pilot seeds; smaller n are not needed)")
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -124,32 +453,41 @@ def main(argv: list[str]) -> int:
     two = tests.add_parser("mcnemar", help="two cells on the same seeds (exact McNemar)")
     two.add_argument("--only-a", required=True, help="share of seeds only cell A gets right")
     two.add_argument("--only-b", required=True, help="share of seeds only cell B gets right")
+    three = tests.add_parser("ratio", help="two cells' budgets to 0.9 on the same seeds "
+                             "(paired bootstrap), planned from a pilot study")
+    three.add_argument("--runs", required=True, help="the pilot study's directory (runs.parquet)")
+    three.add_argument("--a", required=True,
+                       help="cell A, e.g. algorithm=reinforce,baseline=running_mean,lr=0.01")
+    three.add_argument("--b", required=True, help="cell B, e.g. algorithm=uniform")
+    three.add_argument("--ratio", required=True,
+                       help="A's budget to 0.9 over B's, stated before the run")
+    three.add_argument("--equivalence", metavar="MARGIN",
+                       help="plan the test that the ratio lies within [1/MARGIN, MARGIN]")
+    three.add_argument("--draws", default=str(RATIO_DRAWS),
+                       help=f"Monte Carlo draws per n (default {RATIO_DRAWS})")
     args = parser.parse_args(argv)
     values = {}
-    fields = ["power", "alpha"] + (["accuracy", "chance"] if args.test == "binomial"
-                                   else ["only_a", "only_b"])
+    fields = ["power", "alpha", *{"binomial": ["accuracy", "chance"],
+                                  "mcnemar": ["only_a", "only_b"], "ratio": []}[args.test]]
     for field in fields:
         text = getattr(args, field)
         try:
             values[field] = _probability(text)
         except (ValueError, ZeroDivisionError):
-            print(f"error: --{field.replace('_', '-')}: {text!r} is not a probability",
-                  file=sys.stderr)
-            return 2
+            return _error(field, text, "is not a probability")
+    if args.test == "ratio":
+        return _plan_ratio_command(args, values["power"], values["alpha"])
     if args.test == "binomial":
         if values["accuracy"] <= values["chance"]:
-            print(f"error: --accuracy: {args.accuracy!r} is not above --chance {args.chance}",
-                  file=sys.stderr)
-            return 2
+            return _error("accuracy", args.accuracy, f"is not above --chance {args.chance}")
         plan = plan_binomial(values["accuracy"], values["chance"], values["power"],
                              values["alpha"])
         test = (f"one-sided exact binomial test of accuracy > {values['chance']:.4g} when it is "
                 f"{values['accuracy']:.4g}")
     else:
         if values["only_a"] + values["only_b"] > 1 or values["only_a"] == values["only_b"]:
-            print(f"error: --only-b: {args.only_b!r} with --only-a {args.only_a} is not a "
-                  "difference (equal, or discordance above 1)", file=sys.stderr)
-            return 2
+            return _error("only_b", args.only_b, f"with --only-a {args.only_a} is not a "
+                          "difference (equal, or discordance above 1)")
         plan = plan_mcnemar(values["only_a"], values["only_b"], values["power"], values["alpha"])
         test = (f"two-sided exact McNemar test, P(only A) = {values['only_a']:.4g}, "
                 f"P(only B) = {values['only_b']:.4g}")

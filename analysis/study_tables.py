@@ -38,7 +38,7 @@ from analysis.curves import curve_points, curves_table
 from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
 from analysis.hardness import hardness_tables, is_hardness_study
-from analysis.paired import cell_rows, compare_cells, halves, mcnemar_power, verdict
+from analysis.paired import compare_cells, halves, mcnemar_power, outcome_matrix, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -223,19 +223,6 @@ def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]], cells: pd.Da
     table["margin"] = margin
     table["verdict"] = table.apply(verdict, axis=1, margin=margin)
     return table
-
-
-def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(seeds, checkpoints) boolean outcomes of one cell, and its budgets."""
-    rows = cell_rows(runs, cell)
-    if seeds is not None:
-        rows = rows[rows["seed"].isin(seeds)]
-    wide = rows.pivot(index="seed", columns="budget", values="correct")
-    if wide.isna().to_numpy().any():
-        # A NaN would become True as a bool: a missing run must not count as a correct one.
-        raise ValueError(f"cell {cell}: some seeds have no row at some budget")
-    return wide.to_numpy(dtype=bool), wide.columns.to_numpy(dtype=float)
 
 
 def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:

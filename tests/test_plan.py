@@ -1,17 +1,33 @@
-"""The sample-size planner against exact power found by exhaustive enumeration in this file."""
+"""The sample-size planner against exact power found by exhaustive enumeration in this file, and
+its budget-ratio planner against hand computations and the bootstrap test's own size."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import binom, binomtest, multinomial
 
-from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
+from analysis.budget_to_target import budget_ratio
+from analysis.plan import (
+    binomial_power,
+    normal_seeds,
+    parse_selector,
+    pilot_spread,
+    plan_binomial,
+    plan_mcnemar,
+    ratio_power,
+    select_cell,
+    stated_budgets,
+)
+from analysis.plan import main as plan_main
 from analysis.power import exact_mcnemar_power, exact_mcnemar_power_curve
 from conftest import REPO
 
@@ -89,3 +105,154 @@ def test_mcnemar_power_curve_is_the_power_at_each_n() -> None:
     for n in (1, 2, 7, 40, 333, 1024, 2500):
         assert curve[n - 1] == pytest.approx(exact_mcnemar_power(n, 0.2, 0.13, 0.05), abs=1e-10)
     assert not exact_mcnemar_power_curve(50, 0.0, 0.0).any()
+
+
+# The budget-ratio planner. A synthetic pilot: seed i of a cell is right at checkpoint j when its
+# latent uniform is below ACCURACY[j], so every seed's outcomes rise with the budget (as nested
+# runs do) and the mean curve is ACCURACY, crossing 0.9 at the fifth checkpoint. Half of the seeds
+# share their latent value between A and B: the pairing that common random numbers give.
+BUDGETS = np.array([100, 200, 400, 800, 1600, 3200, 6400], dtype=float)
+ACCURACY = np.array([0.4, 0.55, 0.7, 0.82, 0.9, 0.95, 0.98])
+
+
+def synthetic_pilot(seeds: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome matrices of two cells with the same law, paired seed by seed."""
+    rng = np.random.default_rng(seed)
+    latent_a = rng.random(seeds)
+    latent_b = np.where(rng.random(seeds) < 0.5, latent_a, rng.random(seeds))
+    return latent_a[:, None] < ACCURACY, latent_b[:, None] < ACCURACY
+
+
+def test_normal_seeds_is_the_hand_computed_formula() -> None:
+    # z quantiles to six decimals: 0.975 -> 1.959964, 0.8 -> 0.841621, 0.95 -> 1.644854,
+    # 0.9 -> 1.281552. Unrounded, the three n are 394.08, 429.97 and 945.84.
+    assert normal_seeds(0.05, 1000, 1.25) == math.ceil(
+        1000 * (0.05 * (1.959964 + 0.841621) / math.log(1.25)) ** 2) == 395
+    assert normal_seeds(0.05, 1000, 0.8) == 395  # a ratio and its inverse are as far from 1
+    assert normal_seeds(0.05, 1000, 1.0, margin=1.25) == math.ceil(
+        1000 * (0.05 * (1.644854 + 1.281552) / math.log(1.25)) ** 2) == 430
+    assert normal_seeds(0.05, 1000, 1.1, margin=1.25) == math.ceil(
+        1000 * (0.05 * (1.644854 + 0.841621) / (math.log(1.25) - math.log(1.1))) ** 2) == 946
+
+
+def test_pilot_spread_reads_the_studys_interval() -> None:
+    a, b = synthetic_pilot(400)
+    ratio = budget_ratio(a, b, BUDGETS)
+    point, log_se = pilot_spread(a, b, BUDGETS, BUDGETS)
+    assert point == ratio.ratio
+    assert log_se == pytest.approx(math.log(ratio.ci_high / ratio.ci_low) / (2 * 1.959964),
+                                   rel=1e-6)
+    with pytest.raises(ValueError, match="not finite and of positive width"):
+        pilot_spread(a, a, BUDGETS, BUDGETS)  # one cell against itself: every resample gives 1
+
+
+@pytest.mark.parametrize("stated", [0.5, 1.0, 1.25, 3.0])
+def test_rescaling_makes_the_pilots_point_ratio_the_stated_one(stated: float) -> None:
+    a, b = synthetic_pilot(400)
+    b = b[:, [0, 1, 2, 3, 3, 4, 5]]  # B slower: the pilot's own ratio is not 1
+    observed = budget_ratio(a, b, BUDGETS).ratio
+    assert observed == pytest.approx(0.5, rel=0.3)
+    budgets_a = stated_budgets(a, b, BUDGETS, BUDGETS, stated)
+    assert budget_ratio(a, b, budgets_a, budgets_b=BUDGETS).ratio == pytest.approx(stated,
+                                                                                   rel=1e-12)
+    assert np.allclose(budgets_a / BUDGETS, stated / observed, rtol=1e-15)  # shapes kept
+
+
+def test_ratio_power_at_no_effect_is_the_size_of_the_test() -> None:
+    # Two cells with the same law, stated ratio 1: every rejection is a false one, so the Monte
+    # Carlo power is the size of the study's 95% percentile interval, nominally 0.05 (0.041 at
+    # 300 seeds in 1000 draws). With 200 draws its standard error is sqrt(0.05 * 0.95 / 200) =
+    # 0.015; above 0.05 + 3 * 0.015 it would be a size the interval does not have.
+    a, b = synthetic_pilot(2000)
+    power, draws = ratio_power(a, b, stated_budgets(a, b, BUDGETS, BUDGETS, 1.0), BUDGETS,
+                               np.array([300]), draws=200)
+    assert draws.tolist() == [200]
+    assert power[0] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 200)
+
+
+def test_cell_selectors() -> None:
+    cells = pd.DataFrame({"cell": [0, 1, 2], "algorithm": ["reinforce", "reinforce", "uniform"],
+                          "lr": [0.01, 0.1, 0.0], "environment": ["0.5,0.6"] * 3})
+    assert parse_selector("algorithm=reinforce,environment=0.5,0.6,lr=0.1") == {
+        "algorithm": "reinforce", "environment": "0.5,0.6", "lr": "0.1"}
+    assert select_cell(cells, parse_selector("algorithm=reinforce,lr=1e-1")) == 1
+    assert select_cell(cells, parse_selector("cell=2")) == 2
+    for text, message in [("lr", "not key=value"), ("alpha=1", "the key 'alpha'"),
+                          ("lr=0.1,lr=0.1", "'lr' twice")]:
+        with pytest.raises(ValueError, match=message):
+            parse_selector(text)
+    for text, message in [("lr=x", "not a number"), ("algorithm=reinforce", "cells 0, 1"),
+                          ("algorithm=uniform,lr=0.1", "no cell")]:
+        with pytest.raises(ValueError, match=message):
+            select_cell(cells, parse_selector(text))
+
+
+def write_pilot(folder: Path) -> None:
+    """A runs table of three cells on the synthetic pilot's 400 seeds: REINFORCE at lr 0.01 and
+    uniform allocation (the two cells of ``synthetic_pilot``), and REINFORCE at lr 0.1, which
+    never reaches 0.9."""
+    a, b = synthetic_pilot(400)
+    never = np.zeros_like(a)
+    frames = []
+    for cell, (algorithm, lr, correct) in enumerate([("reinforce", 0.01, a),
+                                                     ("reinforce", 0.1, never),
+                                                     ("uniform", 0.0, b)]):
+        seed, budget = np.meshgrid(np.arange(len(correct)), BUDGETS, indexing="ij")
+        frames.append(pd.DataFrame({
+            "cell": cell, "algorithm": algorithm, "baseline": "running_mean", "lr": lr,
+            "group_size": 1, "reward_model": "bernoulli", "environment": "0.5,0.6",
+            "cost": 0.0, "seed": seed.ravel(), "budget": budget.ravel().astype(int),
+            "correct": correct.ravel()}))
+    folder.mkdir(parents=True, exist_ok=True)
+    pd.concat(frames, ignore_index=True).to_parquet(folder / "runs.parquet")
+
+
+def test_ratio_command_prints_the_plan(tmp_path: Path) -> None:
+    write_pilot(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "analysis", "plan", "ratio", "--runs",
+                           str(tmp_path), "--a", "algorithm=reinforce,lr=0.01", "--b",
+                           "algorithm=uniform", "--ratio", "1.5", "--draws", "20"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("paired percentile-bootstrap test that A's budget to 0.9 over "
+                               "B's differs from 1")
+    assert lines[1].startswith(f"  pilot    {tmp_path}, A cell 0, B cell 2, 400 seeds")
+    a, b = synthetic_pilot(400)
+    n_normal = normal_seeds(pilot_spread(a, b, BUDGETS, BUDGETS)[1], 400, 1.5)
+    assert lines[3].startswith(f"  n_normal {n_normal:g}  (")
+    # The printed curve obeys the rule n_exact states: every n from it on reaches 0.8, and the
+    # evaluated n just below it (if any) does not.
+    curve = [(int(n), float(p)) for p, n in re.findall(r"([\d.]+) at (\d+) \(20 draws\)",
+                                                       lines[4])]
+    n_exact = float(re.match(r"  n_exact  (\S+)  \(", lines[2]).group(1))
+    assert curve and all(p >= 0.8 for n, p in curve if n >= n_exact)
+    below = [p for n, p in curve if n < n_exact]
+    assert not below or below[-1] < 0.8
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--runs", "{missing}"], "error: --runs: '{missing}' has no runs.parquet"),
+    (["--a", "algorithm=reinforce"], "error: --a: 'algorithm=reinforce' matches cells 0, 1: "
+     "add keys to pick one"),
+    (["--a", "lr=0.1"], "error: --a: 'lr=0.1' (cell 1) does not reach accuracy 0.9 in the pilot "
+     "by its largest budget, 6,400"),
+    (["--b", "cell=0"], "error: --b: 'cell=0' is cell 0, the same as --a"),
+    (["--ratio", "0"], "error: --ratio: '0' is not a ratio > 0"),
+    (["--ratio", "1"], "error: --ratio: '1' is no difference to detect (to show that the ratio "
+     "is near 1, plan with --equivalence MARGIN)"),
+    (["--equivalence", "1"], "error: --equivalence: '1' is not a ratio margin > 1"),
+    (["--equivalence", "1.25"], "error: --ratio: '1.5' is not inside the equivalence margin "
+     "[1/1.25, 1.25]"),
+    (["--draws", "0.5"], "error: --draws: '0.5' is not a whole number >= 1"),
+])
+def test_ratio_command_rejects_bad_values(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          arguments: list[str], message: str) -> None:
+    write_pilot(tmp_path / "pilot")
+    given = {"--runs": str(tmp_path / "pilot"), "--a": "cell=0", "--b": "cell=2",
+             "--ratio": "1.5"}
+    for flag, value in zip(arguments[::2], arguments[1::2], strict=True):
+        given[flag] = value.format(missing=tmp_path / "missing")
+    assert plan_main(["ratio", *itertools.chain.from_iterable(given.items())]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == message.format(missing=tmp_path / "missing") + "\n"

@@ -147,8 +147,9 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
 
 
 def hardness(probs: tuple[float, ...]) -> float:
-    """Best-arm-identification complexity H = sum over non-best arms of 1 / gap^2 (Audibert and
-    Bubeck 2010); the budget a fixed-budget algorithm needs grows like H log K."""
+    """Best-arm-identification complexity H = sum over non-best arms of 1 / gap^2: the H1 of
+    Audibert, Bubeck and Munos (2010) without its term for the best arm (1 / the smallest gap^2,
+    so H1 lies between H and 2 H); the budget a fixed-budget algorithm needs grows like H log K."""
     top = max(probs)
     return sum(1.0 / (top - p) ** 2 for p in probs if p < top)
 

@@ -1,6 +1,7 @@
 """Budget against hardness: the budget to 0.9 accuracy against H = sum over non-best arms of
-1/gap^2 (Audibert and Bubeck 2010) over several fixed bandits, per algorithm, and the slope of
-log budget on log H with a seed-bootstrap interval.
+1/gap^2 (``analysis.budget_to_target.hardness``; Audibert, Bubeck and Munos 2010) over several
+fixed bandits, per algorithm, and the slope of log budget on log H with a seed-bootstrap
+interval.
 
 All estimates use the odd seeds: REINFORCE's lr is chosen per bandit on the even seeds (the
 ``budget_to_target`` table's best-lr rows), and the algorithms are compared on the same seeds.

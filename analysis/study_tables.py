@@ -57,6 +57,8 @@ from study.spec.schema import CURVES_FILE
 HEADLINE_BUDGETS = (50, 200, 1000, 5000)
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
+CLAIM_COLUMN = f"exact_power_{CLAIM_SEEDS}_seeds"
+"""The power table's column of the exact power with ``CLAIM_SEEDS`` seeds."""
 TARGETS = (0.8, 0.9, 0.95, 0.99)
 """Accuracy targets of the sensitivity table (0.9 is the study's target)."""
 CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
@@ -439,15 +441,15 @@ def _planned(effect: float, chance: float, discordance: float,
                                         alpha)[0])
         return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
                 "exact_power_at_seeds_normal": plan.power_at_n_normal,
-                "exact_power_40_seeds": at_claim}
+                CLAIM_COLUMN: at_claim}
     if effect >= discordance:
         return {"seeds_exact": math.nan, "seeds_normal": math.nan,
-                "exact_power_at_seeds_normal": math.nan, "exact_power_40_seeds": math.nan}
+                "exact_power_at_seeds_normal": math.nan, CLAIM_COLUMN: math.nan}
     only_a, only_b = (discordance + effect) / 2, (discordance - effect) / 2
     plan = plan_mcnemar(only_a, only_b, TARGET_POWER, alpha)
     return {"seeds_exact": plan.n_exact, "seeds_normal": plan.n_normal,
             "exact_power_at_seeds_normal": plan.power_at_n_normal,
-            "exact_power_40_seeds": exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b, alpha)}
+            CLAIM_COLUMN: exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b, alpha)}
 
 
 def _prefix(study: str) -> str:

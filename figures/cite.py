@@ -1,14 +1,16 @@
 """Numbers in prose that know where they come from.
 
 The report writes numbers only through ``Cited`` values: a table's cell (read through
-``rows``/``first``/``smallest``/``largest``), a count of a table's rows that meet a query
-(``count``), a value of a study's config (``config_value``), or a named constant of the code
+``rows``/``first``/``last``/``smallest``/``largest``), a count of a table's rows that meet a query
+(``count``), a value of a study's manifest (``manifest_value``), or a named constant of the code
 (``constant``), and arithmetic on those (``a - b`` of one row stays traceable: its source is the
-expression). Formatting a ``Cited`` (``f"{x:.3f}"``) records the printed text and its source in a
-``Ledger`` and brackets the text with invisible marks, so the report can refuse any digit in its
-prose that no ``Cited`` wrote (``check_prose``) and a test can re-read every source from the files
-and compare the text (``verify``). Digits that are not results (a figure's number in a book, an
-exponent in a formula) are declared with ``literal``.
+expression of the row's columns; across sources it is ``derived`` from each). Formatting a
+``Cited`` (``f"{x:.3f}"``) records the printed text and its source in a ``Ledger`` and brackets
+the text with invisible marks that carry its entry's number, so the report can refuse any digit in
+its prose that no ``Cited`` wrote (``unmarked_digits``), note where in the report each entry
+landed (``placed``), and a test can read every source again from the files and compare the text
+(``expected_text``). Digits that are not results (a figure's number in a book, an exponent in a
+formula) are declared with ``Tables.literal``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import importlib
 import json
 import operator
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,8 +27,10 @@ from typing import Any
 
 import pandas as pd
 
-OPEN, CLOSE = "\x02", "\x03"
-MARKED = re.compile(f"{OPEN}[^{CLOSE}]*{CLOSE}")
+OPEN, SEPARATOR, CLOSE = "\x02", "\x1f", "\x03"
+MARKED = re.compile(f"{OPEN}(\\d+){SEPARATOR}([^{CLOSE}]*){CLOSE}")
+INDEX = "csv_row"
+"""The index of a table read for the report: its row in the CSV, which a cited cell names."""
 TEXT_COLUMNS = {"tied_lr": str}
 """Columns read as text even where every value looks like a number (a list of one lr)."""
 
@@ -35,8 +40,8 @@ class Source:
     """Where a number comes from. ``kind``: ``cell`` (``table`` = "study/name", ``row`` = its
     row in the CSV, ``expression`` = a column or a ``DataFrame.eval`` expression of the row's
     columns), ``count`` (rows of ``table`` meeting the ``DataFrame.query`` in ``expression``;
-    empty: every row), ``config`` (``table`` = the study, ``expression`` = the key in its
-    manifest's config), ``constant`` (``expression`` = a Python expression of dotted names, e.g.
+    empty: every row), ``manifest`` (``table`` = the study, ``expression`` = the dotted path in
+    its manifest), ``constant`` (``expression`` = a Python expression of dotted names, e.g.
     ``1 - analysis.families.ALPHA``), ``derived`` (a Python expression of ``x0``, ``x1``, ... the
     values of ``parts``, for arithmetic across sources) or ``literal`` (not a result)."""
 
@@ -49,21 +54,38 @@ class Source:
 
 @dataclass
 class Ledger:
-    """Every number the prose printed, in order: its text, its source and how it was formatted
-    (a format spec, or the name of a function in ``FORMATTERS``)."""
+    """Every number the prose printed, in order: its text, its source, how it was formatted (a
+    format spec, or a function of ``FORMATTERS`` by its qualified name) and, once the report has
+    taken the line it is in, where (``line`` of the report and ``column`` in it)."""
 
     entries: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self, text: str, source: Source, spec: str = "", formatter: str = "") -> str:
+        """Add an entry; return its text marked with the entry's number."""
+        if OPEN in text or CLOSE in text:
+            raise ValueError(f"cited text holds cited text: {text!r}")
         self.entries.append({"text": text, "kind": source.kind,
                              "source": json.dumps(asdict(source)), "spec": spec,
-                             "formatter": formatter})
-        return OPEN + text + CLOSE
+                             "formatter": formatter, "line": -1, "column": -1})
+        return f"{OPEN}{len(self.entries) - 1}{SEPARATOR}{text}{CLOSE}"
+
+    def placed(self, line: str, number: int) -> str:
+        """``line`` without its marks, noting for each marked entry that it is at ``number``
+        (a line of the report) and at which column."""
+        parts, end = [], 0
+        for match in MARKED.finditer(line):
+            parts.append(line[end:match.start()])
+            entry = self.entries[int(match.group(1))]
+            entry["line"], entry["column"] = number, sum(map(len, parts))
+            parts.append(match.group(2))
+            end = match.end()
+        parts.append(line[end:])
+        return "".join(parts)
 
     def frame(self) -> pd.DataFrame:
         """The ledger as a table (one row per printed number; ``source`` as JSON)."""
-        return pd.DataFrame(self.entries, columns=["text", "kind", "source", "spec",
-                                                   "formatter"])
+        return pd.DataFrame(self.entries, columns=["text", "kind", "source", "spec", "formatter",
+                                                   "line", "column"])
 
 
 FORMATTERS: dict[str, Callable[[Any], str]] = {}
@@ -71,9 +93,24 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {}
 
 
 def formatter(function: Callable[[Any], str]) -> Callable[[Any], str]:
-    """Register ``function`` as a formatter ``Cited.shown`` may use."""
-    FORMATTERS[function.__name__] = function
+    """Register ``function`` as a formatter ``Cited.shown`` may use, under its qualified name
+    (``figures.report.pvalue``), so that ``expected_text`` can import it again."""
+    FORMATTERS[_qualified(function)] = function
     return function
+
+
+def _qualified(function: Callable[[Any], str]) -> str:
+    module = function.__module__
+    if module == "__main__":  # run as ``python -m figures.report``: name the module, not main
+        spec = sys.modules["__main__"].__spec__
+        module = spec.name if spec is not None else module
+    return f"{module}.{function.__qualname__}"
+
+
+def plain(value: object) -> str:
+    """A value as an expression or a query writes it: ``0.1``, not numpy's
+    ``np.float64(0.1)``."""
+    return repr(value.item() if hasattr(value, "item") else value)
 
 
 def _binary(symbol: str, apply: Callable[[Any, Any], Any], reflected: bool = False):
@@ -105,9 +142,10 @@ class Cited:
 
     def shown(self, function: Callable[[Any], str]) -> str:
         """The value as ``function`` (a registered formatter) writes it, recorded."""
-        if FORMATTERS.get(function.__name__) is not function:
-            raise ValueError(f"{function.__name__} is not a registered formatter")
-        return self.ledger.record(function(self.value), self.source, formatter=function.__name__)
+        name = _qualified(function)
+        if FORMATTERS.get(name) is not function:
+            raise ValueError(f"{name} is not a registered formatter")
+        return self.ledger.record(function(self.value), self.source, formatter=name)
 
     def __float__(self) -> float:
         return float(self.value)
@@ -132,14 +170,14 @@ class Cited:
         value = apply(*(x.value if isinstance(x, Cited) else x for x in (left, right)))
         if len(places) == 1 and cited[0].source.kind in ("cell", "constant"):
             def term(x: object) -> str:
-                return f"({x.source.expression})" if isinstance(x, Cited) else repr(x)
+                return f"({x.source.expression})" if isinstance(x, Cited) else plain(x)
             first = cited[0].source
             source = Source(first.kind, first.table, first.row,
                             f"{term(left)} {symbol} {term(right)}")
         else:
             parts = tuple(c.source for c in cited)
             names = iter(f"x{i}" for i in range(len(parts)))
-            terms = [next(names) if isinstance(x, Cited) else repr(x) for x in (left, right)]
+            terms = [next(names) if isinstance(x, Cited) else plain(x) for x in (left, right)]
             source = Source("derived", expression=f"{terms[0]} {symbol} {terms[1]}",
                             parts=parts)
         return Cited(value, source, cited[0].ledger)
@@ -166,6 +204,9 @@ class Row:
     """One row of a table whose attributes are ``Cited`` cells."""
 
     def __init__(self, frame: pd.DataFrame, label: int, ledger: Ledger) -> None:
+        if frame.index.name != INDEX:  # reset, pivoted or joined: rows no longer name CSV rows
+            raise ValueError(f"{frame.attrs.get('table')}: cited rows must keep the CSV's rows "
+                             f"as their index ({INDEX})")
         self._frame, self._label, self._ledger = frame, label, ledger
 
     def __getattr__(self, column: str) -> Cited:
@@ -204,6 +245,7 @@ class Tables:
             frame = read_table(self.tables, table)
             if frame is not None:
                 frame.attrs["table"] = table
+                frame.index.name = INDEX
             self._read[table] = frame
         frame = self._read[table]
         return None if frame is None else frame.copy()
@@ -214,9 +256,11 @@ class Tables:
             yield Row(frame, label, self.ledger)
 
     def first(self, frame: pd.DataFrame) -> Row:
+        """The first row of ``frame``."""
         return Row(frame, frame.index[0], self.ledger)
 
     def last(self, frame: pd.DataFrame) -> Row:
+        """The last row of ``frame``."""
         return Row(frame, frame.index[-1], self.ledger)
 
     def smallest(self, frame: pd.DataFrame, expression: str) -> Cited:
@@ -297,7 +341,7 @@ def unmarked_digits(line: str) -> str:
 
 def unmark(text: str) -> str:
     """Text without the marks ``Ledger.record`` put around each cited number."""
-    return text.replace(OPEN, "").replace(CLOSE, "")
+    return MARKED.sub(lambda match: match.group(2), text)
 
 
 def value_of(source: dict[str, Any], tables: Path, runs: Path) -> Any:
@@ -313,7 +357,9 @@ def value_of(source: dict[str, Any], tables: Path, runs: Path) -> Any:
     if kind == "derived":
         values = {f"x{i}": value_of(part, tables, runs) for i, part in enumerate(source["parts"])}
         return eval(expression, values)
-    return _evaluate(expression)
+    if kind == "constant":
+        return _evaluate(expression)
+    raise ValueError(f"a source of kind {kind!r} has no value")
 
 
 def expected_text(entry: pd.Series | dict, tables: Path, runs: Path) -> str | None:
@@ -325,6 +371,7 @@ def expected_text(entry: pd.Series | dict, tables: Path, runs: Path) -> str | No
     value = value_of(source, tables, runs)
     name = entry["formatter"]
     if isinstance(name, str) and name:
+        importlib.import_module(name.rsplit(".", 1)[0])  # registers its formatters
         return FORMATTERS[name](value)
     spec = entry["spec"]
     return format(value, "" if pd.isna(spec) else spec)

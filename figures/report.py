@@ -22,8 +22,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.families import ALPHA
+from analysis.study_tables import CLAIM_COLUMN
 from analysis.tables import latex_macros, p_text
-from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
+from figures.cite import MARKED, Cited, Tables, formatter, plain, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from study.spec import registry
 from study.spec.atomic import write_files
@@ -88,11 +89,6 @@ def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
     return query + (f" and cost == {plain(table['cost'].min())}" if "cost" in table else "")
 
 
-def plain(value: object) -> str:
-    """A value as a query writes it: ``0.1``, not numpy's ``np.float64(0.1)``."""
-    return repr(value.item() if hasattr(value, "item") else value)
-
-
 def ratio_verdict(row: object) -> str:
     """What a budget ratio (REINFORCE over another algorithm) shows: fewer or more rollouts
     (95% interval below or above 1), within the margin (TOST), both, or neither."""
@@ -152,11 +148,11 @@ class Report:
     def add(self, *lines: str) -> None:
         """Lines of the report. A digit in a line of prose (not a heading, a table or a figure
         link) that no cited value wrote is a number typed into the prose: refused."""
-        for line in lines:
+        for line in (part for text in lines for part in text.split("\n")):
             if not line.startswith(("#", "|", "![")) and unmarked_digits(line):
                 raise ValueError("a number in the report's prose has no source (cited numbers "
                                  f"shown as ~): {MARKED.sub('~', line)[:300]!r}")
-            self.lines.append(unmark(line))
+            self.lines.append(self.cite.ledger.placed(line, len(self.lines)))
 
     def figure(self, name: str, caption: str) -> None:
         path = self.figures / f"{name}.png"
@@ -189,7 +185,8 @@ class Report:
         """How often a paired table's Newcombe interval and exact test disagree, and which
         decides."""
         return (f"In {self.cite.count(table, '~interval_agrees')} of {self.cite.count(table)} "
-                "rows the Newcombe interval and the exact McNemar test disagree about a "
+                f"rows the {self.level:.0%} Newcombe interval and the exact McNemar test disagree "
+                "about a "
                 "difference of zero: the interval approximates the test, so they can part near "
                 f"p = {self.alpha:g} and when the discordant seeds are few and all on one side; "
                 "the exact test decides, and the tables flag those rows (`interval_agrees`).")
@@ -620,7 +617,7 @@ class Report:
         largest = self.cite.largest(power, "effect_of_interest")
         self.add(f"Against chance, {claim} seeds have exact power (at level "
                  f"{first.alpha_per_test:.3g}) "
-                 + ", ".join(f"{r.exact_power_40_seeds:.2f} for a gain of "
+                 + ", ".join(f"{r[CLAIM_COLUMN]:.2f} for a gain of "
                              f"{r.effect_of_interest:g}" for r in self.cite.rows(chance))
                  + f"; a paired difference of {largest:g} needs "
                  + ", ".join(f"{self._seeds_text(r)} ({r.comparison}, {r.budget:,})"
@@ -711,7 +708,8 @@ class Report:
                  f"whose verdict is \"unresolved\". \"equivalent within +-{margin:g}\" means the "
                  f"{self.level90:.0%} interval (two one-sided tests at {self.alpha:g}, per row, "
                  f"not adjusted for the family) lies inside +-{margin:g}, a margin stated before "
-                 "the run; a significant difference whose interval is also inside it is "
+                 f"the run; a significant difference whose {self.level90:.0%} interval is also "
+                 "inside it is "
                  "reported as smaller than the margin; anything else is \"unresolved\". Where "
                  "both arms are right on nearly every seed (as at the largest budgets) an "
                  "equivalence says only that both have solved the bandit.", "")
@@ -947,9 +945,9 @@ class Report:
 METHODS = (
     ("Wilson score interval", "(p + z^2/2n +- z sqrt(p(1 - p)/n + z^2/4n^2)) / (1 + z^2/n) for "
      "k of n seeds right, p = k/n", "Wilson 1927; Brown, Cai and DasGupta 2001"),
-    ("exact binomial test against chance", "one-sided p = P(Bin(n, 1/K) >= k); two-sided, the "
-     "sum of P(Bin(n, 1/K) = j) over every j no more likely than k",
-     "`scipy.stats.binomtest`"),
+    ("exact binomial test against chance", "with k of n seeds right and chance c (the best "
+     "arms' share of the K arms), one-sided p = P(Bin(n, c) >= k); two-sided, the sum of "
+     "P(Bin(n, c) = j) over every j no more likely than k", "`scipy.stats.binomtest`"),
     ("exact McNemar test", "with b seeds right only in cell A and c only in B, "
      "p = min(1, 2 P(Bin(b + c, 1/2) <= min(b, c)))", "McNemar 1947; Fagerland, Lydersen and "
      "Laake 2013"),
@@ -957,24 +955,28 @@ METHODS = (
      "limits from each accuracy's Wilson limits and the phi correlation of the paired outcomes",
      "Newcombe 1998, method 10"),
     ("two one-sided tests (TOST)", "equivalent within +-d when both one-sided tests at level "
-     "alpha reject, i.e. the (1 - 2 alpha) interval lies inside (-d, d); per-arm cells: two exact "
-     "binomial tests at chance +- d", "Schuirmann 1987"),
+     "alpha reject, i.e. the (1 - 2 alpha) interval lies inside (-d, d), per row; per-arm cells "
+     "against chance: two exact binomial tests at c - d and c + d, the larger p Holm-adjusted in "
+     "its own family", "Schuirmann 1987"),
     ("Holm's step-down method", "with p-values sorted p_(1) <= ... <= p_(m), reject while "
      "p_(i) <= alpha / (m - i + 1); adjusted p_(i) = max over j <= i of min(1, (m - j + 1) p_(j))",
      "Holm 1979; `statsmodels.stats.multitest.multipletests`"),
     ("percentile seed bootstrap", "resample the seeds with replacement (all checkpoints of a "
      "seed together, both cells of a pair together), recompute, take the alpha/2 and "
      "1 - alpha/2 quantiles", "Efron and Tibshirani 1993"),
-    ("sup-t simultaneous band", "estimate +- c se at every checkpoint, c the (1 - alpha) "
-     "quantile over bootstrap resamples of max over checkpoints of |resampled - estimate| / se",
-     "Montiel Olea and Plagborg-Moller 2019"),
+    ("sup-t simultaneous band", "at every checkpoint the estimate minus f times its distance "
+     "to the lower Wilson limit, and plus f times its distance to the upper one (clipped to "
+     "[0, 1]), with f the (1 - alpha) quantile over seed-bootstrap resamples of the largest, over "
+     "checkpoints, deviation of the resampled curve from the estimate in units of the Wilson "
+     "half-width on its side, and f at least 1", "Montiel Olea and Plagborg-Moller 2019"),
     ("Clopper-Pearson bound", "the exact binomial limit for a share of seeds, used where fewer "
      "than a settled number of seeds differ", "Clopper and Pearson 1934"),
     ("exact power", "sum over outcomes of their probability under the stated effect times "
      "whether the exact test rejects; the normal approximations beside it are Cohen's h "
      "(binomial) and Connor's formula (McNemar)", "Connor 1987; Chernick and Liu 2002 on the "
      "sawtooth"),
-    ("hardness", "H = sum over arms a other than the best of 1 / (p_best - p_a)^2",
+    ("hardness", "H = sum over the arms a other than the best of 1 / (p_best - p_a)^2, the "
+     "complexity H1 of the reference without its term for the best arm (1 / the smallest gap^2)",
      "Audibert, Bubeck and Munos 2010"),
 )
 """Each test and interval of the report: name, formula, reference (for the Methods section)."""

@@ -75,6 +75,28 @@ def test_the_report_refuses_a_typed_number(tables: Tables, tmp_path: Path) -> No
     assert report.lines[0] == "cited: 50 rollouts"
 
 
+def test_the_report_notes_where_each_number_landed(tables: Tables, tmp_path: Path) -> None:
+    report = Report(tables.tables, tmp_path, tables.runs, tmp_path / "report.md")
+    frame = report.table("study", "accuracy")
+    row = report.cite.first(frame)
+    report.add("# a heading", f"first {row.budget:,}\nthen {row.accuracy:.2f} and {row.budget}")
+    assert report.lines == ["# a heading", "first 50", "then 0.50 and 50"]
+    placed = [(e["text"], e["line"], e["column"]) for e in report.cite.ledger.entries]
+    assert placed == [("50", 1, 6), ("0.50", 2, 5), ("50", 2, 14)]
+
+
+def test_rows_must_keep_their_csv_rows_and_numpy_numbers_stay_readable(tables: Tables) -> None:
+    frame = tables.read("study", "accuracy")
+    with pytest.raises(ValueError, match="CSV's rows"):
+        tables.first(frame.reset_index(drop=True))
+    # A numpy number in arithmetic is written as a plain number in the source's expression.
+    text = f"{tables.first(frame).accuracy * frame['budget'].iat[0]:g}"
+    assert unmark(text) == "25"
+    entry = entries(tables)[-1]
+    assert entry["source"].count("np.") == 0
+    assert expected_text(entry, tables.tables, tables.runs) == "25"
+
+
 def test_arithmetic_across_rows_is_derived_and_checked(tables: Tables) -> None:
     frame = tables.read("study", "accuracy")
     first, last = tables.first(frame), tables.last(frame)

@@ -1,4 +1,5 @@
-"""Successive rejects (Audibert and Bubeck 2010), fixed-budget best-arm identification.
+"""Successive rejects (Audibert, Bubeck and Munos 2010): fixed-budget best-arm
+identification.
 
 With log-bar(K) = 1/2 + sum_{i=2..K} 1/i and n_k = ceil((B - K) / (log-bar(K) (K + 1 - k))) (0 if
 negative), phase k = 1 .. K - 1 pulls each surviving arm n_k - n_{k-1} more times, then rejects the
@@ -15,7 +16,7 @@ LEARNER = Learner(
     display="successive rejects",
     nested=False,
     streams=("main", "phase_tie_break"),
-    summary="Audibert and Bubeck (2010): K - 1 phases, the worst arm rejected after each",
+    summary="Audibert, Bubeck and Munos (2010): K - 1 phases, the worst arm rejected after each",
 )
 
 

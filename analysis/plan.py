@@ -437,6 +437,12 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
         f"{p:.3f} at {n} ({d} draws)" for n, p, d in zip(plan.seeds, plan.power, plan.draws,
                                                           strict=True) if d)
           + "  (Monte Carlo, draws of n pilot seeds; smaller n are not needed)")
+    print("  n counts the seeds the test runs on: the study tests a best lr's ratio on the odd "
+          "seeds only (the even ones choose it), so its config needs twice n seeds there")
+    if ratio > plan.observed:
+        print(f"  A's checkpoints were stretched past the pilot's largest budget (by "
+              f"{ratio / plan.observed:.4g}): resamples that would not reach {TARGET:g} within "
+              "the study's grid may reach it here, so the power is optimistic")
     return 0
 
 

@@ -15,6 +15,7 @@ formula) are declared with ``Tables.literal``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import operator
@@ -302,10 +303,19 @@ class Tables:
 
 
 def read_table(tables: Path, table: str) -> pd.DataFrame | None:
-    """``tables/<study>/<name>.csv``, or None where it is missing or empty."""
+    """``tables/<study>/<name>.csv``, or None where it is missing or empty (a fresh copy)."""
     path = tables / f"{table}.csv"
     if not path.is_file():
         return None
+    stat = path.stat()
+    frame = _read_csv(str(path), stat.st_mtime_ns, stat.st_size)
+    return None if frame is None else frame.copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _read_csv(path: str, modified: int, size: int) -> pd.DataFrame | None:
+    # Keyed by the file's time and size too, so a table written again is read again; checking
+    # every number of a report reads each table hundreds of times.
     try:
         return pd.read_csv(path, dtype=TEXT_COLUMNS)
     except pd.errors.EmptyDataError:

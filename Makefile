@@ -49,7 +49,7 @@ $(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet $(ANALYSIS_CODE)
 $(OUT)/figures/index.json: $(STUDY_TABLES) $(FIGURE_CODE)
 	$(PY) -m figures $(OUT)/tables --out $(OUT)/figures
 
-$(OUT)/report.md: $(OUT)/figures/index.json $(STUDY_TABLES) figures/report.py
+$(OUT)/report.md: $(OUT)/figures/index.json $(STUDY_TABLES) figures/report.py figures/cite.py
 	$(PY) -m figures.report --tables $(OUT)/tables --figures $(OUT)/figures --runs $(OUT) --out $@
 
 all: $(OUT)/report.md ## regenerate every output: runs, tables, figures, report.md, numbers.tex

@@ -111,6 +111,24 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
               "(finite = false); they count as wrong", file=sys.stderr)
 
 
+def run_config(config: StudyConfig, out_dir: Path | None, seeds: int | None,
+               threads: int | None, quiet: bool, cache_dir: Path | None = None,
+               backend: Backend | None = None, shard_seeds: int | None = None) -> Path:
+    """Check the run's options, simulate ``config`` and write it (``run_and_write``); return the
+    folder written (``out_dir``, by default ``out/<study name>``). Raises ``ConfigError`` for
+    a bad option, before anything is simulated."""
+    if seeds is not None:
+        config = config.with_seeds(seeds)
+    out_dir = out_dir or study_out_dir(config.name)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError("--out", str(out_dir), "is not a folder")
+    _set_threads(threads)
+    if shard_seeds is not None and not 1 <= shard_seeds <= 10**7:
+        raise ConfigError("--shard-seeds", shard_seeds, "is outside [1, 10000000]")
+    run_and_write(config, out_dir, quiet, cache_dir, backend, shard_seeds)
+    return out_dir
+
+
 def _backend(args: argparse.Namespace) -> Backend:
     """The backend the options ask for (``quick`` always runs locally)."""
     name = getattr(args, "backend", "local")
@@ -142,18 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _summarize(args.dir)
             return 0
         path = CONFIG_DIR / "quick.toml" if args.command == "quick" else args.config
-        config = load_config(path)
-        if args.seeds is not None:
-            config = config.with_seeds(args.seeds)
-        out_dir = args.out or study_out_dir(config.name)
-        if out_dir.exists() and not out_dir.is_dir():
-            raise ConfigError("--out", str(out_dir), "is not a folder")
-        _set_threads(args.threads)
-        shard_seeds = getattr(args, "shard_seeds", None)
-        if shard_seeds is not None and not 1 <= shard_seeds <= 10**7:
-            raise ConfigError("--shard-seeds", shard_seeds, "is outside [1, 10000000]")
-        run_and_write(config, out_dir, args.quiet, getattr(args, "cache", None),
-                      _backend(args), shard_seeds)
+        out_dir = run_config(load_config(path), args.out, args.seeds, args.threads, args.quiet,
+                             getattr(args, "cache", None), _backend(args),
+                             getattr(args, "shard_seeds", None))
         if args.command == "quick":
             _summarize(out_dir)
     except ConfigError as error:

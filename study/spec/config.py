@@ -147,6 +147,14 @@ def parse_config(text: str, source: str = "config") -> StudyConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError("config", source, f"is not valid TOML ({error})") from None
+    return config_from_dict(data)
+
+
+def config_from_dict(data: object) -> StudyConfig:
+    """Validate a config given as the dict its TOML would parse to (``{"study": {...}, "grid":
+    {...}, "analysis": {...}}``, lists as lists); raise ``ConfigError`` naming the first field
+    that is wrong."""
+    data = _table("config", data)
     _check_keys("config", data, {"study", "grid", "analysis"}, required={"study", "grid"})
     study = _table("study", data["study"])
     grid = _table("grid", data["grid"])

@@ -1,0 +1,365 @@
+"""The study from Python, for notebooks: run a config and get its runs table, load a finished
+study, and call the analysis on it.
+
+Everything here goes through the same code as ``python -m study`` and ``python -m analysis``:
+the same validation (a bad value raises ``ConfigError``, a ``ValueError`` whose message is the
+CLI's one line, where the CLI exits with status 2), the same shard cache (a run repeated with
+the same config and root seed reuses its shards and returns the same table) and the same
+tests, intervals and planner.
+
+Examples
+--------
+>>> import study.api as bandits
+>>> runs = bandits.run({"study": {"name": "mine", "root_seed": 1, "seeds": 400},
+...                     "grid": {"probs": [[0.5, 0.6]], "budgets": [10, 100, 1000]}},
+...                    out="out/mine")
+>>> bandits.accuracy(runs)[["budget", "accuracy", "ci_low", "ci_high"]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import plan as _plan
+from analysis.accuracy import CELL_KEYS, accuracy_table
+from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
+from analysis.budget_to_target import budget_ratio as _budget_ratio
+from analysis.budget_to_target import budget_to_target as _budget_to_target
+from analysis.families import ALPHA
+from analysis.paired import compare_cells, outcome_matrix
+from analysis.plan import Plan, RatioPlan, select_cell
+from study.cli import run_config
+from study.orchestration.storage import read_manifest, read_runs
+from study.spec.config import ConfigError, StudyConfig, config_from_dict, load_config
+from study.spec.schema import CURVES_FILE, RUNS_FILE
+
+__all__ = ["ConfigError", "Plan", "RatioPlan", "Study", "accuracy", "budget_ratio",
+           "budget_to_target", "cell", "cells", "compare", "load", "plan_binomial", "plan_mcnemar",
+           "plan_ratio", "plot_accuracy", "run"]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A finished study as ``load`` reads it.
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        One row per (cell, seed, budget checkpoint) (``study.spec.schema``).
+    manifest : dict
+        The config, root seed, versions and timings the run recorded.
+    curves : pandas.DataFrame or None
+        Per-step curves, for a study with ``curves = true``.
+    """
+
+    runs: pd.DataFrame
+    manifest: dict[str, Any]
+    curves: pd.DataFrame | None
+
+
+def _config(config: Mapping[str, Any] | str | Path | StudyConfig) -> StudyConfig:
+    if isinstance(config, StudyConfig):
+        return config
+    if isinstance(config, str | Path):
+        return load_config(config)
+    if isinstance(config, Mapping):
+        return config_from_dict(dict(config))
+    raise ConfigError("config", type(config).__name__, "is not a dict, a path or a StudyConfig")
+
+
+def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | None = None, *,
+        seeds: int | None = None, threads: int | None = None,
+        progress: bool = False) -> pd.DataFrame:
+    """Simulate a study and return its runs table.
+
+    Parameters
+    ----------
+    config : dict, str, Path or StudyConfig
+        The config as the dict its TOML parses to (``{"study": {...}, "grid": {...}}``), or the
+        path of a TOML file (``study/configs/*.toml``).
+    out : str or Path, optional
+        Folder for ``runs.parquet`` and ``manifest.json``; by default ``out/<study name>``.
+        Shards are cached beside it (``cache/<folder name>``), as by the CLI.
+    seeds : int, optional
+        Replaces ``study.seeds``.
+    threads : int, optional
+        numba threads (results do not depend on it).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (cell, seed, budget), as ``runs.parquet``.
+
+    Raises
+    ------
+    ConfigError
+        A field of the config or an argument is not usable; the message names it and its value.
+    """
+    folder = run_config(_config(config), None if out is None else Path(out), seeds, threads,
+                        quiet=not progress)
+    return read_runs(folder)
+
+
+def load(out: str | Path) -> Study:
+    """Read a finished study's folder (``runs.parquet``, ``manifest.json`` and the curves).
+
+    Parameters
+    ----------
+    out : str or Path
+        A folder ``python -m study run`` or ``run`` wrote.
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    ConfigError
+        The folder has no runs table.
+    """
+    folder = Path(out)
+    if not (folder / RUNS_FILE).is_file():
+        raise ConfigError("out", str(folder), f"has no {RUNS_FILE}")
+    curves = folder / CURVES_FILE
+    return Study(read_runs(folder), read_manifest(folder),
+                 pd.read_parquet(curves) if curves.is_file() else None)
+
+
+def cells(runs: pd.DataFrame) -> pd.DataFrame:
+    """The cells of a runs table, one row each, with the columns that define them.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...).
+    """
+    return runs.drop_duplicates("cell")[list(CELL_KEYS)].reset_index(drop=True)
+
+
+def cell(runs: pd.DataFrame, **where: object) -> int:
+    """The one cell whose columns equal ``where``, e.g. ``cell(runs, algorithm="uniform")``.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+    **where
+        Cell columns and their values (numbers compared as numbers).
+
+    Returns
+    -------
+    int
+        The cell's id (the ``cell`` column).
+
+    Raises
+    ------
+    ValueError
+        No cell, or more than one, matches.
+    """
+    return select_cell(cells(runs), {key: str(value) for key, value in where.items()})
+
+
+def _cell_id(runs: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
+    return int(chosen) if not isinstance(chosen, Mapping) else cell(runs, **chosen)
+
+
+def accuracy(runs: pd.DataFrame, confidence: float = 0.95,
+             method: str = "wilson") -> pd.DataFrame:
+    """Best-arm accuracy per (cell, budget) with its interval over seeds.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+    confidence : float
+        Level of the interval.
+    method : {"wilson", "exact"}
+        Wilson score or Clopper-Pearson interval (``scipy.stats.binomtest``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The cell's columns, ``budget``, ``seeds``, ``correct``, ``non_finite``, ``accuracy``,
+        ``ci_low``, ``ci_high``.
+    """
+    return accuracy_table(runs, method=method, confidence=confidence)
+
+
+def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[str, object],
+            seeds: np.ndarray | None = None) -> pd.DataFrame:
+    """Cell A against cell B at each budget, paired by seed (common random numbers).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+    a, b : int or dict
+        Cell ids, or column values that pick one cell each (as ``cell``).
+    seeds : numpy.ndarray, optional
+        Only these seeds (a cell chosen on some seeds is tested on the others).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per budget: accuracies, difference with its 95% (and 90%) Newcombe interval, discordant
+        seeds, the exact McNemar p-value and whether interval and test agree.
+    """
+    return compare_cells(runs, _cell_id(runs, a), _cell_id(runs, b), seeds)
+
+
+def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
+                     target: float = TARGET) -> BudgetEstimate:
+    """The budget at which a cell's accuracy reaches ``target``, with a seed-bootstrap interval.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+    chosen : int or dict
+        The cell, by id or by column values.
+    target : float
+        The accuracy to reach.
+
+    Returns
+    -------
+    BudgetEstimate
+        ``estimate``, ``ci_low``, ``ci_high`` (95% percentile bootstrap over whole seeds), and
+        whether it was ``reached`` within the checkpoints (else a lower bound).
+    """
+    correct, budgets = outcome_matrix(runs, _cell_id(runs, chosen))
+    return _budget_to_target(correct, budgets, target)
+
+
+def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
+                 b: int | Mapping[str, object], target: float = TARGET) -> BudgetRatio:
+    """A's budget to ``target`` over B's, seeds paired, with percentile bootstrap intervals.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+    a, b : int or dict
+        The cells, by id or by column values.
+    target : float
+
+    Returns
+    -------
+    BudgetRatio
+        ``ratio``, its 95% (``ci_low``, ``ci_high``) and 90% intervals, and ``equivalent(m)``:
+        the two one-sided tests against a ratio margin m.
+    """
+    correct_a, budgets = outcome_matrix(runs, _cell_id(runs, a))
+    correct_b, budgets_b = outcome_matrix(runs, _cell_id(runs, b))
+    return _budget_ratio(correct_a, correct_b, budgets, target, budgets_b=budgets_b)
+
+
+def plot_accuracy(table: pd.DataFrame, ax: Any = None) -> Any:
+    """Accuracy against budget, a line per cell with its interval as a band, log budget axis.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        An ``accuracy`` table.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from figures.style import OKABE_ITO
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    for i, (_, rows) in enumerate(table.groupby("cell", sort=True)):
+        first = rows.iloc[0]
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        label = f"{first['algorithm']}, lr {first['lr']:g}, {first['baseline']}"
+        ax.plot(rows["budget"], rows["accuracy"], marker="o", color=colour, label=label)
+        ax.fill_between(rows["budget"], rows["ci_low"], rows["ci_high"], color=colour,
+                        alpha=0.25, linewidth=0)
+    ax.set_xscale("log")
+    ax.set_xlabel("budget (rollouts)")
+    ax.set_ylabel("best-arm accuracy")
+    ax.set_title("bands: the table's intervals over seeds (ci_low to ci_high)",
+                 fontsize="small")
+    ax.legend(fontsize="small")
+    return ax.figure
+
+
+def plan_binomial(accuracy: float, chance: float, power: float = 0.8,
+                  alpha: float = ALPHA) -> Plan:
+    """Seeds the one-sided exact binomial test of accuracy > chance needs.
+
+    Parameters
+    ----------
+    accuracy : float
+        The accuracy to detect, stated before the run.
+    chance : float
+        The never-training sampler's accuracy (1/K for one best arm of K).
+    power, alpha : float
+        Target power and level of the test.
+
+    Returns
+    -------
+    Plan
+        ``n_exact`` (smallest n from which the exact power stays >= ``power``), ``n_first``,
+        ``n_normal`` (normal approximation) and the exact power there.
+    """
+    return _plan.plan_binomial(accuracy, chance, power, alpha)
+
+
+def plan_mcnemar(only_a: float, only_b: float, power: float = 0.8,
+                 alpha: float = ALPHA) -> Plan:
+    """Seeds the two-sided exact McNemar test of two cells on the same seeds needs.
+
+    Parameters
+    ----------
+    only_a, only_b : float
+        Stated shares of seeds only cell A, and only cell B, gets right (their difference is the
+        accuracy difference, their sum the discordance).
+    power, alpha : float
+
+    Returns
+    -------
+    Plan
+    """
+    return _plan.plan_mcnemar(only_a, only_b, power, alpha)
+
+
+def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
+               b: int | Mapping[str, object], ratio: float, margin: float | None = None,
+               power: float = 0.8) -> RatioPlan:
+    """Seeds the paired bootstrap test of two cells' budgets to 0.9 needs, from a pilot.
+
+    Parameters
+    ----------
+    pilot : pandas.DataFrame
+        A pilot study's runs table.
+    a, b : int or dict
+        The two cells, by id or by column values.
+    ratio : float
+        A's budget over B's to plan for, stated before the run (the pilot gives the curves'
+        shapes and the seeds' pairing, never the effect).
+    margin : float, optional
+        Plan the equivalence test (ratio within [1 / margin, margin]) instead of the difference.
+    power : float
+
+    Returns
+    -------
+    RatioPlan
+        ``n_exact`` (Monte Carlo power of the study's own test), ``n_normal`` and the power at
+        each n tried.
+    """
+    correct_a, budgets_a = outcome_matrix(pilot, _cell_id(pilot, a))
+    correct_b, budgets_b = outcome_matrix(pilot, _cell_id(pilot, b))
+    return _plan.plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power)

@@ -1,0 +1,92 @@
+"""The Python API: the README's notebook example runs as printed, and the API is the CLI's code
+(same validation, same cache, same results); the console command is installed."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import study.api as bandits
+from conftest import REPO
+from study.cli import main
+from study.spec.schema import RUNS_FILE
+
+CONFIG = {"study": {"name": "api_check", "root_seed": 11, "seeds": 64},
+          "grid": {"probs": [[0.5, 0.7]], "lr": [0.5], "budgets": [10, 100]}}
+TOML = """[study]
+name = "api_check"
+root_seed = 11
+seeds = 64
+
+[grid]
+probs = [[0.5, 0.7]]
+lr = [0.5]
+budgets = [10, 100]
+"""
+
+
+def readme_example() -> str:
+    """The Python block of the README's section "From Python (notebooks)"."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("### From Python (notebooks)", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(readme_example(), "README.md", "exec"), namespace)
+    table = namespace["table"]
+    assert (tmp_path / "out" / "two_arms" / "accuracy.png").stat().st_size > 1000
+    assert set(table["lr"]) == {0.1, 1.0} and set(table["budget"]) == {10, 100, 1000}
+    # Each interval holds its accuracy; the printed table is the README's.
+    assert ((table["ci_low"] <= table["accuracy"]) & (table["accuracy"] <= table["ci_high"])).all()
+    assert "ci_high" in capsys.readouterr().out
+
+
+def test_the_api_is_the_cli(tmp_path: Path) -> None:
+    runs = bandits.run(CONFIG, out=tmp_path / "api")
+    (tmp_path / "api_check.toml").write_text(TOML)
+    assert main(["run", str(tmp_path / "api_check.toml"), "--out", str(tmp_path / "cli"),
+                 "--quiet"]) == 0
+    from_cli = pd.read_parquet(tmp_path / "cli" / RUNS_FILE)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "api" / RUNS_FILE), from_cli)
+    loaded = bandits.load(tmp_path / "api")
+    assert loaded.manifest["config"]["name"] == "api_check" and len(loaded.runs) == len(runs)
+    # The same config again reuses every shard of the cache.
+    bandits.run(CONFIG, out=tmp_path / "api")
+    assert bandits.load(tmp_path / "api").manifest["shards_reused"] == \
+        bandits.load(tmp_path / "api").manifest["shards"]
+    cell = bandits.cell(runs, algorithm="reinforce")
+    compared = bandits.compare(runs, cell, cell)
+    assert (compared["difference"] == 0).all() and (compared["p_value"] == 1).all()
+
+
+def test_the_api_raises_the_clis_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = {**CONFIG, "grid": {**CONFIG["grid"], "lr": [-1]}}
+    with pytest.raises(bandits.ConfigError) as raised:
+        bandits.run(bad, out=tmp_path / "bad")
+    (tmp_path / "bad.toml").write_text(TOML.replace("lr = [0.5]", "lr = [-1]"))
+    assert main(["run", str(tmp_path / "bad.toml"), "--out", str(tmp_path / "bad_cli")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {raised.value}"
+    assert not (tmp_path / "bad").exists()
+    with pytest.raises(bandits.ConfigError, match=r"^out: .* has no runs\.parquet"):
+        bandits.load(tmp_path)
+
+
+def test_the_console_command_is_installed() -> None:
+    found = [e for e in importlib.metadata.entry_points(group="console_scripts")
+             if e.name == "bandit-study"]
+    assert [e.value for e in found] == ["study.cli:main"]
+    script = Path(sys.executable).parent / "bandit-study"
+    done = subprocess.run([str(script), "summarize", str(REPO / "no-such-folder")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: dir: ")

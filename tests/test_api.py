@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import math
 import re
 import subprocess
 import sys
@@ -13,6 +14,9 @@ import pandas as pd
 import pytest
 
 import study.api as bandits
+from analysis.budget_to_target import budget_to_target
+from analysis.paired import outcome_matrix
+from analysis.plan import plan_binomial
 from conftest import REPO
 from study.cli import main
 from study.spec.schema import RUNS_FILE
@@ -67,6 +71,13 @@ def test_the_api_is_the_cli(tmp_path: Path) -> None:
     cell = bandits.cell(runs, algorithm="reinforce")
     compared = bandits.compare(runs, cell, cell)
     assert (compared["difference"] == 0).all() and (compared["p_value"] == 1).all()
+    # The analysis functions are the package's own, on the cell the selector picks.
+    assert bandits.budget_to_target(runs, {"algorithm": "reinforce"}) == \
+        budget_to_target(*outcome_matrix(runs, cell))
+    # A cell against itself: ratio 1, or NaN where it never reaches 0.9 (then neither does).
+    ratio = bandits.budget_ratio(runs, cell, cell).ratio
+    assert ratio == 1 or math.isnan(ratio)
+    assert bandits.plan_binomial(0.6, 1 / 3) == plan_binomial(0.6, 1 / 3)
 
 
 def test_the_api_raises_the_clis_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

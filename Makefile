@@ -2,6 +2,10 @@
 # or the code it depends on changes. `make help` lists the targets.
 
 PYTHON ?= python3.11
+# Two targets at a time: studies' simulations and analyses overlap, so `make all` keeps both
+# cores busy (measured: 24 min against 28.5 one target at a time, from empty caches; the runs,
+# tables and report byte for byte the same).
+MAKEFLAGS += --jobs=2
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed

@@ -75,14 +75,29 @@ _TWIN_KEYS = ("algorithm", "baseline", "lr", "group_size", "reward_model", "envi
 """What identifies a hypothesis across cost twins (all but the cell ids and the cost)."""
 
 
+def plain(value: object) -> str:
+    """A value as an expression or a query writes it: ``0.1``, not numpy's
+    ``np.float64(0.1)``."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
+def hypothesis_query(table: pd.DataFrame, family: str, family_column: str = "family",
+                     adjusted: str | None = None) -> str:
+    """The ``DataFrame.query`` (Python engine) that picks the distinct hypotheses of ``family``
+    in a whole table: its rows at the table's first cost (the others are their twins: one
+    simulation, one hypothesis) and, with ``adjusted``, with an adjusted p-value (rows without
+    one are tested in another table)."""
+    query = f"{family_column} == {family!r}"
+    if "cost" in table:
+        query += f" and cost == {plain(table['cost'].min())}"
+    return query + (f" and {adjusted}.notna()" if adjusted is not None else "")
+
+
 def family_sizes(table: pd.DataFrame, family_column: str = "family",
                  adjusted: str | None = None) -> dict[str, int]:
-    """How many distinct hypotheses each family of ``table`` holds (rows at the table's first
-    cost: the others are their twins); rows without an ``adjusted`` p-value (tested in another
-    table) are not counted."""
-    counted = table
-    if "cost" in counted:
-        counted = counted[counted["cost"] == counted["cost"].min()]
-    if adjusted is not None:
-        counted = counted[counted[adjusted].notna()]
-    return {str(family): len(rows) for family, rows in counted.groupby(family_column, sort=False)}
+    """How many distinct hypotheses (``hypothesis_query``) each family of ``table`` holds;
+    families with none here are left out."""
+    sizes = {str(family): len(table.query(hypothesis_query(table, family, family_column,
+                                                           adjusted), engine="python"))
+             for family in table[family_column].dropna().drop_duplicates()}
+    return {family: size for family, size in sizes.items() if size}

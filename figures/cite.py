@@ -28,6 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.families import plain
+
 OPEN, SEPARATOR, CLOSE = "\x02", "\x1f", "\x03"
 MARKED = re.compile(f"{OPEN}(\\d+){SEPARATOR}([^{CLOSE}]*){CLOSE}")
 INDEX = "csv_row"
@@ -106,12 +108,6 @@ def _qualified(function: Callable[[Any], str]) -> str:
         spec = sys.modules["__main__"].__spec__
         module = spec.name if spec is not None else module
     return f"{module}.{function.__qualname__}"
-
-
-def plain(value: object) -> str:
-    """A value as an expression or a query writes it: ``0.1``, not numpy's
-    ``np.float64(0.1)``."""
-    return repr(value.item() if hasattr(value, "item") else value)
 
 
 def _binary(symbol: str, apply: Callable[[Any, Any], Any], reflected: bool = False):
@@ -226,7 +222,7 @@ class Row:
         ``ci_high - ci_low``."""
         if expression in self._frame.columns:
             return self[expression]
-        value = self._frame.loc[[self._label]].eval(expression).iat[0]
+        value = _values(self._frame.loc[[self._label]], expression).iat[0]
         return Cited(value, Source("cell", self._frame.attrs["table"], int(self._label),
                                    expression), self._ledger)
 
@@ -237,19 +233,14 @@ class Tables:
 
     def __init__(self, tables: Path, runs: Path) -> None:
         self.tables, self.runs, self.ledger = tables, runs, Ledger()
-        self._read: dict[str, pd.DataFrame | None] = {}
 
     def read(self, study: str, name: str) -> pd.DataFrame | None:
         """One table of one study, or None where it was not made or has no rows."""
-        table = f"{study}/{name}"
-        if table not in self._read:
-            frame = read_table(self.tables, table)
-            if frame is not None:
-                frame.attrs["table"] = table
-                frame.index.name = INDEX
-            self._read[table] = frame
-        frame = self._read[table]
-        return None if frame is None else frame.copy()
+        frame = read_table(self.tables, f"{study}/{name}")
+        if frame is not None:
+            frame.attrs["table"] = f"{study}/{name}"
+            frame.index.name = INDEX
+        return frame
 
     def rows(self, frame: pd.DataFrame) -> Iterator[Row]:
         """The rows of ``frame`` (a table read by ``read``, or a selection of one)."""
@@ -267,13 +258,11 @@ class Tables:
     def smallest(self, frame: pd.DataFrame, expression: str) -> Cited:
         """The smallest value of a column (or ``DataFrame.eval`` expression) over ``frame``'s
         rows, cited from the row that has it."""
-        values = frame[expression] if expression in frame.columns else frame.eval(expression)
-        return Row(frame, values.idxmin(), self.ledger).evaluated(expression)
+        return Row(frame, _values(frame, expression).idxmin(), self.ledger).evaluated(expression)
 
     def largest(self, frame: pd.DataFrame, expression: str) -> Cited:
         """The largest value, as ``smallest``."""
-        values = frame[expression] if expression in frame.columns else frame.eval(expression)
-        return Row(frame, values.idxmax(), self.ledger).evaluated(expression)
+        return Row(frame, _values(frame, expression).idxmax(), self.ledger).evaluated(expression)
 
     def whole(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The whole table that ``frame`` was selected from."""
@@ -312,14 +301,19 @@ def read_table(tables: Path, table: str) -> pd.DataFrame | None:
     return None if frame is None else frame.copy()
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _read_csv(path: str, modified: int, size: int) -> pd.DataFrame | None:
-    # Keyed by the file's time and size too, so a table written again is read again; checking
-    # every number of a report reads each table hundreds of times.
+    # Keyed by the file's time and size too, so a table written again is read again; writing a
+    # report, and checking its numbers, read each table hundreds of times.
     try:
         return pd.read_csv(path, dtype=TEXT_COLUMNS)
     except pd.errors.EmptyDataError:
         return None
+
+
+def _values(frame: pd.DataFrame, expression: str) -> pd.Series:
+    """A column of ``frame``, or a ``DataFrame.eval`` expression of its columns."""
+    return frame[expression] if expression in frame.columns else frame.eval(expression)
 
 
 def _count(frame: pd.DataFrame, query: str) -> int:
@@ -358,8 +352,7 @@ def value_of(source: dict[str, Any], tables: Path, runs: Path) -> Any:
     """The value a source (``Source`` as a dict) names, read again from the files."""
     kind, table, expression = source["kind"], source["table"], source["expression"]
     if kind == "cell":
-        row = read_table(tables, table).loc[[int(source["row"])]]
-        return (row[expression] if expression in row.columns else row.eval(expression)).iat[0]
+        return _values(read_table(tables, table).loc[[int(source["row"])]], expression).iat[0]
     if kind == "count":
         return _count(read_table(tables, table), expression)
     if kind == "manifest":

@@ -21,17 +21,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.families import ALPHA
-from analysis.study_tables import CLAIM_COLUMN
+from analysis.families import ALPHA, hypothesis_query, plain
+from analysis.study_tables import CLAIM_COLUMN, HEADLINE_BUDGETS
 from analysis.tables import latex_macros, p_text
-from figures.cite import MARKED, Cited, Tables, formatter, plain, unmark, unmarked_digits
+from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.config import DEFAULT_LR
 from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
-HEADLINE = (50, 200, 1000, 5000)
+HEADLINE = HEADLINE_BUDGETS
 COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
 """Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
 GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
@@ -82,11 +82,9 @@ def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
 
 
 def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
-    """The rows of a whole table that are the distinct hypotheses of family ``name``: its rows
-    with an adjusted p-value (the others are tested in another table), at the table's first cost
-    where it has costs (the other costs are their twins: one simulation, one hypothesis)."""
-    query = f"{column} == {name!r} and {adjusted_column(table.columns, column)}.notna()"
-    return query + (f" and cost == {plain(table['cost'].min())}" if "cost" in table else "")
+    """The rows of a whole table that are the distinct hypotheses of family ``name``
+    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
+    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
 
 
 def ratio_verdict(row: object) -> str:
@@ -186,10 +184,10 @@ class Report:
         decides."""
         return (f"In {self.cite.count(table, '~interval_agrees')} of {self.cite.count(table)} "
                 f"rows the {self.level:.0%} Newcombe interval and the exact McNemar test disagree "
-                "about a "
-                "difference of zero: the interval approximates the test, so they can part near "
-                f"p = {self.alpha:g} and when the discordant seeds are few and all on one side; "
-                "the exact test decides, and the tables flag those rows (`interval_agrees`).")
+                "about a difference of zero: the interval approximates the test, so they can "
+                f"part near p = {self.alpha:g} and when the discordant seeds are few and all on "
+                "one side; the exact test decides, and the tables flag those rows "
+                "(`interval_agrees`).")
 
     def band_wilson(self) -> str:
         return (f"Bands are {self.level:.0%} Wilson score intervals over seeds "

@@ -13,6 +13,11 @@ ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_param
 """The runs table's structured description of a cell's bandit (``study.spec.schema``)."""
 
 
+def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell with its axes (``CELL_KEYS``), in cell order."""
+    return runs.drop_duplicates("cell")[CELL_KEYS].sort_values("cell").reset_index(drop=True)
+
+
 def cell_environments(runs: pd.DataFrame) -> dict[int, Environment]:
     """The bandit of every cell of the runs table, from its structured columns."""
     first = runs.drop_duplicates("cell")

@@ -46,7 +46,7 @@ from scipy.stats import binom, norm
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
-from analysis.accuracy import CELL_KEYS
+from analysis.accuracy import CELL_KEYS, cells_frame
 from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossing
 from analysis.paired import mcnemar_power, outcome_matrix
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
@@ -386,7 +386,7 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
     if not (Path(args.runs) / RUNS_FILE).is_file():
         return _error("runs", args.runs, f"has no {RUNS_FILE}")
     runs = read_runs(Path(args.runs), [*CELL_KEYS, "seed", "budget", "correct"])
-    cells = runs.drop_duplicates("cell")[CELL_KEYS]
+    cells = cells_frame(runs)
     pilot = {}
     for field in ("a", "b"):
         text = getattr(args, field)

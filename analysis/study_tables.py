@@ -23,6 +23,7 @@ from analysis.accuracy import (
     ENVIRONMENT_COLUMNS,
     accuracy_table,
     cell_environments,
+    cells_frame,
     chance_levels,
 )
 from analysis.bands import sup_t_band
@@ -109,11 +110,6 @@ def curve_macros(prefix: str, points: pd.DataFrame) -> dict[str, str]:
         name = macro_name(prefix, "OptimalAt", number_word(int(row.step)), "Lr", lr, baseline)
         numbers[name] = _fmt(row.optimal_action)
     return numbers
-
-
-def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell with its axes."""
-    return runs.drop_duplicates("cell")[CELL_KEYS].sort_values("cell").reset_index(drop=True)
 
 
 def headline_cell(cells: pd.DataFrame) -> int:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plan as _plan
-from analysis.accuracy import CELL_KEYS, accuracy_table
+from analysis.accuracy import accuracy_table, cells_frame
 from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
 from analysis.budget_to_target import budget_ratio as _budget_ratio
 from analysis.budget_to_target import budget_to_target as _budget_to_target
@@ -143,9 +143,10 @@ def cells(runs: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...).
+        Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...), in cell
+        order.
     """
-    return runs.drop_duplicates("cell")[list(CELL_KEYS)].reset_index(drop=True)
+    return cells_frame(runs)
 
 
 def cell(runs: pd.DataFrame, **where: object) -> int:

@@ -28,10 +28,11 @@ STUDY_RUNS := $(STUDIES:%=$(OUT)/%/runs.parquet)
 STUDY_TABLES := $(STUDIES:%=$(OUT)/tables/%/index.json)
 SIMULATION_CODE := $(wildcard study/*.py study/*/*.py)
 ANALYSIS_CODE := $(wildcard analysis/*.py)
-FIGURE_CODE := $(filter-out figures/report.py,$(wildcard figures/*.py))
+FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figures/*.py))
+PAPER_SOURCES := $(wildcard paper/*)
 
 .DEFAULT_GOAL := help
-.PHONY: help all runs report quick sutton-barto test test-fast lint bench clean distclean venv
+.PHONY: help all runs report paper quick sutton-barto test test-fast lint bench clean distclean venv
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -56,11 +57,16 @@ $(OUT)/figures/index.json: $(STUDY_TABLES) $(FIGURE_CODE)
 $(OUT)/report.md: $(OUT)/figures/index.json $(STUDY_TABLES) figures/report.py figures/cite.py
 	$(PY) -m figures.report --tables $(OUT)/tables --figures $(OUT)/figures --runs $(OUT) --out $@
 
-all: $(OUT)/report.md ## regenerate every output: runs, tables, figures, report.md, numbers.tex
+$(OUT)/paper.pdf: $(OUT)/report.md $(PAPER_SOURCES) figures/paper.py figures/cite.py
+	$(PY) -m figures.paper --tables $(OUT)/tables --figures $(OUT)/figures --runs $(OUT) --out $@
+
+all: $(OUT)/report.md $(OUT)/paper.pdf ## regenerate every output: runs, tables, figures, report.md, numbers.tex, paper.pdf
 
 runs: $(STUDY_RUNS) ## simulate every study in study/configs/ (one folder per config)
 
 report: $(OUT)/report.md ## the report (and everything it needs)
+
+paper: $(OUT)/paper.pdf ## the write-up, typeset by Typst from paper/ (and everything it needs)
 
 quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
 	@$(PY) -m study summarize $(OUT)/quick

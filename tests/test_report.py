@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pymupdf
 import pytest
 
 from conftest import REPO
@@ -180,3 +181,35 @@ def test_every_number_in_the_prose_is_read_again_from_its_source(study_outputs: 
         if line >= 0:
             assert lines[line][column:column + len(entry["text"])] == entry["text"], entry
     assert (sources["line"].astype(int) >= 0).sum() > 100
+
+
+@pytest.mark.slow
+def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outputs: Path
+                                                                       ) -> None:
+    pdf = study_outputs / "paper.pdf"
+    done = subprocess.run([sys.executable, "-m", "figures.paper", "--tables",
+                           str(study_outputs / "tables"), "--figures",
+                           str(study_outputs / "figures"), "--runs", str(study_outputs),
+                           "--out", str(pdf)], cwd=REPO, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    document = pymupdf.open(pdf)
+    text = re.sub(r"\s+", " ", " ".join(page.get_text() for page in document))
+    source = (REPO / "paper" / "paper.typ").read_text()
+    used = set(re.findall(r"#([A-Z][A-Za-z]*)", source))
+    macros = pd.read_csv(study_outputs / "paper" / "numbers.csv", keep_default_na=False)
+    assert used <= set(macros["macro"]) and len(used) > 50
+    for entry in macros[macros["macro"].isin(used)].to_dict("records"):
+        # Each number read again from its table (or constant) and formatted as the macro was;
+        # and the PDF shows that text.
+        if entry["kind"] != "phrase":
+            assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
+        assert entry["text"] in text, entry["macro"]
+    figures = re.findall(r'#fig\("(\w+)"', source)
+    assert len(figures) == 4
+    for number, name in enumerate(figures, start=1):
+        assert (study_outputs / "figures" / f"{name}.pdf").is_file()
+        assert f"Figure {number}:" in text
+    # Embedded as vector drawings (form XObjects), not raster images.
+    assert sum(len(page.get_xobjects()) for page in document) >= len(figures)
+    assert not any(page.get_images() for page in document)

@@ -1,0 +1,245 @@
+"""``python -m figures.paper``: the write-up, ``out/paper.pdf``, typeset by Typst from ``paper/``.
+
+The prose is ``paper/paper.typ`` (its layout in ``paper/style.typ``, its references in
+``paper/references.yml``) and types no number: every number is a macro of the module
+``numbers.typ`` that this program writes beside the PDF, in ``out/paper/``, from the tables
+through ``figures.cite``, so that each macro's source (table cell, row count or constant of the
+code) is listed in ``out/paper/numbers.csv`` and a test can read it again from the files and find
+it in the PDF. A digit typed into the prose is refused before anything is written, as in the
+report. Figures are the vector PDFs of ``out/figures/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import typst
+
+from analysis.study_tables import HEADLINE_BUDGETS
+from analysis.tables import number_word
+from figures.cite import MARKED, Tables, unmark
+from figures.report import bandit, fraction, headline_rows, pvalue
+from study.spec.atomic import write_files
+from study.spec.config import DEFAULT_LR
+from study.spec.paths import REPO_ROOT
+
+PAPER_DIR = REPO_ROOT / "paper"
+SOURCE = "paper.typ"
+SOURCES = (SOURCE, "style.typ", "references.yml")
+"""The files of ``paper/`` the PDF is typeset from (copied next to the generated macros)."""
+MODULE, MACRO_SOURCES, PDF = "numbers.typ", "numbers.csv", "paper.pdf"
+GROUP_STUDY = "group_rollouts"
+PRIMARY = "family.str.endswith('/primary')"
+EQUIVALENT = "verdict.str.startswith('equivalent')"
+
+
+class Paper:
+    """The paper's macros: name -> text, each text one cited number (or a phrase without
+    digits chosen by the data), built from the tables under ``tables``."""
+
+    def __init__(self, tables: Path, runs: Path) -> None:
+        self.cite = Tables(tables, runs)
+        self.macros: dict[str, str] = {}
+
+    def table(self, study: str, name: str) -> pd.DataFrame:
+        frame = self.cite.read(study, name)
+        if frame is None:
+            raise SystemExit(f"the paper needs the table {study}/{name}: run `make all` first")
+        return frame
+
+    def put(self, name: str, text: str) -> None:
+        """Define macro ``name``: one cited number, or a phrase with no digit."""
+        marks = MARKED.findall(text)
+        if len(marks) > 1 or (not marks and re.search(r"\d", text)):
+            raise ValueError(f"macro {name} must be one cited number: {unmark(text)!r}")
+        self.macros[name] = text
+
+    def build(self) -> dict[str, str]:
+        """Every macro of the paper."""
+        self.headline()
+        self.baselines()
+        self.narrow()
+        self.groups()
+        self.seeds()
+        return self.macros
+
+    def headline(self) -> None:
+        cite, put = self.cite, self.put
+        put("Level", f"{cite.constant('1 - analysis.families.ALPHA'):.0%}")
+        put("Alpha", f"{cite.constant('analysis.families.ALPHA'):g}")
+        put("Target", f"{cite.constant('analysis.budget_to_target.TARGET'):g}")
+        put("DefaultLr", f"{cite.constant('study.spec.config.DEFAULT_LR'):g}")
+        put("Resamples", f"{cite.constant('analysis.budget_to_target.BOOTSTRAP'):,}")
+        accuracy = self.table("budget_sweep", "accuracy")
+        rows = headline_rows(accuracy)
+        one = cite.first(rows)
+        put("Arms", one.environment.shown(bandit))
+        put("Chance", one.chance.shown(fraction))
+        put("Seeds", f"{one.seeds:,}")
+        for r in cite.rows(rows):
+            word = number_word(int(r.budget.value))
+            put(f"Budget{word}", f"{r.budget:,}")
+            put(f"Acc{word}", f"{r.accuracy:.3f}")
+            put(f"Acc{word}Low", f"{r.ci_low:.3f}")
+            put(f"Acc{word}High", f"{r.ci_high:.3f}")
+            put(f"Gap{word}", f"{r.accuracy - r.chance:+.3f}")
+            put(f"Gap{word}P", r.p_vs_chance_holm.shown(pvalue))
+        primary = rows[rows["family"].str.endswith("/primary")]
+        put("PrimaryFamily", f"{cite.count(primary, PRIMARY)}")
+        band = cite.first(self.table("budget_sweep", "accuracy_band"))
+        put("BandFactor", f"{band.band_factor:.2f}")
+        versus = self.table("budget_sweep", "vs_uniform")
+        put("UniformFamily", f"{cite.count(versus)}")
+        put("UniformMargin", f"{cite.first(versus).margin:g}")
+        put("UniformEquivalent", f"{cite.count(versus, EQUIVALENT)}")
+        default = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
+                         & versus["budget"].isin(HEADLINE_BUDGETS)]
+        for r in cite.rows(default):
+            word = number_word(int(r.budget.value))
+            put(f"Uniform{word}", f"{r.difference:+.3f}")
+            put(f"Uniform{word}Low", f"{r.ci_low:+.3f}")
+            put(f"Uniform{word}High", f"{r.ci_high:+.3f}")
+            put(f"Uniform{word}P", r.p_value_holm.shown(pvalue))
+
+    def baselines(self) -> None:
+        cite, put = self.cite, self.put
+        paired = self.table("budget_sweep", "per_arm_vs_running_mean")
+        at = HEADLINE_BUDGETS[2]
+        row = cite.first(paired[(paired["lr"] == DEFAULT_LR) & (paired["budget"] == at)])
+        put("PerArmBudget", f"{row.budget:,}")
+        put("PerArm", f"{row.difference:+.3f}")
+        put("PerArmLow", f"{row.ci_low:+.3f}")
+        put("PerArmHigh", f"{row.ci_high:+.3f}")
+        put("PerArmP", row.p_value_holm.shown(pvalue))
+        put("PerArmWorse", f"{cite.count(paired, 'verdict == ' + repr('A worse'))}")
+        put("PerArmFamily", f"{cite.count(paired)}")
+        budgets = self.table("budget_sweep", "budget_to_target")
+        default = budgets[(budgets["lr"] == DEFAULT_LR) & (budgets["algorithm"] == "reinforce")]
+        for r in cite.rows(default):
+            name = "".join(part.title() for part in r.baseline.value.split("_"))
+            put(f"ToTarget{name}", f"{r.summary}")
+
+    def narrow(self) -> None:
+        cite, put = self.cite, self.put
+        budgets = self.table("narrow_margins", "budget_to_target")
+        one = cite.first(budgets)
+        put("NarrowArms", one.environment.shown(bandit))
+        put("NarrowH", f"{one.hardness_H:,.0f}")
+        best = cite.first(budgets[budgets["selection"].str.startswith("best lr")
+                                  & (budgets["baseline"] == "running_mean")])
+        put("NarrowLr", f"{best.lr:g}")
+        put("NarrowBest", f"{best.summary}")
+        put("NarrowBestInH", f"{best.ratio_to_H:.1f}")
+        put("NarrowSeeds", f"{best.seeds:,}")
+        uniform = cite.first(budgets[budgets["algorithm"] == "uniform"])
+        put("NarrowUniform", f"{uniform.summary}")
+        put("NarrowUniformInH", f"{uniform.ratio_to_H:.1f}")
+        ratios = self.table("narrow_margins", "budget_ratio")
+        for r in cite.rows(ratios):
+            name = "".join(part.title() for part in r.reference.value.split("_"))
+            put(f"Ratio{name}", f"{r.ratio:.2f}")
+            put(f"Ratio{name}Low", f"{r.ci_low:.2f}")
+            put(f"Ratio{name}High", f"{r.ci_high:.2f}")
+            put(f"Ratio{name}Verdict", "within" if r.as_efficient.value else "not shown within")
+        put("RatioMargin", f"{cite.first(ratios).ratio_margin:g}")
+
+    def groups(self) -> None:
+        cite, put = self.cite, self.put
+        budgets = self.table(GROUP_STUDY, "group_budget_to_target")
+        single = cite.first(budgets[budgets["group_size"] == 1])
+        largest = cite.first(budgets[budgets["group_size"] == budgets["group_size"].max()])
+        put("GroupSingle", f"{single.summary}")
+        put("GroupSize", f"{largest.group_size}")
+        put("GroupToTarget", f"{largest.summary}")
+        put("GroupRatio", f"{largest.ratio_to_single:.2f}")
+        put("GroupRatioLow", f"{largest.ratio_to_single_low:.2f}")
+        put("GroupRatioHigh", f"{largest.ratio_to_single_high:.2f}")
+
+    def seeds(self) -> None:
+        cite, put = self.cite, self.put
+        power = self.table("budget_sweep", "power")
+        chance = power[power["comparison"] == "trained vs never-training sampler"]
+        chance = chance[(chance["budget"] == chance["budget"].min())
+                        & (chance["effect_of_interest"] == 0.05)]
+        row = cite.first(chance)
+        put("PowerTarget", f"{cite.constant('analysis.power.TARGET_POWER'):.0%}")
+        put("PowerEffect", f"{row.effect_of_interest:g}")
+        put("PowerAlpha", f"{row.alpha_per_test:.3g}")
+        put("PowerSeeds", f"{row.seeds_exact:,.0f}")
+        put("PowerSeedsNormal", f"{row.seeds_normal:,.0f}")
+        put("PowerAtNormal", f"{row.exact_power_at_seeds_normal:.3f}")
+
+
+def typed_numbers(source: str) -> list[str]:
+    """Digits in the prose of a Typst source that no macro wrote: what remains after removing
+    comments, code (``#name``, ``#name.field``, ``#name(...)`` calls on one line), strings,
+    labels and references (``<label>``, ``@key``)."""
+    text = re.sub(r"//[^\n]*", "", source)
+    text = re.sub(r'"[^"\n]*"', "", text)
+    text = re.sub(r"#[A-Za-z_][\w.-]*(\([^()\n]*\))?", "", text)
+    text = re.sub(r"<[\w-]+>|@[\w-]+", "", text)
+    return [line.strip() for line in text.splitlines() if re.search(r"\d", line)]
+
+
+def module(macros: dict[str, str]) -> str:
+    """The macros as a Typst module of string constants."""
+    def quoted(text: str) -> str:
+        return '"' + unmark(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "".join(f"#let {name} = {quoted(text)}\n" for name, text in sorted(macros.items()))
+
+
+def sources(paper: Paper) -> pd.DataFrame:
+    """Each macro with its text and the ledger entry of its number (none for a phrase)."""
+    ledger = paper.cite.ledger.frame()
+    rows = []
+    for name, text in sorted(paper.macros.items()):
+        marks = MARKED.findall(text)
+        entry = ledger.iloc[int(marks[0][0])].to_dict() if marks else {
+            "text": text, "kind": "phrase", "source": "", "spec": "", "formatter": ""}
+        rows.append({"macro": name, **{k: entry[k] for k in ("text", "kind", "source", "spec",
+                                                              "formatter")}})
+    return pd.DataFrame(rows)
+
+
+def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
+    """Typeset ``out`` (the PDF) from ``paper/`` and the macros of the tables; the macros and
+    their sources go to ``out.parent / "paper"``, the copied sources beside them."""
+    typed = typed_numbers((PAPER_DIR / SOURCE).read_text())
+    if typed:
+        raise SystemExit(f"a number typed into {PAPER_DIR / SOURCE} has no macro: {typed[0]!r}")
+    paper = Paper(tables, runs)
+    macros = paper.build()
+    work = out.parent / "paper"
+    work.mkdir(parents=True, exist_ok=True)
+    for name in SOURCES:
+        shutil.copyfile(PAPER_DIR / name, work / name)
+    (work / MODULE).write_text(module(macros))
+    root = Path(os.path.commonpath([work.resolve(), figures.resolve()]))
+    inputs = {"figures": "/" + figures.resolve().relative_to(root).as_posix()}
+
+    def typeset(path: Path) -> None:
+        typst.compile(str(work / SOURCE), output=str(path), root=str(root), sys_inputs=inputs,
+                      ignore_system_fonts=True, format="pdf")
+
+    write_files({work / MACRO_SOURCES: lambda path: sources(paper).to_csv(path, index=False),
+                 out: typeset})
+
+
+def main() -> None:
+    """Write the paper and the sources of its macros."""
+    parser = argparse.ArgumentParser(prog="python -m figures.paper")
+    parser.add_argument("--tables", type=Path, required=True)
+    parser.add_argument("--figures", type=Path, required=True)
+    parser.add_argument("--runs", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    build(args.tables, args.figures, args.runs, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,6 @@ report. Figures are the vector PDFs of ``out/figures/``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -24,7 +23,7 @@ from analysis.power import TARGET_POWER
 from analysis.study_tables import HEADLINE_BUDGETS
 from analysis.tables import number_word
 from figures.cite import MARKED, Tables, unmark
-from figures.report import bandit, fraction, headline_rows, pvalue
+from figures.report import arguments, bandit, fraction, headline_rows, pvalue
 from study.spec.atomic import write_files
 from study.spec.config import DEFAULT_LR
 from study.spec.paths import REPO_ROOT
@@ -242,12 +241,7 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
 
 def main() -> None:
     """Write the paper and the sources of its macros."""
-    parser = argparse.ArgumentParser(prog="python -m figures.paper")
-    parser.add_argument("--tables", type=Path, required=True)
-    parser.add_argument("--figures", type=Path, required=True)
-    parser.add_argument("--runs", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+    args = arguments("python -m figures.paper")
     build(args.tables, args.figures, args.runs, args.out)
 
 

@@ -989,14 +989,18 @@ def numbers_tex(tables: Path) -> str:
                          for k, v in numbers.items()})
 
 
+def arguments(prog: str) -> argparse.Namespace:
+    """The command line of the report and of the paper: the tables, figures and runs they read
+    (``--tables``, ``--figures``, ``--runs``) and the file they write (``--out``)."""
+    parser = argparse.ArgumentParser(prog=prog)
+    for name in ("tables", "figures", "runs", "out"):
+        parser.add_argument(f"--{name}", type=Path, required=True)
+    return parser.parse_args()
+
+
 def main() -> None:
     """Write the report, the sources of its numbers and the LaTeX numbers, each atomically."""
-    parser = argparse.ArgumentParser(prog="python -m figures.report")
-    parser.add_argument("--tables", type=Path, required=True)
-    parser.add_argument("--figures", type=Path, required=True)
-    parser.add_argument("--runs", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+    args = arguments("python -m figures.report")
     report = Report(args.tables, args.figures, args.runs, args.out)
     text = report.render()
     numbers = numbers_tex(args.tables)

@@ -292,6 +292,33 @@ def plan_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarr
                      tuple(int(d) for d in used), observed, log_se, len(correct_a))
 
 
+def ratio_pilot(runs: pd.DataFrame, cell: int) -> tuple[np.ndarray, np.ndarray]:
+    """A pilot cell's outcomes (seeds x checkpoints) and budgets, for planning a budget ratio;
+    ValueError where its budget to ``TARGET`` is no estimate to scale: not reached by the largest
+    budget, or reached at the first checkpoint (only bounded)."""
+    correct, budgets = outcome_matrix(runs, cell)
+    point = crossing(budgets, correct.mean(axis=0))
+    if math.isinf(point):
+        raise ValueError(f"(cell {cell}) does not reach accuracy {TARGET:g} in the pilot by its "
+                         f"largest budget, {budgets[-1]:,.0f}")
+    if point == budgets[0]:
+        raise ValueError(f"(cell {cell}) is at accuracy {TARGET:g} from the first checkpoint, "
+                         f"{budgets[0]:,.0f}: its budget is only bounded")
+    return correct, budgets
+
+
+def check_pair(a: int, b: int, correct_a: np.ndarray, correct_b: np.ndarray,
+               first: str = "a") -> None:
+    """ValueError unless cells a and b are two cells run on the same seeds (a study runs every
+    cell on the same seeds; cells that were not cannot be paired); ``first`` names a in the
+    message."""
+    if a == b:
+        raise ValueError(f"is cell {a}, the same as {first}")
+    if len(correct_b) != len(correct_a):
+        raise ValueError(f"(cell {b}) has {len(correct_b)} seeds in the pilot, cell {a} "
+                         f"{len(correct_a)}: not the same seeds")
+
+
 def parse_selector(text: str) -> dict[str, str]:
     """A cell selector ``key=value,key=value`` over the runs table's cell columns
     (``CELL_KEYS``); a piece without ``=`` continues the previous value, so an environment is
@@ -392,24 +419,14 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
         text = getattr(args, field)
         try:
             cell = select_cell(cells, parse_selector(text))
-            correct, budgets = outcome_matrix(runs, cell)
+            pilot[field] = (cell, *ratio_pilot(runs, cell))
         except ValueError as error:
             return _error(field, text, str(error))
-        point = crossing(budgets, correct.mean(axis=0))
-        if math.isinf(point):
-            return _error(field, text, f"(cell {cell}) does not reach accuracy {TARGET:g} in "
-                          f"the pilot by its largest budget, {budgets[-1]:,.0f}")
-        if point == budgets[0]:
-            return _error(field, text, f"(cell {cell}) is at accuracy {TARGET:g} from the "
-                          f"first checkpoint, {budgets[0]:,.0f}: its budget is only bounded")
-        pilot[field] = cell, correct, budgets
     (a, correct_a, budgets_a), (b, correct_b, budgets_b) = pilot["a"], pilot["b"]
-    if a == b:
-        return _error("b", args.b, f"is cell {a}, the same as --a")
-    if len(correct_b) != len(correct_a):
-        # A study runs every cell on the same seeds; cells that were not cannot be paired.
-        return _error("b", args.b, f"(cell {b}) has {len(correct_b)} seeds in the pilot, cell "
-                      f"{a} {len(correct_a)}: not the same seeds")
+    try:
+        check_pair(a, b, correct_a, correct_b, "--a")
+    except ValueError as error:
+        return _error("b", args.b, str(error))
     try:
         plan = plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power,
                           int(draws))

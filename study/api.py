@@ -354,13 +354,23 @@ def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
     margin : float, optional
         Plan the equivalence test (ratio within [1 / margin, margin]) instead of the difference.
     power : float
+        The power to reach.
 
     Returns
     -------
     RatioPlan
         ``n_exact`` (Monte Carlo power of the study's own test), ``n_normal`` and the power at
         each n tried.
+
+    Raises
+    ------
+    ValueError
+        With the CLI's reason where the pilot cannot serve: a cell that does not reach 0.9 by
+        its largest budget or is there from its first checkpoint, the same cell twice, or two
+        cells on different seeds.
     """
-    correct_a, budgets_a = outcome_matrix(pilot, _cell_id(pilot, a))
-    correct_b, budgets_b = outcome_matrix(pilot, _cell_id(pilot, b))
+    cell_a, cell_b = _cell_id(pilot, a), _cell_id(pilot, b)
+    correct_a, budgets_a = _plan.ratio_pilot(pilot, cell_a)
+    correct_b, budgets_b = _plan.ratio_pilot(pilot, cell_b)
+    _plan.check_pair(cell_a, cell_b, correct_a, correct_b)
     return _plan.plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power)

@@ -30,7 +30,7 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
     environments = list(dict.fromkeys(accuracy["environment"]))
     selections = list(dict.fromkeys(accuracy["selection"]))
     figure, axes = plt.subplots(len(selections), len(environments), sharex=True, sharey=True,
-                                figsize=(3.7 * len(environments) + 2.2, 2.9 * len(selections)),
+                                figsize=(3.4 * len(environments), 2.7 * len(selections) + 0.9),
                                 squeeze=False, layout="constrained")
     groups = sorted(accuracy["group_size"].unique())
     colours = dict(zip(groups, ordered_colours(len(groups)), strict=True))
@@ -57,7 +57,7 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
                 ax.set_xlabel(ROLLOUTS_LABEL)
             if column == 0:
                 ax.set_ylabel("best-arm accuracy\n(fraction of odd seeds)")
-    outside_legend(figure, axes[0][0], title="group size\n(Dr. GRPO for G > 1)")
+    outside_legend(figure, axes[0][0], title="group size (Dr. GRPO for G > 1)", below=True)
     return save(figure, out_dir, name)
 
 

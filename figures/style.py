@@ -36,10 +36,17 @@ def ordered_colours(n: int) -> list[tuple[float, float, float, float]]:
     return [ORDERED(0.05 + 0.8 * i / max(n - 1, 1)) for i in range(n)]
 
 
-def outside_legend(figure: plt.Figure, ax: plt.Axes, title: str | None = None) -> None:
-    """The legend of ``ax`` to the right of the figure, where it cannot hide data."""
+def outside_legend(figure: plt.Figure, ax: plt.Axes, title: str | None = None,
+                   below: bool = False) -> None:
+    """The legend of ``ax`` outside the axes, where it cannot hide data: to the right of the
+    figure, or below it in rows (``below``), which keeps a wide figure narrow enough to print
+    at a page's width without shrinking its text."""
     handles, labels = ax.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside right upper", title=title)
+    if below:
+        figure.legend(handles, labels, loc="outside lower center", title=title,
+                      ncols=min(len(labels), 4))
+    else:
+        figure.legend(handles, labels, loc="outside right upper", title=title)
 
 
 def save(figure: plt.Figure, out_dir: Path, name: str) -> list[Path]:

@@ -309,9 +309,9 @@ def ratio_pilot(runs: pd.DataFrame, cell: int) -> tuple[np.ndarray, np.ndarray]:
 
 def check_pair(a: int, b: int, correct_a: np.ndarray, correct_b: np.ndarray,
                first: str = "a") -> None:
-    """ValueError unless cells a and b are two cells run on the same seeds (a study runs every
-    cell on the same seeds; cells that were not cannot be paired); ``first`` names a in the
-    message."""
+    """ValueError unless a and b are two cells with as many seeds (a study runs every cell on
+    the same seeds; cells with different numbers of seeds cannot be paired); ``first`` names a
+    in the message."""
     if a == b:
         raise ValueError(f"is cell {a}, the same as {first}")
     if len(correct_b) != len(correct_a):

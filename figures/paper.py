@@ -11,9 +11,11 @@ report. Figures are the vector PDFs of ``out/figures/``.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -35,6 +37,8 @@ SOURCES = (SOURCE, "style.typ", "references.yml")
 MODULE, MACRO_SOURCES, PDF = "numbers.typ", "numbers.csv", "paper.pdf"
 GROUP_STUDY = "group_rollouts"
 PRIMARY = "family.str.endswith('/primary')"
+POWER_EFFECT = 0.05
+"""The gain over chance whose seeds the paper quotes (one of the effects the study states)."""
 EQUIVALENT = "verdict.str.startswith('equivalent')"
 
 
@@ -90,8 +94,7 @@ class Paper:
             put(f"Acc{word}High", f"{r.ci_high:.3f}")
             put(f"Gap{word}", f"{r.accuracy - r.chance:+.3f}")
             put(f"Gap{word}P", r.p_vs_chance_holm.shown(pvalue))
-        primary = rows[rows["family"].str.endswith("/primary")]
-        put("PrimaryFamily", f"{cite.count(primary, PRIMARY)}")
+        put("PrimaryFamily", f"{cite.count(rows, PRIMARY)}")
         band = cite.first(self.table("budget_sweep", "accuracy_band"))
         put("BandFactor", f"{band.band_factor:.2f}")
         versus = self.table("budget_sweep", "vs_uniform")
@@ -173,7 +176,10 @@ class Paper:
         power = self.table("budget_sweep", "power")
         chance = power[power["comparison"] == "trained vs never-training sampler"]
         chance = chance[(chance["budget"] == chance["budget"].min())
-                        & (chance["effect_of_interest"] == 0.05)]
+                        & (chance["effect_of_interest"] == POWER_EFFECT)]
+        if chance.empty:
+            raise SystemExit(f"the paper quotes the power for a gain of {POWER_EFFECT:g} over "
+                             "chance, which budget_sweep's power table does not plan")
         row = cite.first(chance)
         put("PowerTarget", f"{cite.constant('analysis.power.TARGET_POWER'):.0%}")
         put("PowerEffect", f"{row.effect_of_interest:g}")
@@ -186,10 +192,9 @@ class Paper:
 
 def typed_numbers(source: str) -> list[str]:
     """Digits in the prose of a Typst source that no macro wrote: what remains after removing
-    comments, code (``#name``, ``#name.field``, ``#name(...)`` calls on one line), strings,
-    labels and references (``<label>``, ``@key``)."""
+    comments, code (``#name``, ``#name.field``, ``#name(...)`` calls on one line, with their
+    strings), labels and references (``<label>``, ``@key``). Quoted prose is prose: checked."""
     text = re.sub(r"//[^\n]*", "", source)
-    text = re.sub(r'"[^"\n]*"', "", text)
     text = re.sub(r"#[A-Za-z_][\w.-]*(\([^()\n]*\))?", "", text)
     text = re.sub(r"<[\w-]+>|@[\w-]+", "", text)
     return [line.strip() for line in text.splitlines() if re.search(r"\d", line)]
@@ -225,18 +230,22 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
     macros = paper.build()
     work = out.parent / "paper"
     work.mkdir(parents=True, exist_ok=True)
-    for name in SOURCES:
-        shutil.copyfile(PAPER_DIR / name, work / name)
-    (work / MODULE).write_text(module(macros))
-    root = Path(os.path.commonpath([work.resolve(), figures.resolve()]))
-    inputs = {"figures": "/" + figures.resolve().relative_to(root).as_posix()}
-
-    def typeset(path: Path) -> None:
-        typst.compile(str(work / SOURCE), output=str(path), root=str(root), sys_inputs=inputs,
+    # Typeset in a folder of its own, then replace every output at once: a failed run leaves
+    # the earlier macros, sources and PDF together as they were.
+    with tempfile.TemporaryDirectory(dir=work) as staging:
+        staged = Path(staging)
+        for name in SOURCES:
+            shutil.copyfile(PAPER_DIR / name, staged / name)
+        (staged / MODULE).write_text(module(macros))
+        root = Path(os.path.commonpath([staged.resolve(), figures.resolve()]))
+        typst.compile(str(staged / SOURCE), output=str(staged / PDF), root=str(root),
+                      sys_inputs={"figures": "/" + figures.resolve().relative_to(root).as_posix()},
                       ignore_system_fonts=True, format="pdf")
-
-    write_files({work / MACRO_SOURCES: lambda path: sources(paper).to_csv(path, index=False),
-                 out: typeset})
+        copies = {work / name: functools.partial(shutil.copyfile, staged / name)
+                  for name in (*SOURCES, MODULE)}
+        write_files({**copies,
+                     work / MACRO_SOURCES: lambda path: sources(paper).to_csv(path, index=False),
+                     out: functools.partial(shutil.copyfile, staged / PDF)})
 
 
 def main() -> None:

@@ -365,12 +365,19 @@ def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
     Raises
     ------
     ValueError
-        With the CLI's reason where the pilot cannot serve: a cell that does not reach 0.9 by
+        With the CLI's reason, after the argument's name ("b: ..."), where the pilot cannot
+        serve: a cell that does not reach 0.9 by
         its largest budget or is there from its first checkpoint, the same cell twice, or two
         cells on different seeds.
     """
-    cell_a, cell_b = _cell_id(pilot, a), _cell_id(pilot, b)
-    correct_a, budgets_a = _plan.ratio_pilot(pilot, cell_a)
-    correct_b, budgets_b = _plan.ratio_pilot(pilot, cell_b)
-    _plan.check_pair(cell_a, cell_b, correct_a, correct_b)
+    cells = {"a": _cell_id(pilot, a), "b": _cell_id(pilot, b)}
+    checked = {}
+    try:
+        for name, cell in cells.items():
+            field = name
+            checked[name] = _plan.ratio_pilot(pilot, cell)
+        _plan.check_pair(cells["a"], cells["b"], checked["a"][0], checked["b"][0])
+    except ValueError as error:  # the CLI's reason, under the argument's name as there
+        raise ValueError(f"{field}: {error}") from None
+    (correct_a, budgets_a), (correct_b, budgets_b) = checked["a"], checked["b"]
     return _plan.plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power)

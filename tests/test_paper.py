@@ -16,6 +16,7 @@ def test_typed_numbers_are_found_in_prose_and_captions_but_not_in_code() -> None
         "[Bands are 95% intervals.]"]
     assert typed_numbers('#fig("accuracy_band", width: 75%)[Bands are #Level intervals.]') == []
     assert typed_numbers("// a comment with 3 digits\nSee @fig-band and <fig-2>.") == []
+    assert typed_numbers('"Equivalent" within "2 points".') == ['"Equivalent" within "2 points".']
 
 
 def test_macros_are_typst_string_constants() -> None:

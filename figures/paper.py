@@ -23,7 +23,7 @@ import typst
 
 from analysis.power import TARGET_POWER
 from analysis.study_tables import HEADLINE_BUDGETS
-from analysis.tables import number_word
+from analysis.tables import macro_name, number_word
 from figures.cite import MARKED, Tables, unmark
 from figures.report import arguments, bandit, fraction, headline_rows, pvalue
 from study.spec.atomic import write_files
@@ -127,8 +127,7 @@ class Paper:
         default = budgets[(budgets["lr"] == DEFAULT_LR) & (budgets["algorithm"] == "reinforce")
                           & (budgets["selection"] == "this lr")]
         for r in cite.rows(default):
-            name = "".join(part.title() for part in r.baseline.value.split("_"))
-            put(f"ToTarget{name}", f"{r.summary}")
+            put(macro_name("ToTarget", *r.baseline.value.split("_")), f"{r.summary}")
 
     def narrow(self) -> None:
         cite, put = self.cite, self.put
@@ -147,7 +146,7 @@ class Paper:
         put("NarrowUniformInH", f"{uniform.ratio_to_H:.1f}")
         ratios = self.table("narrow_margins", "budget_ratio")
         for r in cite.rows(ratios):
-            name = "".join(part.title() for part in r.reference.value.split("_"))
+            name = macro_name(*r.reference.value.split("_"))
             put(f"Ratio{name}", f"{r.ratio:.2f}")
             put(f"Ratio{name}Low", f"{r.ci_low:.2f}")
             put(f"Ratio{name}High", f"{r.ci_high:.2f}")

@@ -366,18 +366,20 @@ def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
     ------
     ValueError
         With the CLI's reason, after the argument's name ("b: ..."), where the pilot cannot
-        serve: a cell that does not reach 0.9 by
-        its largest budget or is there from its first checkpoint, the same cell twice, or two
-        cells on different seeds.
+        serve: a cell that does not reach 0.9 by its largest budget or is there from its first
+        checkpoint, the same cell twice, or two cells with different numbers of seeds.
     """
-    cells = {"a": _cell_id(pilot, a), "b": _cell_id(pilot, b)}
+    # The CLI's reasons, each under the argument's name as there.
+    cell_a, cell_b = _cell_id(pilot, a), _cell_id(pilot, b)
     checked = {}
-    try:
-        for name, cell in cells.items():
-            field = name
+    for name, cell in (("a", cell_a), ("b", cell_b)):
+        try:
             checked[name] = _plan.ratio_pilot(pilot, cell)
-        _plan.check_pair(cells["a"], cells["b"], checked["a"][0], checked["b"][0])
-    except ValueError as error:  # the CLI's reason, under the argument's name as there
-        raise ValueError(f"{field}: {error}") from None
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
     (correct_a, budgets_a), (correct_b, budgets_b) = checked["a"], checked["b"]
+    try:
+        _plan.check_pair(cell_a, cell_b, correct_a, correct_b)
+    except ValueError as error:
+        raise ValueError(f"b: {error}") from None
     return _plan.plan_ratio(correct_a, correct_b, budgets_a, budgets_b, ratio, margin, power)

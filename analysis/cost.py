@@ -23,7 +23,7 @@ from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
 from analysis.accuracy import cell_environments
-from analysis.paired import halves
+from analysis.outcomes import Outcomes
 
 SETTLED_SEEDS = 30
 """A mean over seeds gets a t interval only when at least this many seeds differ from the most
@@ -109,151 +109,139 @@ def _one_sided_limits(k: int, n: int, level: float) -> tuple[float, float]:
     return lower, upper
 
 
-def deployed_probability(runs: pd.DataFrame) -> np.ndarray:
-    """p[greedy arm] of every row (the arm's value: its mean for a Gaussian bandit), 0 where the
-    greedy arm is -1, a non-finite state."""
-    return np.nan_to_num(runs["greedy_value"].to_numpy(dtype=float), nan=0.0)
-
-
-def deployed_support(runs: pd.DataFrame) -> dict[int, Support]:
+def deployed_support(outcomes: Outcomes) -> dict[int, Support]:
     """The values a run of each cell can deploy: its bandit's arm values, and 0 if any of its runs
     is not finite; where the bandit is drawn per seed, anything between the lowest and the highest
     value observed."""
-    environments = cell_environments(runs)
-    frame = runs.assign(deployed=deployed_probability(runs))
+    environments = cell_environments(outcomes)
     support = {}
-    for cell, group in frame.groupby("cell", sort=True):
+    for cell in outcomes.cells["cell"]:
         values = environments[int(cell)].values
-        possible = set(values) if values is not None else {group["deployed"].min(),
-                                                             group["deployed"].max()}
-        if not group["finite"].all():
+        if values is None:
+            deployed = outcomes.deployed(cell)
+            possible = {deployed.min(), deployed.max()}
+        else:
+            possible = set(values)
+        if not outcomes.finite[outcomes.row(cell)].all():
             possible.add(0.0)
         support[int(cell)] = Support(tuple(sorted(float(x) for x in possible)),
                                      discrete=values is not None)
     return support
 
 
-def _per_seed(frame: pd.DataFrame, cell: int) -> pd.DataFrame:
-    """(seeds, budgets) deployed values of one cell."""
-    return frame[frame["cell"] == cell].pivot(index="seed", columns="budget", values="deployed")
-
-
-def net_value_table(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
+def net_value_table(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFrame:
     """Expected net value per (cell, cost, budget) with a 95% interval (``mean_interval``)."""
-    frame = runs.assign(deployed=deployed_probability(runs))
-    support = deployed_support(runs)
+    support = deployed_support(outcomes)
     rows = []
-    for (cell, cost, budget), group in frame.groupby(["cell", "cost", "budget"], sort=True):
-        mean = mean_interval(group["deployed"].to_numpy(), support[int(cell)])
-        # What a run pays for is the rollouts it spent: G * floor(B / G) with groups of G.
-        spend = cost * group["rollouts"].iat[0]
-        rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
-                     "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
-                     "cost": cost, "budget": budget, "rollouts": group["rollouts"].iat[0],
-                     "seeds": len(group), "deployed_p": mean.mean,
-                     "net_value": deployment_pulls * mean.mean - spend,
-                     "ci_low": deployment_pulls * mean.low - spend,
-                     "ci_high": deployment_pulls * mean.high - spend, "interval": mean.method})
+    for cell in outcomes.cells.itertuples():
+        deployed, spent = outcomes.deployed(cell.cell), outcomes.spent(cell.cell)
+        for c, budget in enumerate(outcomes.budgets):
+            mean = mean_interval(deployed[:, c], support[cell.cell])
+            # What a run pays for is the rollouts it spent: G * floor(B / G) with groups of G.
+            spend = cell.cost * spent[c]
+            rows.append({"cell": cell.cell, "algorithm": cell.algorithm, "lr": cell.lr,
+                         "baseline": cell.baseline, "cost": cell.cost, "budget": budget,
+                         "rollouts": spent[c], "seeds": deployed.shape[0],
+                         "deployed_p": mean.mean,
+                         "net_value": deployment_pulls * mean.mean - spend,
+                         "ci_low": deployment_pulls * mean.low - spend,
+                         "ci_high": deployment_pulls * mean.high - spend,
+                         "interval": mean.method})
     return pd.DataFrame(rows)
 
 
-def _best_budget(values: pd.DataFrame, rollouts: pd.Series, cost: float,
-                 deployment_pulls: float) -> list[float]:
-    """Budgets by expected net value over the seeds of ``values``, best first; among equal net
-    values the smaller budget first (it costs less to reach)."""
-    net = deployment_pulls * values.mean() - cost * rollouts[values.columns].to_numpy()
-    order = np.lexsort((values.columns.to_numpy(), -net.to_numpy()))
-    return list(values.columns[order])
+def _best_budget(values: np.ndarray, rollouts: np.ndarray, cost: float,
+                 deployment_pulls: float) -> list[int]:
+    """Checkpoints (indices) by expected net value over the seeds (rows) of ``values``, best
+    first; among equal net values the smaller budget first (it costs less to reach)."""
+    net = deployment_pulls * values.mean(axis=0) - cost * rollouts
+    return list(np.lexsort((np.arange(len(net)), -net)))
 
 
-def best_budgets(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
+def best_budgets(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFrame:
     """For each (cell, cost), the checkpoint with the largest expected net value and the runner-up,
     both ranked on the even seeds; on the odd seeds the best budget's net value and the paired gain
     over the runner-up (same seed at both budgets), 95% intervals (``mean_interval``). The optimum
     is ``resolved`` when the gain's interval lies above 0."""
-    frame = runs.assign(deployed=deployed_probability(runs))
-    support = deployed_support(runs)
-    even, odd = halves(runs)
+    support = deployed_support(outcomes)
+    even, odd = outcomes.halves()
     rows = []
-    for (cell, cost), group in frame.groupby(["cell", "cost"], sort=True):
-        values = _per_seed(group, cell)
-        rollouts = group.groupby("budget")["rollouts"].first()
-        ranked = _best_budget(values.loc[even], rollouts, cost, deployment_pulls)
+    for cell in outcomes.cells.itertuples():
+        values, rollouts = outcomes.deployed(cell.cell), outcomes.spent(cell.cell)
+        ranked = _best_budget(values[even], rollouts, cell.cost, deployment_pulls)
         best, second = ranked[0], ranked[min(1, len(ranked) - 1)]
-        spend = cost * (rollouts[best] - rollouts[second])
-        net = mean_interval(values.loc[odd, best], support[int(cell)])
+        spend = cell.cost * (rollouts[best] - rollouts[second])
+        net = mean_interval(values[odd, best], support[cell.cell])
         gain = mean_interval(
-            deployment_pulls * (values.loc[odd, best] - values.loc[odd, second]) - spend,
-            support[int(cell)].difference(support[int(cell)], deployment_pulls, -spend))
-        rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0], "cost": cost,
-                     "best_budget": int(best), "seeds": len(odd),
-                     "net_value": deployment_pulls * net.mean - cost * rollouts[best],
-                     "ci_low": deployment_pulls * net.low - cost * rollouts[best],
-                     "ci_high": deployment_pulls * net.high - cost * rollouts[best],
-                     "runner_up_budget": int(second), "gain_over_runner_up": gain.mean,
+            deployment_pulls * (values[odd, best] - values[odd, second]) - spend,
+            support[cell.cell].difference(support[cell.cell], deployment_pulls, -spend))
+        rows.append({"cell": cell.cell, "algorithm": cell.algorithm, "cost": cell.cost,
+                     "best_budget": int(outcomes.budgets[best]), "seeds": int(odd.sum()),
+                     "net_value": deployment_pulls * net.mean - cell.cost * rollouts[best],
+                     "ci_low": deployment_pulls * net.low - cell.cost * rollouts[best],
+                     "ci_high": deployment_pulls * net.high - cell.cost * rollouts[best],
+                     "runner_up_budget": int(outcomes.budgets[second]),
+                     "gain_over_runner_up": gain.mean,
                      "gain_over_runner_up_low": gain.low, "gain_over_runner_up_high": gain.high,
                      "interval": gain.method, "resolved": bool(gain.low > 0)})
     return pd.DataFrame(rows)
 
 
-def break_even_costs(runs: pd.DataFrame, deployment_pulls: float) -> pd.DataFrame:
+def break_even_costs(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFrame:
     """Break-even cost per pull for each step between consecutive checkpoints, per cell, with the
     95% interval (``mean_interval``) of the per-seed gains p_i(B2) - p_i(B1) scaled by
     D / (B2 - B1)."""
-    frame = runs.assign(deployed=deployed_probability(runs))
-    support = deployed_support(runs)
+    support = deployed_support(outcomes)
+    cells = outcomes.cells
     rows = []
-    first_cost = frame["cost"].min()
-    for cell, group in frame[frame["cost"] == first_cost].groupby("cell", sort=True):
-        wide = _per_seed(group, cell)
-        spent = group.groupby("budget")["rollouts"].first()
-        for b1, b2 in itertools.pairwise(list(wide.columns)):
-            if spent[b2] == spent[b1]:
+    for cell in cells[cells["cost"] == cells["cost"].min()].itertuples():
+        wide, spent = outcomes.deployed(cell.cell), outcomes.spent(cell.cell)
+        for i, j in itertools.pairwise(range(len(outcomes.budgets))):
+            if spent[j] == spent[i]:
                 continue  # both checkpoints fall after the same update: no step to price
-            scale = deployment_pulls / (spent[b2] - spent[b1])
-            step = mean_interval((wide[b2] - wide[b1]).to_numpy(),
-                                 support[int(cell)].difference(support[int(cell)]))
-            rows.append({"cell": cell, "algorithm": group["algorithm"].iat[0],
-                         "lr": group["lr"].iat[0], "baseline": group["baseline"].iat[0],
-                         "from_budget": b1, "to_budget": b2, "seeds": len(wide),
+            scale = deployment_pulls / (spent[j] - spent[i])
+            step = mean_interval(wide[:, j] - wide[:, i],
+                                 support[cell.cell].difference(support[cell.cell]))
+            rows.append({"cell": cell.cell, "algorithm": cell.algorithm, "lr": cell.lr,
+                         "baseline": cell.baseline, "from_budget": outcomes.budgets[i],
+                         "to_budget": outcomes.budgets[j], "seeds": len(wide),
                          "break_even_cost": scale * step.mean, "ci_low": scale * step.low,
                          "ci_high": scale * step.high, "interval": step.method})
     return pd.DataFrame(rows)
 
 
-def compare_by_net_value(runs: pd.DataFrame, pairs: list[tuple[int, int]],
+def compare_by_net_value(outcomes: Outcomes, pairs: list[tuple[int, int]],
                          deployment_pulls: float) -> pd.DataFrame:
     """Learner A against learner B by net value, per pair of cells (same bandit and cost), at each
     multiple of D in ``DEPLOYMENT_FACTORS``: each learner's best budget is chosen on the even
     seeds; on the odd seeds the paired difference of net values (seed i of A at its best budget
     against seed i of B at its), with a 95% interval (``mean_interval``). ``verdict`` names the
     learner whose interval lies above the other's, else ``unresolved``."""
-    frame = runs.assign(deployed=deployed_probability(runs))
-    support = deployed_support(runs)
-    even, odd = halves(runs)
-    algorithm = frame.drop_duplicates("cell").set_index("cell")
-    cells = {cell: (_per_seed(frame, cell),
-                    frame[frame["cell"] == cell].groupby("budget")["rollouts"].first())
-             for cell in dict.fromkeys(c for pair in pairs for c in pair)}
+    support = deployed_support(outcomes)
+    even, odd = outcomes.halves()
+    described = outcomes.cells.set_index("cell")
+    deployed = {cell: outcomes.deployed(cell)
+                for cell in dict.fromkeys(c for pair in pairs for c in pair)}
     rows = []
     for (a, b), factor in itertools.product(pairs, DEPLOYMENT_FACTORS):
         pulls = deployment_pulls * factor
-        cost = float(algorithm.loc[a, "cost"])
+        cost = float(described.loc[a, "cost"])
         chosen = {}
         for cell in (a, b):
-            values, rollouts = cells[cell]
-            budget = _best_budget(values.loc[even], rollouts, cost, pulls)[0]
-            chosen[cell] = (budget, values.loc[odd, budget], cost * rollouts[budget])
+            values, rollouts = deployed[cell], outcomes.spent(cell)
+            budget = _best_budget(values[even], rollouts, cost, pulls)[0]
+            chosen[cell] = (outcomes.budgets[budget], values[odd, budget],
+                            cost * rollouts[budget])
         (budget_a, values_a, spend_a), (budget_b, values_b, spend_b) = chosen[a], chosen[b]
         shift = spend_b - spend_a
         difference = mean_interval(pulls * (values_a - values_b) + shift,
                                    support[a].difference(support[b], pulls, shift))
-        names = algorithm.loc[a, "algorithm"], algorithm.loc[b, "algorithm"]
+        names = described.loc[a, "algorithm"], described.loc[b, "algorithm"]
         verdict = (names[0] if difference.low > 0 else names[1] if difference.high < 0
                    else "unresolved")
         rows.append({"cell_a": a, "algorithm_a": names[0], "cell_b": b, "algorithm_b": names[1],
                      "cost": cost, "deployment_pulls": pulls, "best_budget_a": int(budget_a),
-                     "best_budget_b": int(budget_b), "seeds": len(odd),
+                     "best_budget_b": int(budget_b), "seeds": len(values_a),
                      "net_value_a": pulls * values_a.mean() - spend_a,
                      "net_value_b": pulls * values_b.mean() - spend_b,
                      "difference": difference.mean, "ci_low": difference.low,

@@ -20,6 +20,7 @@ from scipy.stats import binom, binomtest
 
 from analysis.budget_to_target import budget_ratio, budget_to_target
 from analysis.families import declare, family_name
+from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes, verdict
 from study.spec import registry
 from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR
@@ -38,59 +39,32 @@ def is_group_study(cells: pd.DataFrame) -> bool:
     return "group_size" in cells and cells["group_size"].nunique() > 1
 
 
-class Cube:
-    """A study's outcomes as arrays: ``correct`` and ``zero_signal`` of shape (cells, seeds,
-    checkpoints), ``rollouts`` (cells, checkpoints). The runs table is ordered by cell, seed and
-    checkpoint with every cell on the same seeds and checkpoints, which is checked."""
-
-    def __init__(self, runs: pd.DataFrame) -> None:
-        self.cells = np.unique(runs["cell"].to_numpy())
-        self.seeds = np.unique(runs["seed"].to_numpy())
-        self.budgets = np.unique(runs["budget"].to_numpy())
-        shape = (len(self.cells), len(self.seeds), len(self.budgets))
-        if len(runs) != math.prod(shape) or not (
-                np.array_equal(runs["cell"].to_numpy().reshape(shape)[:, :, 0].min(axis=1),
-                               self.cells)
-                and np.array_equal(runs["seed"].to_numpy().reshape(shape)[0, :, 0], self.seeds)
-                and np.array_equal(runs["budget"].to_numpy().reshape(shape)[0, 0], self.budgets)):
-            raise ValueError("the runs table is not one row per (cell, seed, checkpoint)")
-        self.correct = runs["correct"].to_numpy().reshape(shape)
-        self.zero_signal = runs["zero_signal_updates"].to_numpy().reshape(shape)
-        self.rollouts = runs["rollouts"].to_numpy().reshape(shape)[:, 0, :]
-        self.index = {int(c): i for i, c in enumerate(self.cells)}
-        self.odd = self.seeds % 2 == 1
-
-    def outcomes(self, cell: int, seeds: np.ndarray | None = None) -> np.ndarray:
-        """(seeds, checkpoints) outcomes of a cell, on the seeds selected by the mask."""
-        found = self.correct[self.index[cell]]
-        return found if seeds is None else found[seeds]
-
-    def score(self, cell: int, seeds: np.ndarray) -> float:
-        """Mean accuracy over the checkpoints on the selected seeds: the selection criterion."""
-        return float(self.outcomes(cell, seeds).mean())
+def _score(outcomes: Outcomes, cell: int, seeds: np.ndarray | None = None) -> float:
+    """Mean accuracy over the checkpoints on the selected seeds: the selection criterion."""
+    return float(outcomes.outcomes(cell, seeds).mean())
 
 
 def _arms(cells: pd.DataFrame) -> pd.DataFrame:
     return cells[cells["algorithm"].isin(registry.trained())]
 
 
-def best_lr_table(cube: Cube, cells: pd.DataFrame) -> pd.DataFrame:
+def best_lr_table(outcomes: Outcomes) -> pd.DataFrame:
     """Per arm: the lr chosen on the even seeds, whether it lies at an edge of the grid, and the
     range of lr whose mean accuracy over the checkpoints (all seeds) is within ``ROBUST`` of the
     best (question 4)."""
-    even = ~cube.odd
+    even, _ = outcomes.halves()
     rows = []
-    for (environment, baseline, group), arm in _arms(cells).groupby(
+    for (environment, baseline, group), arm in _arms(outcomes.cells).groupby(
             ["environment", "baseline", "group_size"], sort=False):
         arm = arm.sort_values("lr")
-        chosen = max(arm.itertuples(), key=lambda c: (cube.score(c.cell, even), -c.lr))
-        accuracy = {c.lr: cube.score(c.cell, np.ones_like(even)) for c in arm.itertuples()}
+        chosen = max(arm.itertuples(), key=lambda c: (_score(outcomes, c.cell, even), -c.lr))
+        accuracy = {c.lr: _score(outcomes, c.cell) for c in arm.itertuples()}
         top = max(accuracy.values())
         robust = [lr for lr, value in accuracy.items() if value >= top - ROBUST]
         rows.append({"environment": environment, "baseline": baseline, "group_size": group,
                      "best_lr": chosen.lr, "cell": chosen.cell,
                      "at_edge": chosen.lr in (arm["lr"].min(), arm["lr"].max()),
-                     "selection_accuracy": cube.score(chosen.cell, even),
+                     "selection_accuracy": _score(outcomes, chosen.cell, even),
                      "robust_lr_low": min(robust), "robust_lr_high": max(robust),
                      # At an edge of the grid the range may extend beyond it.
                      "robust_range_at_edge": (min(robust) == arm["lr"].min()
@@ -106,10 +80,12 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return interval.low, interval.high
 
 
-def accuracy_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
     """Accuracy against rollouts per arm on the odd seeds, at its best lr and at the package's
     default lr (question 1), with 95% Wilson intervals."""
     rows = []
+    cells = outcomes.cells
+    _, odd = outcomes.halves()
     fixed = _arms(cells)[np.isclose(_arms(cells)["lr"], DEFAULT_LR)].set_index(
         ["environment", "baseline", "group_size"])["cell"]
     for arm in best.itertuples():
@@ -118,15 +94,15 @@ def accuracy_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.Da
                                 (f"lr {DEFAULT_LR:g}", fixed.get(key))):
             if cell is None:
                 continue
-            outcomes = cube.outcomes(int(cell), cube.odd)
+            tested = outcomes.outcomes(int(cell), odd)
             lr = float(cells.loc[cells["cell"] == cell, "lr"].iat[0])
-            for c, budget in enumerate(cube.budgets):
-                k, n = int(outcomes[:, c].sum()), outcomes.shape[0]
+            for c, budget in enumerate(outcomes.budgets):
+                k, n = int(tested[:, c].sum()), tested.shape[0]
                 low, high = _wilson(k, n)
                 rows.append({"environment": arm.environment, "baseline": arm.baseline,
                              "group_size": arm.group_size, "selection": selection, "lr": lr,
                              "budget": int(budget),
-                             "rollouts": int(cube.rollouts[cube.index[int(cell)], c]),
+                             "rollouts": int(outcomes.spent(int(cell))[c]),
                              "seeds": n, "accuracy": k / n, "ci_low": low, "ci_high": high})
     return pd.DataFrame(rows)
 
@@ -139,17 +115,18 @@ def _family(rows: list[dict[str, object]], family: str) -> pd.DataFrame:
     return table
 
 
-def _trained_checkpoints(cube: Cube, cell: int) -> list[int]:
+def _trained_checkpoints(outcomes: Outcomes, cell: int) -> list[int]:
     """The checkpoints (indices) at which a cell has made at least one update: before its first
     update (B < G) a group learner is the untrained policy, and comparing it says nothing about
     the estimator."""
-    return [c for c in range(len(cube.budgets)) if cube.rollouts[cube.index[cell], c] > 0]
+    return [c for c, spent in enumerate(outcomes.spent(cell)) if spent > 0]
 
 
-def versus_single_table(cube: Cube, best: pd.DataFrame, family: str) -> pd.DataFrame:
+def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str) -> pd.DataFrame:
     """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
     baseline (B) at its best lr, on the odd seeds, at every checkpoint where A has made an update
     (question 1). One Holm family: the whole table."""
+    _, odd = outcomes.halves()
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
@@ -159,18 +136,18 @@ def versus_single_table(cube: Cube, best: pd.DataFrame, family: str) -> pd.DataF
         for arm in arms.itertuples():
             if arm.cell == reference:
                 continue
-            for c in _trained_checkpoints(cube, arm.cell):
+            for c in _trained_checkpoints(outcomes, arm.cell):
                 rows.append({"environment": environment, "baseline": arm.baseline,
                              "group_size": arm.group_size, "lr": arm.best_lr,
                              "single_lr": float(single["best_lr"].iat[0]),
-                             "budget": int(cube.budgets[c]),
-                             "rollouts": int(cube.rollouts[cube.index[arm.cell], c]),
-                             **compare_outcomes(cube.outcomes(arm.cell, cube.odd)[:, c],
-                                                cube.outcomes(reference, cube.odd)[:, c])})
+                             "budget": int(outcomes.budgets[c]),
+                             "rollouts": int(outcomes.spent(arm.cell)[c]),
+                             **compare_outcomes(outcomes.outcomes(arm.cell, odd)[:, c],
+                                                outcomes.outcomes(reference, odd)[:, c])})
     return _family(rows, family)
 
 
-def best_arm_table(cube: Cube, best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
+def best_arm_table(best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
     """Per bandit, the arm with the largest even-seed accuracy (is it G = 1?) and its paired
     difference from single-rollout REINFORCE on the odd seeds at each compared checkpoint (rows
     of the `group_vs_single` family)."""
@@ -193,19 +170,21 @@ def best_arm_table(cube: Cube, best: pd.DataFrame, versus: pd.DataFrame) -> pd.D
     return pd.DataFrame(rows)
 
 
-def budget_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+def budget_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
     """Rollouts to 0.9 accuracy per arm at its best lr on the odd seeds, with a 95% bootstrap
     interval over seeds, and its ratio (paired bootstrap) to single-rollout REINFORCE and to
     uniform allocation (question 2). Crossings are read against the rollouts actually spent."""
+    cells = outcomes.cells
     uniform = cells[cells["algorithm"] == "uniform"].set_index("environment")["cell"]
+    _, odd = outcomes.halves()
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
         references = {"single": int(single["cell"].iat[0]) if len(single) else None,
                       "uniform": int(uniform[environment]) if environment in uniform else None}
         for arm in arms.itertuples():
-            ours = cube.outcomes(arm.cell, cube.odd)
-            spent = cube.rollouts[cube.index[arm.cell]]
+            ours = outcomes.outcomes(arm.cell, odd)
+            spent = outcomes.spent(arm.cell)
             estimate = budget_to_target(ours, np.maximum(spent, 1))
             row = {"environment": environment, "baseline": arm.baseline,
                    "group_size": arm.group_size, "lr": arm.best_lr,
@@ -215,10 +194,9 @@ def budget_table(cube: Cube, cells: pd.DataFrame, best: pd.DataFrame) -> pd.Data
             for name, reference in references.items():
                 if reference is None or reference == arm.cell:
                     continue
-                ratio = budget_ratio(ours, cube.outcomes(reference, cube.odd),
+                ratio = budget_ratio(ours, outcomes.outcomes(reference, odd),
                                      np.maximum(spent, 1),
-                                     budgets_b=np.maximum(cube.rollouts[cube.index[reference]],
-                                                          1))
+                                     budgets_b=np.maximum(outcomes.spent(reference), 1))
                 row |= {f"ratio_to_{name}": ratio.ratio, f"ratio_to_{name}_low": ratio.ci_low,
                         f"ratio_to_{name}_high": ratio.ci_high}
             rows.append(row)
@@ -240,12 +218,13 @@ def zscore_scale(pass_rate: float, group: int) -> tuple[float, float]:
     return float(np.sum(weight[signal] / (spread[signal] + ZSCORE_EPSILON)) / (1 - zero)), zero
 
 
-def zscore_table(cube: Cube, best: pd.DataFrame, pass_rates: dict[str, tuple[float, float]],
+def zscore_table(outcomes: Outcomes, best: pd.DataFrame, pass_rates: dict[str, tuple[float, float]],
                  family: str) -> pd.DataFrame:
     """GRPO (group_zscore, A) against Dr. GRPO (group_mean, B), each at its best lr, on the odd
     seeds at every checkpoint after the first update (question 3; its own Holm family), with the
     factor by which dividing by the group's spread scales the step, at the uniform policy's mean
     pass rate and at the best arm's."""
+    _, odd = outcomes.halves()
     rows = []
     index = best.set_index(["environment", "baseline", "group_size"])
     for (environment, group), _ in best[best["group_size"] > 1].groupby(
@@ -258,19 +237,19 @@ def zscore_table(cube: Cube, best: pd.DataFrame, pass_rates: dict[str, tuple[flo
         mean_rate, best_rate = pass_rates[environment]
         at_start, _ = zscore_scale(mean_rate, group)
         at_best, _ = zscore_scale(best_rate, group)
-        for c in _trained_checkpoints(cube, int(grpo["cell"])):
+        for c in _trained_checkpoints(outcomes, int(grpo["cell"])):
             rows.append({"environment": environment, "group_size": group,
                          "lr_grpo": grpo["best_lr"], "lr_dr_grpo": dr_grpo["best_lr"],
                          "step_scale_uniform_policy": at_start, "step_scale_best_arm": at_best,
-                         "budget": int(cube.budgets[c]),
-                         "rollouts": int(cube.rollouts[cube.index[int(grpo["cell"])], c]),
+                         "budget": int(outcomes.budgets[c]),
+                         "rollouts": int(outcomes.spent(int(grpo["cell"]))[c]),
                          **compare_outcomes(
-                             cube.outcomes(int(grpo["cell"]), cube.odd)[:, c],
-                             cube.outcomes(int(dr_grpo["cell"]), cube.odd)[:, c])})
+                             outcomes.outcomes(int(grpo["cell"]), odd)[:, c],
+                             outcomes.outcomes(int(dr_grpo["cell"]), odd)[:, c])})
     return _family(rows, family)
 
 
-def zero_signal_table(cube: Cube, best: pd.DataFrame,
+def zero_signal_table(outcomes: Outcomes, best: pd.DataFrame,
                       pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
     """The share of updates (and so of rollouts) spent on groups with no signal by the largest
     checkpoint, per arm at its best lr on the odd seeds (question 5): the mean of the seeds'
@@ -280,12 +259,13 @@ def zero_signal_table(cube: Cube, best: pd.DataFrame,
     pulls the best arm: p^G + (1 - p)^G for a group estimator (all rewards equal), (1 - p)^G with
     no baseline (all rewards 0); none for a baseline from earlier rollouts."""
     rows = []
-    last = len(cube.budgets) - 1
+    _, odd = outcomes.halves()
+    last = len(outcomes.budgets) - 1
     for arm in best.itertuples():
-        updates = cube.rollouts[cube.index[arm.cell], last] // arm.group_size
+        updates = outcomes.spent(arm.cell)[last] // arm.group_size
         if updates == 0:
             continue
-        share = cube.zero_signal[cube.index[arm.cell]][cube.odd, last] / updates
+        share = outcomes.zero_signal[outcomes.row(arm.cell)][odd, last] / updates
         mean = float(share.mean())
         half = 1.96 * float(share.std(ddof=1)) / math.sqrt(len(share))
         if half == 0.0:
@@ -313,17 +293,15 @@ def _no_signal(baseline: str, pass_rate: float, group: int) -> float:
     return math.nan
 
 
-def group_tables(runs: pd.DataFrame, cells: pd.DataFrame,
-                 pass_rates: dict[str, tuple[float, float]], study: str
-                 ) -> dict[str, pd.DataFrame]:
+def group_tables(outcomes: Outcomes, pass_rates: dict[str, tuple[float, float]],
+                 study: str) -> dict[str, pd.DataFrame]:
     """Every table of a group study; ``pass_rates`` maps each bandit's ``environment`` to (its
     mean pass rate, its best arm's). Each table with p-values is its own Holm family."""
-    cube = Cube(runs)
-    best = best_lr_table(cube, cells)
-    versus = versus_single_table(cube, best, family_name(study, "group_vs_single"))
-    return {"group_best_lr": best, "group_accuracy": accuracy_table(cube, cells, best),
-            "group_vs_single": versus, "group_best_arm": best_arm_table(cube, best, versus),
-            "group_budget_to_target": budget_table(cube, cells, best),
-            "group_zscore_vs_mean": zscore_table(cube, best, pass_rates,
+    best = best_lr_table(outcomes)
+    versus = versus_single_table(outcomes, best, family_name(study, "group_vs_single"))
+    return {"group_best_lr": best, "group_accuracy": accuracy_table(outcomes, best),
+            "group_vs_single": versus, "group_best_arm": best_arm_table(best, versus),
+            "group_budget_to_target": budget_table(outcomes, best),
+            "group_zscore_vs_mean": zscore_table(outcomes, best, pass_rates,
                                                   family_name(study, "group_zscore_vs_mean")),
-            "group_zero_signal": zero_signal_table(cube, best, pass_rates)}
+            "group_zero_signal": zero_signal_table(outcomes, best, pass_rates)}

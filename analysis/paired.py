@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.stats import binomtest, norm
 
 from analysis.families import ALPHA
+from analysis.outcomes import Outcomes
 
 
 @dataclass(frozen=True)
@@ -77,40 +78,11 @@ def paired_table(a: np.ndarray, b: np.ndarray) -> PairedTable:
                        int((~a & ~b).sum()))
 
 
-def cell_rows(runs: pd.DataFrame, cell: int,
-              columns: tuple[str, ...] = ("seed", "budget", "correct")) -> pd.DataFrame:
-    """The rows of one cell, with only ``columns``. A runs table is ordered by cell, so the rows
-    are found by bisection instead of a scan of the whole (possibly very large) table."""
-    cells = runs["cell"].to_numpy()
-    if np.all(cells[1:] >= cells[:-1]):
-        low, high = np.searchsorted(cells, [cell, cell + 1])
-        return runs.iloc[low:high][list(columns)]
-    return runs.loc[cells == cell, list(columns)]
-
-
-def outcome_matrix(runs: pd.DataFrame, cell: int, seeds: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(seeds, checkpoints) boolean outcomes of one cell, and its budgets."""
-    rows = cell_rows(runs, cell)
-    if seeds is not None:
-        rows = rows[rows["seed"].isin(seeds)]
-    wide = rows.pivot(index="seed", columns="budget", values="correct")
-    if wide.isna().to_numpy().any():
-        # A NaN would become True as a bool: a missing run must not count as a correct one.
-        raise ValueError(f"cell {cell}: some seeds have no row at some budget")
-    return wide.to_numpy(dtype=bool), wide.columns.to_numpy(dtype=float)
-
-
-def halves(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The even seeds (which choose a best cell) and the odd seeds (which test it)."""
-    seeds = np.sort(runs["seed"].unique())
-    return seeds[seeds % 2 == 0], seeds[seeds % 2 == 1]
-
-
-def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int,
+def compare_cells(outcomes: Outcomes, cell_a: int, cell_b: int,
                   seeds: np.ndarray | None = None) -> pd.DataFrame:
-    """Cell A against cell B at every budget they share, paired by seed (only ``seeds``, if
-    given: a cell chosen as best on other seeds is tested on the ones that did not choose it).
+    """Cell A against cell B at every budget, paired by seed (only the seeds the mask ``seeds``
+    selects, if given: a cell chosen as best on other seeds is tested on the ones that did not
+    choose it).
 
     Columns: budget, seeds, accuracy_a, accuracy_b, difference, ci_low, ci_high (Newcombe 95%),
     ci90_low, ci90_high (Newcombe 90%, for two one-sided tests of equivalence), only_a, only_b
@@ -118,16 +90,9 @@ def compare_cells(runs: pd.DataFrame, cell_a: int, cell_b: int,
     excludes 0 exactly when p < 0.05. With few discordant seeds the two can disagree (0 against 5:
     the interval excludes 0, p = 0.0625); the exact test decides, and the flag says where.
     """
-    a = cell_rows(runs, cell_a).set_index(["seed", "budget"])["correct"]
-    b = cell_rows(runs, cell_b).set_index(["seed", "budget"])["correct"]
-    joined = pd.concat({"a": a, "b": b}, axis=1, join="inner").reset_index()
-    if seeds is not None:
-        joined = joined[joined["seed"].isin(seeds)]
-    rows = []
-    for budget, group in joined.groupby("budget", sort=True):
-        rows.append({"budget": budget, **compare_outcomes(group["a"].to_numpy(),
-                                                          group["b"].to_numpy())})
-    return pd.DataFrame(rows)
+    a, b = outcomes.outcomes(cell_a, seeds), outcomes.outcomes(cell_b, seeds)
+    return pd.DataFrame([{"budget": budget, **compare_outcomes(a[:, c], b[:, c])}
+                         for c, budget in enumerate(outcomes.budgets)])
 
 
 def compare_outcomes(a: np.ndarray, b: np.ndarray) -> dict[str, float]:

@@ -48,9 +48,9 @@ from statsmodels.stats.proportion import proportion_effectsize
 
 from analysis.accuracy import CELL_KEYS, cells_frame
 from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossing
-from analysis.paired import mcnemar_power, outcome_matrix
+from analysis.outcomes import Outcomes
+from analysis.paired import mcnemar_power
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
-from study.orchestration.storage import read_runs
 from study.spec.schema import RUNS_FILE
 
 MOST = 10**6
@@ -292,11 +292,11 @@ def plan_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets_a: np.ndarr
                      tuple(int(d) for d in used), observed, log_se, len(correct_a))
 
 
-def ratio_pilot(runs: pd.DataFrame, cell: int) -> tuple[np.ndarray, np.ndarray]:
+def ratio_pilot(outcomes: Outcomes, cell: int) -> tuple[np.ndarray, np.ndarray]:
     """A pilot cell's outcomes (seeds x checkpoints) and budgets, for planning a budget ratio;
     ValueError where its budget to ``TARGET`` is no estimate to scale: not reached by the largest
     budget, or reached at the first checkpoint (only bounded)."""
-    correct, budgets = outcome_matrix(runs, cell)
+    correct, budgets = outcomes.outcomes(cell), outcomes.budgets
     point = crossing(budgets, correct.mean(axis=0))
     if math.isinf(point):
         raise ValueError(f"(cell {cell}) does not reach accuracy {TARGET:g} in the pilot by its "
@@ -412,14 +412,14 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
         return _error("draws", args.draws, "is not a whole number >= 1")
     if not (Path(args.runs) / RUNS_FILE).is_file():
         return _error("runs", args.runs, f"has no {RUNS_FILE}")
-    runs = read_runs(Path(args.runs), [*CELL_KEYS, "seed", "budget", "correct"])
-    cells = cells_frame(runs)
+    outcomes = Outcomes.load(Path(args.runs))
+    cells = cells_frame(outcomes)
     pilot = {}
     for field in ("a", "b"):
         text = getattr(args, field)
         try:
             cell = select_cell(cells, parse_selector(text))
-            pilot[field] = (cell, *ratio_pilot(runs, cell))
+            pilot[field] = (cell, *ratio_pilot(outcomes, cell))
         except ValueError as error:
             return _error(field, text, str(error))
     (a, correct_a, budgets_a), (b, correct_b, budgets_b) = pilot["a"], pilot["b"]

@@ -1,4 +1,4 @@
-"""Every analysis table of one study, from its runs table and manifest.
+"""Every analysis table of one study, from its outcomes (``analysis.outcomes``) and manifest.
 
 Which tables a study gets follows from what its grid holds: accuracy always; the paired
 comparison of the trained cells with each nested reference learner in the grid (``vs_uniform``
@@ -18,14 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from analysis.accuracy import (
-    CELL_KEYS,
-    ENVIRONMENT_COLUMNS,
-    accuracy_table,
-    cell_environments,
-    cells_frame,
-    chance_levels,
-)
+from analysis.accuracy import accuracy_table, cell_environments, cells_frame, chance_levels
 from analysis.bands import sup_t_band
 from analysis.budget_to_target import (
     BudgetEstimate,
@@ -39,7 +32,8 @@ from analysis.curves import curve_points, curves_table
 from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
 from analysis.hardness import hardness_tables, is_hardness_study
-from analysis.paired import compare_cells, halves, mcnemar_power, outcome_matrix, verdict
+from analysis.outcomes import Outcomes
+from analysis.paired import compare_cells, mcnemar_power, verdict
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -50,7 +44,7 @@ from analysis.power import (
     paired_power_mc,
 )
 from analysis.tables import macro_name, number_word
-from study.orchestration.storage import read_manifest, read_runs
+from study.orchestration.storage import read_manifest
 from study.spec import registry
 from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR, DEFAULT_RATIO_MARGIN
 from study.spec.schema import CURVES_FILE
@@ -66,22 +60,15 @@ CURVE_STEPS = (1, 10, 100, 250, 500, 1000)
 """Steps at which a study's curves are tabulated and cited (those within its budget)."""
 
 
-ANALYSIS_COLUMNS = [*CELL_KEYS, *(c for c in ENVIRONMENT_COLUMNS if c not in CELL_KEYS),
-                    "seed", "budget", "rollouts", "correct", "finite", "greedy_value",
-                    "zero_signal_updates"]
-"""The columns of the runs table the analysis reads (a large study's other columns would only
-take memory)."""
+def load(run_dir: Path) -> tuple[Outcomes, dict]:
+    """The outcomes (``Outcomes.load``) and the manifest a study wrote."""
+    return Outcomes.load(run_dir), read_manifest(run_dir)
 
 
-def load(run_dir: Path) -> tuple[pd.DataFrame, dict]:
-    """The runs table (the columns the analysis uses) and the manifest a study wrote."""
-    return read_runs(run_dir, ANALYSIS_COLUMNS), read_manifest(run_dir)
-
-
-def pass_rates(runs: pd.DataFrame) -> dict[str, tuple[float, float]]:
+def pass_rates(outcomes: Outcomes) -> dict[str, tuple[float, float]]:
     """(mean pass rate, best arm's pass rate) of each fixed Bernoulli bandit of the study."""
     return {env.text: (float(np.mean(env.values)), max(env.values))
-            for env in cell_environments(runs).values()
+            for env in cell_environments(outcomes).values()
             if env.values is not None and env.reward == "bernoulli"}
 
 
@@ -138,7 +125,7 @@ def _reference_partner(cells: pd.DataFrame, cell: int, name: str) -> int | None:
     return _partner(cells, cell, algorithm=name, lr=0.0, baseline="none", group_size=1)
 
 
-def accuracy_with_chance_test(runs: pd.DataFrame, study: str, headline: int,
+def accuracy_with_chance_test(outcomes: Outcomes, study: str, headline: int,
                               primary_budgets: tuple[int, ...] = (),
                               tested_elsewhere: tuple[list[int], str] = ([], ""),
                               ) -> pd.DataFrame:
@@ -148,8 +135,8 @@ def accuracy_with_chance_test(runs: pd.DataFrame, study: str, headline: int,
     other rows the table's own family (``analysis.families``), except the cells of
     ``tested_elsewhere`` = (cells, family), whose test against chance is in that family (a
     hypothesis is tested once): their rows carry no p-value here."""
-    table = accuracy_table(runs)
-    table["chance"] = table["cell"].map(chance_levels(runs))
+    table = accuracy_table(outcomes)
+    table["chance"] = table["cell"].map(chance_levels(outcomes))
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
                             for k, n, c in zip(table["correct"], table["seeds"], table["chance"],
                                                strict=True)]
@@ -165,14 +152,14 @@ def accuracy_with_chance_test(runs: pd.DataFrame, study: str, headline: int,
     return table
 
 
-def chance_equivalence(runs: pd.DataFrame, cells: list[int], study: str,
+def chance_equivalence(outcomes: Outcomes, cells: list[int], study: str,
                        margin: float) -> pd.DataFrame:
     """Is a cell's accuracy above chance, below it, or within +-``margin`` of it? Per (cell,
     budget): the two-sided exact binomial test against chance (Holm over the table), and two
     one-sided exact binomial tests (TOST) of accuracy > chance - margin and < chance + margin,
     whose larger p-value is the equivalence test's (Holm over the table, a family of its own)."""
-    chance = chance_levels(runs)
-    frame = accuracy_table(runs[runs["cell"].isin(cells)])
+    chance = chance_levels(outcomes)
+    frame = accuracy_table(outcomes.only(cells))
     frame["chance"] = frame["cell"].map(chance)
     frame["p_value"] = [binomtest(int(k), int(n), c).pvalue for k, n, c in
                         zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
@@ -203,15 +190,16 @@ def _chance_verdict(row: pd.Series, margin: float) -> str:
     return f"equivalent to chance within +-{margin:g}" if within else "unresolved"
 
 
-def paired_family(runs: pd.DataFrame, pairs: list[tuple[int, int]], cells: pd.DataFrame,
+def paired_family(outcomes: Outcomes, pairs: list[tuple[int, int]], cells: pd.DataFrame,
                   family: str, margin: float, seeds: np.ndarray | None = None) -> pd.DataFrame:
-    """compare_cells for each (A, B) pair (on ``seeds`` only, if given), with A's axes, Holm over
+    """compare_cells for each (A, B) pair (on the seeds the mask ``seeds`` selects, if given),
+    with A's axes, Holm over
     all rows as the one family ``family``, and each row's verdict (``analysis.paired.verdict``)
     against the equivalence ``margin``."""
     frames = []
     for a, b in pairs:
         row = cells[cells["cell"] == a].iloc[0]
-        frame = compare_cells(runs, a, b, seeds)
+        frame = compare_cells(outcomes, a, b, seeds)
         for key in ("environment", "lr", "baseline", "cost"):
             frame.insert(0, key, row[key])
         frame.insert(0, "cell_b", b)
@@ -233,49 +221,48 @@ def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:
             "summary": estimate.describe()}
 
 
-def _point_crossing(runs: pd.DataFrame, cell: int, seeds: np.ndarray) -> float:
-    correct, budgets = outcome_matrix(runs, cell, seeds)
-    return crossing(budgets, correct.mean(axis=0))
+def _point_crossing(outcomes: Outcomes, cell: int, seeds: np.ndarray) -> float:
+    return crossing(outcomes.budgets, outcomes.outcomes(cell, seeds).mean(axis=0))
 
 
-def _tied_lr(runs: pd.DataFrame, chosen: int, others: list[int], cells: pd.DataFrame,
+def _tied_lr(outcomes: Outcomes, chosen: int, others: list[int], cells: pd.DataFrame,
              seeds: np.ndarray) -> list[float]:
     """The lr of the cells in ``others`` that the choosing seeds cannot tell from ``chosen``:
     the paired bootstrap interval of their budget to 0.9 over the chosen cell's contains 1."""
-    ours, budgets = outcome_matrix(runs, chosen, seeds)
+    ours = outcomes.outcomes(chosen, seeds)
     tied = []
     for cell in others:
-        ratio = budget_ratio(outcome_matrix(runs, cell, seeds)[0], ours, budgets)
+        ratio = budget_ratio(outcomes.outcomes(cell, seeds), ours, outcomes.budgets)
         if not ratio.ci_low > 1:
             tied.append(float(cells.loc[cells["cell"] == cell, "lr"].iat[0]))
     return sorted(tied)
 
 
-def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+def budget_table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
     """Budget to 0.9 for every cell (first cost only: cost does not change the simulation), and
     at the best lr per (bandit, baseline): the lr is chosen on the even seeds (smallest estimated
     budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate.
     ``tied_lr`` lists the other lr the even seeds cannot tell from the chosen one (the paired
     bootstrap interval of the ratio of budgets contains 1): then the best lr is a tie."""
     rows = []
-    environments = cell_environments(runs)
+    environments = cell_environments(outcomes)
     priced = cells[cells["cost"] == cells["cost"].min()]
     for _, cell in priced.iterrows():
         h = environment_hardness(environments[int(cell["cell"])])
-        correct, budgets = outcome_matrix(runs, int(cell["cell"]))
+        estimate = budget_to_target(outcomes.outcomes(int(cell["cell"])), outcomes.budgets)
         rows.append({**cell.to_dict(), "selection": "this lr", "tied_lr": "",
-                     **_estimate_row(budget_to_target(correct, budgets), h)})
-    even, odd = halves(runs)
+                     **_estimate_row(estimate, h)})
+    even, odd = outcomes.halves()
     # One best lr per group size as well: a G is an arm of its own, not another lr.
     for _, group in trained_cells(priced).groupby(
             ["reward_model", "environment", "baseline", "group_size"], sort=False):
         if len(group) < 2:
             continue
-        chosen = min(group.itertuples(), key=lambda c: _point_crossing(runs, c.cell, even))
+        chosen = min(group.itertuples(), key=lambda c: _point_crossing(outcomes, c.cell, even))
         cell = cells[cells["cell"] == chosen.cell].iloc[0]
         h = environment_hardness(environments[int(chosen.cell)])
-        estimate = budget_to_target(*outcome_matrix(runs, chosen.cell, odd))
-        tied = _tied_lr(runs, chosen.cell, [c for c in group["cell"] if c != chosen.cell],
+        estimate = budget_to_target(outcomes.outcomes(chosen.cell, odd), outcomes.budgets)
+        tied = _tied_lr(outcomes, chosen.cell, [c for c in group["cell"] if c != chosen.cell],
                         cells, even)
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
                      "estimated on odd seeds", "tied_lr": ", ".join(f"{lr:g}" for lr in tied),
@@ -283,31 +270,30 @@ def budget_table(runs: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def headline_band(runs: pd.DataFrame, headline: int) -> pd.DataFrame:
+def headline_band(outcomes: Outcomes, headline: int) -> pd.DataFrame:
     """The headline cell's accuracy against budget with pointwise 95% Wilson intervals and the
     simultaneous 95% sup-t band over all its checkpoints (``analysis.bands``)."""
-    correct, budgets = outcome_matrix(runs, headline)
+    correct = outcomes.outcomes(headline)
     band = sup_t_band(correct)
-    return pd.DataFrame({"cell": headline, "budget": budgets.astype(int),
+    return pd.DataFrame({"cell": headline, "budget": outcomes.budgets,
                          "seeds": correct.shape[0], "accuracy": band.accuracy,
                          "ci_low": band.low, "ci_high": band.high, "band_low": band.band_low,
                          "band_high": band.band_high, "band_factor": band.factor})
 
 
-def target_sensitivity(runs: pd.DataFrame, cells: pd.DataFrame,
-                       budgets: pd.DataFrame) -> pd.DataFrame:
+def target_sensitivity(outcomes: Outcomes, budgets: pd.DataFrame) -> pd.DataFrame:
     """Budget to each of ``TARGETS`` for the rows a reader compares: REINFORCE at its best lr
     (the lr chosen for 0.9 on the even seeds, estimated on the odd seeds) and every reference
     learner (all seeds), so that the answer's dependence on the target 0.9 is visible."""
-    _, odd = halves(runs)
+    _, odd = outcomes.halves()
     shown = budgets[budgets["selection"].str.startswith("best lr")
                     | ~budgets["algorithm"].isin(registry.trained())]
     rows = []
     for _, row in shown.iterrows():
         seeds = odd if row["selection"].startswith("best lr") else None
-        correct, checkpoints = outcome_matrix(runs, int(row["cell"]), seeds)
+        correct = outcomes.outcomes(int(row["cell"]), seeds)
         for target in TARGETS:
-            estimate = budget_to_target(correct, checkpoints, target)
+            estimate = budget_to_target(correct, outcomes.budgets, target)
             rows.append({"cell": row["cell"], "algorithm": row["algorithm"],
                          "baseline": row["baseline"], "lr": row["lr"],
                          "selection": row["selection"], "target": target,
@@ -317,7 +303,7 @@ def target_sensitivity(runs: pd.DataFrame, cells: pd.DataFrame,
     return pd.DataFrame(rows)
 
 
-def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
+def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
                                budgets: pd.DataFrame, study: str, margin: float,
                                ratio_margin: float) -> dict[str, pd.DataFrame]:
     """REINFORCE against the best-arm-identification algorithms on the same seeds: the headline
@@ -339,7 +325,7 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
         return [c for c in (_reference_partner(cells, headline, a) for a in names)
                 if c is not None]
 
-    _, odd = halves(runs)
+    _, odd = outcomes.halves()
     tables = {}
     families = [("vs_best_arm_identification", headline,
                  partners(reference_learners(cells, nested=False)), None)]
@@ -349,15 +335,14 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
         families.append(("best_lr_vs_references", best, partners(reference_learners(cells)),
                          odd))
     for name, cell, references, seeds in families:
-        table = paired_family(runs, [(cell, b) for b in references], cells,
+        table = paired_family(outcomes, [(cell, b) for b in references], cells,
                               family_name(study, name), margin, seeds)
         table.insert(2, "algorithm_b", table["cell_b"].map(algorithm))
         tables[name] = table
     rows = []
-    ours, checkpoints = outcome_matrix(runs, best, odd)
+    ours = outcomes.outcomes(best, odd)
     for reference in partners(reference_learners(cells)):
-        theirs, _ = outcome_matrix(runs, reference, odd)
-        ratio = budget_ratio(ours, theirs, checkpoints)
+        ratio = budget_ratio(ours, outcomes.outcomes(reference, odd), outcomes.budgets)
         rows.append({"reinforce_cell": best,
                      "lr": cells.set_index("cell").loc[best, "lr"],
                      "reference": algorithm[reference], "ratio": ratio.ratio,
@@ -369,7 +354,7 @@ def best_identification_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline
     return {**tables, "budget_ratio": pd.DataFrame(rows)}
 
 
-def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
+def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
                  tables: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """For the headline comparisons at the headline budgets: the seeds each test needs for the
     effects of interest stated before the run (``EFFECTS_OF_INTEREST``), at the exact power of
@@ -380,10 +365,10 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
     hypotheses (a safe level for the step-down). Then power against the number of seeds at the
     observed rates at 0.05, analytic and Monte Carlo (curves: an illustration of this run, not a
     plan)."""
-    budgets = [b for b in HEADLINE_BUDGETS if b in set(runs["budget"])]
+    budgets = [b for b in HEADLINE_BUDGETS if b in set(outcomes.budgets)]
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
-    chance = chance_levels(runs)[headline]
+    chance = chance_levels(outcomes)[headline]
     comparisons: list[tuple[str, int | None, str]] = [
         ("trained vs never-training sampler", None, "accuracy")]
     comparisons += [(f"trained vs {registry.display(name)}",
@@ -396,7 +381,7 @@ def power_tables(runs: pd.DataFrame, cells: pd.DataFrame, headline: int,
     for name, partner, source in comparisons:
         if source not in tables or (source != "accuracy" and partner is None):
             continue
-        paired = compare_cells(runs, headline, partner) if partner is not None else None
+        paired = compare_cells(outcomes, headline, partner) if partner is not None else None
         for budget in budgets:
             sizes = family_sizes(tables[source], adjusted=(
                 "p_vs_chance_holm" if source == "accuracy" else "p_value_holm"))
@@ -517,10 +502,16 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
 
 def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """All tables of the study in ``run_dir`` and its headline numbers."""
-    runs, manifest = load(run_dir)
+    return analyze_outcomes(*load(run_dir), run_dir)
+
+
+def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
+                     ) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """All tables of a study from its outcomes and manifest, and its headline numbers;
+    ``run_dir`` is where its curves are, if it has any."""
     config, study = manifest["config"], manifest["study"]
     margin = config.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN)
-    cells = cells_frame(runs)
+    cells = cells_frame(outcomes)
     headline = headline_cell(cells)
     # Cells at other costs are the same simulations as the first cost's: asking their questions
     # again would put one hypothesis into a family several times.
@@ -540,53 +531,53 @@ def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
                        family_name(study, "chance_two_sided")))
     tables: dict[str, pd.DataFrame] = {
         "cells": cells, "accuracy": accuracy_with_chance_test(
-            runs, study, headline, tuple(config.get("primary_budgets", ())), elsewhere)}
+            outcomes, study, headline, tuple(config.get("primary_budgets", ())), elsewhere)}
     if twin:
         reinforce, per_arm = [], []
     for name in reference_learners(cells, nested=True):
         pairs = [(c, partner) for c in reinforce
                  if (partner := _reference_partner(cells, c, name)) is not None]
         if pairs:
-            tables[f"vs_{name}"] = paired_family(runs, pairs, cells,
+            tables[f"vs_{name}"] = paired_family(outcomes, pairs, cells,
                                                  family_name(study, f"vs_{name}"), margin)
     if per_arm:
         pairs = [(c, _partner(cells, c, baseline="running_mean")) for c in per_arm]
         tables["per_arm_vs_running_mean"] = paired_family(
-            runs, [p for p in pairs if p[1] is not None], cells,
+            outcomes, [p for p in pairs if p[1] is not None], cells,
             family_name(study, "per_arm_vs_running_mean"), margin)
-        tables["per_arm_vs_chance"] = chance_equivalence(runs, per_arm, study, margin)
-    tables["accuracy_band"] = headline_band(runs, headline)
-    tables["budget_to_target"] = budget_table(runs, cells)
-    tables["budget_by_target"] = target_sensitivity(runs, cells, tables["budget_to_target"])
+        tables["per_arm_vs_chance"] = chance_equivalence(outcomes, per_arm, study, margin)
+    tables["accuracy_band"] = headline_band(outcomes, headline)
+    tables["budget_to_target"] = budget_table(outcomes, cells)
+    tables["budget_by_target"] = target_sensitivity(outcomes, tables["budget_to_target"])
     if is_hardness_study(tables["budget_to_target"]):
-        _, odd = halves(runs)
-        outcomes = {int(c): outcome_matrix(runs, int(c), odd)
+        _, odd = outcomes.halves()
+        matrices = {int(c): (outcomes.outcomes(int(c), odd), outcomes.budgets)
                     for c in tables["budget_to_target"]["cell"].unique()}
-        tables.update(hardness_tables(outcomes, tables["budget_to_target"]))
+        tables.update(hardness_tables(matrices, tables["budget_to_target"]))
     tables.update(best_identification_tables(
-        runs, cells, headline, tables["budget_to_target"], study, margin,
+        outcomes, cells, headline, tables["budget_to_target"], study, margin,
         config.get("ratio_margin", DEFAULT_RATIO_MARGIN)))
     if config.get("primary_budgets"):
         # Seeds are planned for the questions a study declares primary (and the headline's
         # paired ones beside them); a plan at 0.01 with a family of hundreds takes seconds a row.
-        tables["power"], tables["power_curves"] = power_tables(runs, cells, headline, tables)
+        tables["power"], tables["power_curves"] = power_tables(outcomes, cells, headline, tables)
     if cells["cost"].nunique() > 1:
         deployment = config.get("deployment_pulls")
-        tables["net_value"] = net_value_table(runs, deployment)
-        tables["best_budget"] = best_budgets(runs, deployment)
-        tables["break_even"] = break_even_costs(runs, deployment)
+        tables["net_value"] = net_value_table(outcomes, deployment)
+        tables["best_budget"] = best_budgets(outcomes, deployment)
+        tables["break_even"] = break_even_costs(outcomes, deployment)
         pairs = [(c, _reference_partner(cells, c, name))
                  for c in trained_cells(cells)["cell"]
                  for name in reference_learners(cells, nested=True)]
         if any(b is not None for _, b in pairs):
             tables["net_value_vs_reference"] = compare_by_net_value(
-                runs, [p for p in pairs if p[1] is not None], deployment)
+                outcomes, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
-        tables.update(group_tables(runs, cells, pass_rates(runs), study))
+        tables.update(group_tables(outcomes, pass_rates(outcomes), study))
     numbers = headline_numbers(study, tables, headline)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
-                                        chance_levels(runs))
+                                        chance_levels(outcomes))
         tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
         numbers.update(curve_macros(_prefix(study), tables["curve_points"]))
     numbers[macro_name(_prefix(study), "Seeds")] = str(manifest["seeds"])

@@ -3,24 +3,27 @@ intervals, the gap to the never-training sampler, and what the extra budget boug
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
 from analysis.accuracy import accuracy_table, chance_levels
-from analysis.paired import cell_rows, compare_outcomes
+from analysis.outcomes import Outcomes
+from analysis.paired import compare_outcomes
 from analysis.tables import p_text
 
 
-def summarize(runs: pd.DataFrame) -> str:
-    """A block of text per cell of the runs table."""
-    table = accuracy_table(runs)
-    chance = chance_levels(runs)
-    blocks = [_cell_block(rows, chance[cell], cell_rows(runs, cell))
+def summarize(outcomes: Outcomes) -> str:
+    """A block of text per cell of the study."""
+    table = accuracy_table(outcomes)
+    chance = chance_levels(outcomes)
+    blocks = [_cell_block(rows, chance[cell], outcomes.outcomes(cell))
               for cell, rows in table.groupby("cell", sort=True)]
     return "\n\n".join(blocks)
 
 
-def _cell_block(rows: pd.DataFrame, chance: float, outcomes: pd.DataFrame) -> str:
+def _cell_block(rows: pd.DataFrame, chance: float, correct: np.ndarray) -> str:
+    """``rows``: the cell's accuracy table; ``correct``: its (seeds, checkpoints) outcomes."""
     first, last = rows.iloc[0], rows.iloc[-1]
     head = (f"cell {first['cell']}: {first['algorithm']}, baseline {first['baseline']}, "
             f"lr {first['lr']:g}, {first['reward_model']} {first['environment']}, "
@@ -39,8 +42,7 @@ def _cell_block(rows: pd.DataFrame, chance: float, outcomes: pd.DataFrame) -> st
     if len(rows) > 1:
         # The checkpoints are one run's, so seed i at the first budget is paired with seed i at
         # the last: a paired interval and test, not two independent ones.
-        wide = outcomes.pivot(index="seed", columns="budget", values="correct")
-        bought = compare_outcomes(wide[last["budget"]].to_numpy(), wide[first["budget"]].to_numpy())
+        bought = compare_outcomes(correct[:, -1], correct[:, 0])
         lines.append(
             f"{last['budget'] / first['budget']:g}x the rollouts ({first['budget']} -> "
             f"{last['budget']}) bought {bought['difference']:+.3f} accuracy "

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,8 @@ from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
 from analysis.budget_to_target import budget_ratio as _budget_ratio
 from analysis.budget_to_target import budget_to_target as _budget_to_target
 from analysis.families import ALPHA
-from analysis.paired import compare_cells, outcome_matrix
+from analysis.outcomes import Outcomes
+from analysis.paired import compare_cells
 from analysis.plan import Plan, RatioPlan, select_cell
 from study.cli import run_config
 from study.orchestration.storage import read_manifest, read_runs
@@ -61,6 +63,19 @@ class Study:
     runs: pd.DataFrame
     manifest: dict[str, Any]
     curves: pd.DataFrame | None
+
+
+_last: tuple[weakref.ref[pd.DataFrame], Outcomes] | None = None
+
+
+def _outcomes(runs: pd.DataFrame) -> Outcomes:
+    """The outcomes of a runs table, built once for the frame the last call was given: a
+    notebook asks several questions of one table, and each would otherwise rebuild the arrays.
+    A frame changed in place after a call is not noticed: pass a copy to analyse a changed one."""
+    global _last
+    if _last is None or _last[0]() is not runs:
+        _last = (weakref.ref(runs), Outcomes.from_runs(runs))
+    return _last[1]
 
 
 def _config(config: Mapping[str, Any] | str | Path | StudyConfig) -> StudyConfig:
@@ -146,7 +161,7 @@ def cells(runs: pd.DataFrame) -> pd.DataFrame:
         Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...), in cell
         order.
     """
-    return cells_frame(runs)
+    return cells_frame(_outcomes(runs))
 
 
 def cell(runs: pd.DataFrame, **where: object) -> int:
@@ -193,7 +208,7 @@ def accuracy(runs: pd.DataFrame, confidence: float = 0.95,
         The cell's columns, ``budget``, ``seeds``, ``correct``, ``non_finite``, ``accuracy``,
         ``ci_low``, ``ci_high``.
     """
-    return accuracy_table(runs, method=method, confidence=confidence)
+    return accuracy_table(_outcomes(runs), method=method, confidence=confidence)
 
 
 def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[str, object],
@@ -214,7 +229,9 @@ def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[
         Per budget: accuracies, difference with its 95% (and 90%) Newcombe interval, discordant
         seeds, the exact McNemar p-value and whether interval and test agree.
     """
-    return compare_cells(runs, _cell_id(runs, a), _cell_id(runs, b), seeds)
+    outcomes = _outcomes(runs)
+    return compare_cells(outcomes, _cell_id(runs, a), _cell_id(runs, b),
+                         None if seeds is None else outcomes.mask(seeds))
 
 
 def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
@@ -235,8 +252,8 @@ def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
         ``estimate``, ``ci_low``, ``ci_high`` (95% percentile bootstrap over whole seeds), and
         whether it was ``reached`` within the checkpoints (else a lower bound).
     """
-    correct, budgets = outcome_matrix(runs, _cell_id(runs, chosen))
-    return _budget_to_target(correct, budgets, target)
+    outcomes = _outcomes(runs)
+    return _budget_to_target(outcomes.outcomes(_cell_id(runs, chosen)), outcomes.budgets, target)
 
 
 def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
@@ -256,9 +273,9 @@ def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
         ``ratio``, its 95% (``ci_low``, ``ci_high``) and 90% intervals, and ``equivalent(m)``:
         the two one-sided tests against a ratio margin m.
     """
-    correct_a, budgets = outcome_matrix(runs, _cell_id(runs, a))
-    correct_b, budgets_b = outcome_matrix(runs, _cell_id(runs, b))
-    return _budget_ratio(correct_a, correct_b, budgets, target, budgets_b=budgets_b)
+    outcomes = _outcomes(runs)
+    return _budget_ratio(outcomes.outcomes(_cell_id(runs, a)), outcomes.outcomes(_cell_id(runs, b)),
+                         outcomes.budgets, target)
 
 
 def plot_accuracy(table: pd.DataFrame, ax: Any = None) -> Any:
@@ -374,7 +391,7 @@ def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
     checked = {}
     for name, cell in (("a", cell_a), ("b", cell_b)):
         try:
-            checked[name] = _plan.ratio_pilot(pilot, cell)
+            checked[name] = _plan.ratio_pilot(_outcomes(pilot), cell)
         except ValueError as error:
             raise ValueError(f"{name}: {error}") from None
     (correct_a, budgets_a), (correct_b, budgets_b) = checked["a"], checked["b"]

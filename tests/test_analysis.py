@@ -31,6 +31,7 @@ from analysis.cost import (
 )
 from analysis.families import declare, family_sizes, holm
 from analysis.hardness import hardness_tables
+from analysis.outcomes import Outcomes
 from analysis.paired import PairedTable, compare_outcomes, mcnemar_power, paired_table
 from analysis.power import (
     chance_power,
@@ -44,14 +45,15 @@ from analysis.tables import write_tables
 
 def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
                greedy: np.ndarray | None = None, cell: int = 0) -> pd.DataFrame:
-    """A runs table for one cell from a (seeds, checkpoints) matrix of outcomes."""
+    """A runs table for one cell from a (seeds, checkpoints) matrix of outcomes (the columns the
+    analysis reads)."""
     seeds, checkpoints = correct.shape
     if greedy is None:
         greedy = np.where(correct, 2, 0)
     values = np.array([float(p) for p in probs.split(",")])
     return pd.DataFrame({
-        "cell": cell, "algorithm": "reinforce", "baseline": "running_mean", "lr": 0.1,
-        "group_size": 1,
+        "cell": cell, "algorithm": "reinforce", "nested": True, "baseline": "running_mean",
+        "lr": 0.1, "group_size": 1,
         "reward_model": "bernoulli", "environment": probs, "draw": "fixed",
         "arms": len(values), "arm_values": [tuple(values)] * (seeds * checkpoints),
         "draw_parameters": [()] * (seeds * checkpoints), "cost": 0.0,
@@ -59,7 +61,12 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
         "seed": np.repeat(np.arange(seeds), checkpoints),
         "budget": np.tile(budgets, seeds), "rollouts": np.tile(budgets, seeds),
         "greedy_arm": greedy.ravel(), "best_arm": 2,
-        "correct": correct.ravel(), "finite": True})
+        "correct": correct.ravel(), "finite": True, "zero_signal_updates": 0})
+
+
+def outcomes_of(*frames: pd.DataFrame) -> Outcomes:
+    """The outcomes of the cells of these runs tables."""
+    return Outcomes.from_runs(pd.concat(frames, ignore_index=True))
 
 
 def test_wilson_interval_matches_its_formula() -> None:
@@ -69,7 +76,7 @@ def test_wilson_interval_matches_its_formula() -> None:
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     correct = np.zeros((n, 1), dtype=bool)
     correct[:k] = True
-    row = accuracy_table(runs_frame(correct, [50])).iloc[0]
+    row = accuracy_table(outcomes_of(runs_frame(correct, [50]))).iloc[0]
     assert row["accuracy"] == p and row["seeds"] == n and row["non_finite"] == 0
     assert row["ci_low"] == pytest.approx(centre - half, abs=1e-12)
     assert row["ci_high"] == pytest.approx(centre + half, abs=1e-12)
@@ -77,8 +84,8 @@ def test_wilson_interval_matches_its_formula() -> None:
 
 def test_chance_level_counts_tied_best_arms() -> None:
     correct = np.zeros((2, 1), dtype=bool)
-    assert chance_levels(runs_frame(correct, [10])) == {0: pytest.approx(1 / 3)}
-    assert chance_levels(runs_frame(correct, [10], "0.6,0.5,0.6,0.1", cell=4)) == {
+    assert chance_levels(outcomes_of(runs_frame(correct, [10]))) == {0: pytest.approx(1 / 3)}
+    assert chance_levels(outcomes_of(runs_frame(correct, [10], "0.6,0.5,0.6,0.1", cell=4))) == {
         4: pytest.approx(0.5)}
 
 
@@ -244,7 +251,7 @@ def test_chance_equivalence_names_above_below_and_equivalent() -> None:
         correct = np.zeros((900, 1), dtype=bool)
         correct[:right] = True
         frames.append(runs_frame(correct, [100], cell=cell))
-    table = chance_equivalence(pd.concat(frames, ignore_index=True), [0, 1, 2], "s", 0.05)
+    table = chance_equivalence(outcomes_of(*frames), [0, 1, 2], "s", 0.05)
     assert table["verdict"].tolist() == ["equivalent to chance within +-0.05", "above chance",
                                          "below chance"]
     # TOST's p-value is the larger of the two one-sided exact tail probabilities.
@@ -272,7 +279,7 @@ def test_net_value_and_break_even_on_a_hand_made_table() -> None:
     # at 20 all deploy 0.6. With D = 1000 the step 10 -> 20 gains 1000 * 0.05 over 10 pulls:
     # break-even 5.
     correct = np.array([[1, 1], [1, 1], [0, 1], [0, 1]] * 2, dtype=bool)
-    runs = runs_frame(correct, [10, 20])
+    runs = outcomes_of(runs_frame(correct, [10, 20]))
     net = net_value_table(runs, 1000)
     assert net["net_value"].tolist() == pytest.approx([550.0, 600.0])
     best = best_budgets(runs, 1000).iloc[0]
@@ -338,7 +345,7 @@ def test_net_value_comparison_names_the_higher_learner_or_none() -> None:
     ours = runs_frame(np.c_[np.zeros(seeds), np.ones(seeds)].astype(bool), [10, 20])
     theirs = runs_frame(np.zeros((seeds, 2), dtype=bool), [10, 20], cell=1).assign(
         algorithm="uniform")
-    table = compare_by_net_value(pd.concat([ours, theirs], ignore_index=True), [(0, 1)], 1000)
+    table = compare_by_net_value(outcomes_of(ours, theirs), [(0, 1)], 1000)
     row = table[table["deployment_pulls"] == 1000].iloc[0]
     assert (row["best_budget_a"], row["best_budget_b"]) == (20, 10)
     assert row["difference"] == pytest.approx(100.0)
@@ -363,14 +370,18 @@ def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
 
 
 def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
-    from analysis.study_tables import outcome_matrix
-
-    runs = pd.DataFrame({"cell": [0] * 4, "seed": [0, 0, 1, 1], "budget": [10, 20, 10, 20],
-                         "correct": [False, True, True, True]})
-    correct, budgets = outcome_matrix(runs, 0)
-    assert correct.tolist() == [[False, True], [True, True]] and budgets.tolist() == [10, 20]
-    with pytest.raises(ValueError, match="cell 0"):
-        outcome_matrix(runs.drop(index=1), 0)
+    runs = runs_frame(np.array([[False, True], [True, True]]), [10, 20])
+    outcomes = Outcomes.from_runs(runs.iloc[::-1])
+    assert outcomes.outcomes(0).tolist() == [[False, True], [True, True]]
+    assert outcomes.budgets.tolist() == [10, 20] and outcomes.seeds.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="one row per"):
+        Outcomes.from_runs(runs.drop(index=1))
+    # Every cell on the same seeds: a cell with a seed the others lack cannot be paired.
+    other = runs_frame(np.ones((3, 2), dtype=bool), [10, 20], cell=1)
+    with pytest.raises(ValueError, match="one row per"):
+        outcomes_of(runs, other)
+    with pytest.raises(ValueError, match="no column zero_signal_updates"):
+        Outcomes.from_runs(runs.drop(columns="zero_signal_updates"))
 
 
 def test_sup_t_band_covers_a_known_curve_at_every_checkpoint_at_once() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 import study.api as bandits
 from analysis.budget_to_target import budget_to_target
-from analysis.paired import outcome_matrix
+from analysis.outcomes import Outcomes
 from analysis.plan import plan_binomial
 from conftest import REPO
 from study.cli import main
@@ -73,7 +73,7 @@ def test_the_api_is_the_cli(tmp_path: Path) -> None:
     assert (compared["difference"] == 0).all() and (compared["p_value"] == 1).all()
     # The analysis functions are the package's own, on the cell the selector picks.
     assert bandits.budget_to_target(runs, {"algorithm": "reinforce"}) == \
-        budget_to_target(*outcome_matrix(runs, cell))
+        budget_to_target(Outcomes.from_runs(runs).outcomes(cell), [10, 100])
     # A cell against itself: ratio 1, or NaN where it never reaches 0.9 (then neither does).
     ratio = bandits.budget_ratio(runs, cell, cell).ratio
     assert ratio == 1 or math.isnan(ratio)

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.groups import MARGIN, Cube, best_lr_table, zero_signal_table, zscore_scale
+from analysis.groups import MARGIN, best_lr_table, zero_signal_table, zscore_scale
+from analysis.outcomes import Outcomes
 from analysis.paired import verdict
 
 
@@ -24,28 +25,30 @@ def test_zscore_scale_sums_over_the_number_of_passes() -> None:
     assert scale == pytest.approx(expected)
 
 
-def _runs(accuracy: dict[tuple[float, int], list[list[bool]]]) -> tuple[pd.DataFrame,
-                                                                         pd.DataFrame]:
+def _runs(accuracy: dict[tuple[float, int], list[list[bool]]]) -> pd.DataFrame:
     """A runs table of cells (lr, G) with outcome matrices (seeds x 2 checkpoints)."""
-    frames, cells = [], []
+    frames = []
     for cell, ((lr, group), outcomes) in enumerate(accuracy.items()):
         outcomes = np.asarray(outcomes)
         seeds = outcomes.shape[0]
         frames.append(pd.DataFrame({
-            "cell": cell, "seed": np.repeat(np.arange(seeds), 2),
+            "cell": cell, "algorithm": "reinforce", "nested": True, "baseline": "group_mean",
+            "lr": lr, "group_size": group, "reward_model": "bernoulli", "environment": "0.5,0.6",
+            "arms": 2, "draw": "fixed", "arm_values": [(0.5, 0.6)] * (2 * seeds),
+            "draw_parameters": [()] * (2 * seeds), "cost": 0.0,
+            "seed": np.repeat(np.arange(seeds), 2),
             "budget": np.tile([10, 20], seeds), "rollouts": np.tile([10, 20], seeds) // group
-            * group, "correct": outcomes.ravel(), "zero_signal_updates": 0}))
-        cells.append({"cell": cell, "algorithm": "reinforce", "environment": "0.5,0.6",
-                      "baseline": "group_mean", "group_size": group, "lr": lr, "cost": 0.0})
-    return pd.concat(frames, ignore_index=True), pd.DataFrame(cells)
+            * group, "correct": outcomes.ravel(), "finite": True, "greedy_value": 0.6,
+            "zero_signal_updates": 0}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def test_best_lr_is_chosen_on_the_even_seeds_with_ties_to_the_smaller_lr() -> None:
     # lr 0.1 wins on the odd seeds only, lr 0.3 and 1.0 tie on the even seeds: 0.3 is chosen.
     good_odd = [[False, False], [True, True]] * 4
     good_even = [[True, True], [False, False]] * 4
-    runs, cells = _runs({(0.1, 2): good_odd, (0.3, 2): good_even, (1.0, 2): good_even})
-    best = best_lr_table(Cube(runs), cells)
+    runs = _runs({(0.1, 2): good_odd, (0.3, 2): good_even, (1.0, 2): good_even})
+    best = best_lr_table(Outcomes.from_runs(runs))
     assert best["best_lr"].tolist() == [0.3]
     assert not best["at_edge"].iat[0]
     # All seeds: every lr has mean accuracy 1/2, so the whole grid is within 0.01 of the best.
@@ -53,9 +56,9 @@ def test_best_lr_is_chosen_on_the_even_seeds_with_ties_to_the_smaller_lr() -> No
 
 
 def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
-    runs, _ = _runs({(0.1, 2): [[True, False]] * 4})
+    runs = _runs({(0.1, 2): [[True, False]] * 4})
     with pytest.raises(ValueError, match="one row per"):
-        Cube(runs.iloc[:-1])
+        Outcomes.from_runs(runs.iloc[:-1])
 
 
 @pytest.mark.parametrize(("row", "expected"), [
@@ -77,8 +80,8 @@ def test_verdicts(row: dict[str, float], expected: str) -> None:
 def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:
     # No seed has an update without signal: the t interval would be [0, 0]; the reported upper
     # limit is the exact (Clopper-Pearson) limit of 0 seeds of n having any, 1 - 0.025^(1/n).
-    runs, cells = _runs({(0.1, 2): [[True, True]] * 40})
-    best = best_lr_table(Cube(runs), cells)
-    table = zero_signal_table(Cube(runs), best, {"0.5,0.6": (0.55, 0.6)})
+    outcomes = Outcomes.from_runs(_runs({(0.1, 2): [[True, True]] * 40}))
+    best = best_lr_table(outcomes)
+    table = zero_signal_table(outcomes, best, {"0.5,0.6": (0.55, 0.6)})
     assert table["zero_signal_share"].iat[0] == 0.0 and table["ci_low"].iat[0] == 0.0
     assert table["ci_high"].iat[0] == pytest.approx(1 - 0.025 ** (1 / 20))

@@ -1,0 +1,186 @@
+"""A study's outcomes in the one shape every analysis reads: a table of its cells and arrays of
+shape (cells, seeds, checkpoints).
+
+Every cell of a study runs on the same seeds and is recorded at the same budget checkpoints, so
+a per-cell (seeds, checkpoints) matrix is a slice of an array, never a pivot of the runs table.
+The arrays hold only what the analysis reads (about 14 bytes a run and checkpoint), and
+``Outcomes.load`` fills them one row group at a time, so a study of 50 million rows is never a
+DataFrame in memory.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from study.spec.schema import CELL_COLUMNS, LIST_COLUMNS, RUNS_FILE
+
+SEED_COLUMNS = ("correct", "finite", "greedy_value", "zero_signal_updates")
+"""The run columns kept per (cell, seed, checkpoint)."""
+READ_COLUMNS = ("cell", "seed", "budget", "rollouts", *SEED_COLUMNS)
+"""The columns of ``runs.parquet`` the analysis reads."""
+_DTYPES = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
+           # A count of updates: int32 holds any budget a study runs and halves the array.
+           "zero_signal_updates": np.int32}
+
+
+@dataclass(eq=False)
+class Outcomes:
+    """A study's outcomes.
+
+    ``cells``: one row per cell in cell order, the columns ``study.spec.schema.CELL_COLUMNS``
+    (``arm_values`` and ``draw_parameters`` as tuples); ``seeds`` and ``budgets``: the sorted
+    seed ids and checkpoints every cell shares; ``correct``, ``finite``, ``greedy_value`` and
+    ``zero_signal``: arrays of shape (cells, seeds, checkpoints); ``rollouts``: the rollouts each
+    cell has spent by each checkpoint, (cells, checkpoints). Seeds are selected everywhere by a
+    boolean mask over ``seeds`` (``halves``, ``mask``).
+    """
+
+    cells: pd.DataFrame
+    seeds: np.ndarray
+    budgets: np.ndarray
+    correct: np.ndarray
+    finite: np.ndarray
+    greedy_value: np.ndarray
+    zero_signal: np.ndarray
+    rollouts: np.ndarray
+    index: dict[int, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.index = {int(c): i for i, c in enumerate(self.cells["cell"])}
+
+    @classmethod
+    def from_runs(cls, frame: pd.DataFrame) -> Outcomes:
+        """From a tidy runs table (``study.spec.schema.RUNS_COLUMNS``, at least the cell columns
+        and ``READ_COLUMNS``); ValueError unless it is exactly one row per (cell, seed,
+        checkpoint) with every cell on the same seeds and checkpoints."""
+        missing = [c for c in (*CELL_COLUMNS, *READ_COLUMNS) if c not in frame]
+        if missing:
+            raise ValueError(f"the runs table has no column {', '.join(missing)}")
+        keys = [frame[c].to_numpy() for c in ("cell", "seed", "budget")]
+        uniques = [np.unique(k) for k in keys]
+        shape = tuple(len(u) for u in uniques)
+        if not _is_grid(keys, uniques, shape):
+            # A table written by the study is in this order already; a hand-made one may not be.
+            order = np.lexsort(keys[::-1])
+            frame = frame.iloc[order]
+            keys = [k[order] for k in keys]
+            if not _is_grid(keys, uniques, shape):
+                raise ValueError("the runs table is not one row per (cell, seed, checkpoint)")
+        cells = frame.drop_duplicates("cell")[list(CELL_COLUMNS)].reset_index(drop=True)
+        arrays = {name: frame[name].to_numpy(dtype=dtype).reshape(shape)
+                  for name, dtype in _DTYPES.items()}
+        return cls(cells, uniques[1].astype(np.int64), uniques[2].astype(np.int64),
+                   arrays["correct"], arrays["finite"], arrays["greedy_value"],
+                   arrays["zero_signal_updates"],
+                   frame["rollouts"].to_numpy(dtype=np.int64).reshape(shape)[:, 0, :].copy())
+
+    @classmethod
+    def load(cls, run_dir: Path) -> Outcomes:
+        """From the files a study wrote into ``run_dir``: ``cells.parquet`` and the columns
+        ``READ_COLUMNS`` of ``runs.parquet`` (ordered by cell, seed and checkpoint), read a batch
+        at a time into arrays allocated once; ValueError unless the rows are one per (cell, seed,
+        checkpoint) in that order, every cell on the first cell's seeds and checkpoints."""
+        from study.spec.schema import CELLS_FILE
+
+        cells = pd.read_parquet(run_dir / CELLS_FILE)
+        for name in LIST_COLUMNS:
+            cells[name] = [tuple(float(x) for x in v) for v in cells[name]]
+        cells = cells[list(CELL_COLUMNS)]
+        source = pq.ParquetFile(run_dir / RUNS_FILE)
+        per_cell = source.metadata.num_rows // max(len(cells), 1)
+        first = _first_rows(source, per_cell)
+        seeds, budgets = np.unique(first["seed"]), np.unique(first["budget"])
+        shape = (len(cells), len(seeds), len(budgets))
+        if source.metadata.num_rows != math.prod(shape):
+            raise ValueError(f"{run_dir / RUNS_FILE}: not one row per (cell, seed, checkpoint) "
+                             f"of {len(cells)} cells")
+        arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in _DTYPES.items()}
+        rollouts = np.empty(shape[::2], dtype=np.int64)
+        flat = {name: array.reshape(-1) for name, array in arrays.items()}
+        ids = cells["cell"].to_numpy(dtype=np.int64)
+        start = 0
+        for batch in source.iter_batches(columns=list(READ_COLUMNS)):
+            rows = np.arange(start, start + batch.num_rows)
+            column = {name: batch.column(name).to_numpy(zero_copy_only=False)
+                      for name in READ_COLUMNS}
+            cell, rest = np.divmod(rows, per_cell)
+            seed, budget = np.divmod(rest, len(budgets))
+            if not (np.array_equal(column["cell"], ids[cell])
+                    and np.array_equal(column["seed"], seeds[seed])
+                    and np.array_equal(column["budget"], budgets[budget])):
+                raise ValueError(f"{run_dir / RUNS_FILE}: rows {start} to "
+                                 f"{start + batch.num_rows - 1} are not in (cell, seed, "
+                                 "checkpoint) order on the first cell's seeds and checkpoints")
+            for name, array in flat.items():
+                array[start:start + batch.num_rows] = column[name]
+            rollouts[cell, budget] = column["rollouts"]
+            start += batch.num_rows
+        return cls(cells, seeds.astype(np.int64), budgets.astype(np.int64),
+                   arrays["correct"], arrays["finite"], arrays["greedy_value"],
+                   arrays["zero_signal_updates"], rollouts)
+
+    def row(self, cell: int) -> int:
+        """The position of ``cell`` (its id) along the arrays' first axis."""
+        return self.index[int(cell)]
+
+    def outcomes(self, cell: int, seeds: np.ndarray | None = None) -> np.ndarray:
+        """(seeds, checkpoints) outcomes (right or not) of ``cell``, on the seeds the boolean
+        mask ``seeds`` selects (all when None)."""
+        found = self.correct[self.row(cell)]
+        return found if seeds is None else found[seeds]
+
+    def spent(self, cell: int) -> np.ndarray:
+        """The rollouts ``cell`` has spent by each checkpoint."""
+        return self.rollouts[self.row(cell)]
+
+    def deployed(self, cell: int) -> np.ndarray:
+        """(seeds, checkpoints) value of the arm each run of ``cell`` would deploy, its greedy
+        arm's (0 for a state that is not finite, which deploys nothing)."""
+        return np.nan_to_num(self.greedy_value[self.row(cell)], nan=0.0)
+
+    def halves(self) -> tuple[np.ndarray, np.ndarray]:
+        """Masks of the even seeds (which choose a best cell) and of the odd ones (which test
+        it)."""
+        odd = self.seeds % 2 == 1
+        return ~odd, odd
+
+    def mask(self, seeds: np.ndarray) -> np.ndarray:
+        """The mask over ``self.seeds`` of the seed ids ``seeds``."""
+        return np.isin(self.seeds, seeds)
+
+    def only(self, cells: list[int]) -> Outcomes:
+        """The outcomes of ``cells`` alone (views of these arrays, in cell order)."""
+        rows = np.sort([self.row(c) for c in cells])
+        return Outcomes(self.cells.iloc[rows].reset_index(drop=True), self.seeds, self.budgets,
+                        self.correct[rows], self.finite[rows], self.greedy_value[rows],
+                        self.zero_signal[rows], self.rollouts[rows])
+
+
+def _is_grid(keys: list[np.ndarray], uniques: list[np.ndarray],
+             shape: tuple[int, ...]) -> bool:
+    """Whether the rows' (cell, seed, budget) are every combination of the unique values, each
+    once, in that order."""
+    if len(keys[0]) != math.prod(shape):
+        return False
+    grid = (slice(None), None, None), (None, slice(None), None), (None, None, slice(None))
+    return all(np.array_equal(key.reshape(shape), np.broadcast_to(unique[axis], shape))
+               for key, unique, axis in zip(keys, uniques, grid, strict=True))
+
+
+def _first_rows(source: pq.ParquetFile, rows: int) -> dict[str, np.ndarray]:
+    """The seed and budget columns of the first ``rows`` rows (the first cell's)."""
+    parts: dict[str, list[np.ndarray]] = {"seed": [], "budget": []}
+    taken = 0
+    for batch in source.iter_batches(columns=list(parts)):
+        for name, part in parts.items():
+            part.append(batch.column(name).to_numpy()[:rows - taken])
+        taken += min(batch.num_rows, rows - taken)
+        if taken == rows:
+            break
+    return {name: np.concatenate(part) for name, part in parts.items()}

@@ -79,10 +79,12 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
     ``default_cache(out_dir)``), write its runs table and manifest into ``out_dir``; say on
     stderr which combinations of the grid are not cells, and warn about any run whose state
     became non-finite."""
+    import pyarrow as pa
+
     from study.orchestration.manifest import build_manifest
     from study.orchestration.runner import run_study
-    from study.orchestration.storage import write_study
-    from study.spec.grid import skipped
+    from study.orchestration.storage import cells_table, study_files
+    from study.spec.grid import cells, skipped
 
     for combination in skipped(config):
         print(f"note: skipped {combination} (a group estimator needs group_size >= 2)",
@@ -95,14 +97,24 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
             raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
     began = time.perf_counter()
     try:
-        run = run_study(config, chunk=shard_seeds, progress=False if quiet else None,
-                        cache_dir=cache_dir, backend=backend)
-    except OSError as error:
-        raise ConfigError("--cache", str(cache_dir),
-                          f"cannot be written ({error.strerror})") from None
-    manifest = build_manifest(config, run, time.perf_counter() - began)
-    try:
-        write_study(out_dir, run.runs, manifest, run.curves)
+        grid = cells_table(cells(config))
+        with study_files(out_dir, grid, config.content_hash()) as files:
+
+            def add(table: pa.Table) -> None:
+                try:
+                    files.add(table)
+                except OSError as error:
+                    raise ConfigError("--out", str(out_dir),
+                                      f"cannot be written ({error.strerror})") from None
+
+            try:
+                run = run_study(config, chunk=shard_seeds, progress=False if quiet else None,
+                                cache_dir=cache_dir, backend=backend, sink=add)
+            except OSError as error:
+                raise ConfigError("--cache", str(cache_dir),
+                                  f"cannot be written ({error.strerror})") from None
+            manifest = build_manifest(config, run, time.perf_counter() - began)
+            files.manifest, files.curves = manifest, run.curves
     except OSError as error:
         raise ConfigError("--out", str(out_dir), f"cannot be written ({error.strerror})") from None
     non_finite = manifest["non_finite_rows"]
@@ -144,12 +156,12 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 
 def _summarize(out_dir: Path) -> None:
+    from analysis.outcomes import Outcomes
     from analysis.summary import summarize
-    from study.orchestration.storage import read_runs
 
     if not (out_dir / RUNS_FILE).is_file():
         raise ConfigError("dir", str(out_dir), f"has no {RUNS_FILE}")
-    print(summarize(read_runs(out_dir)))
+    print(summarize(Outcomes.load(out_dir)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,11 +7,19 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import config_text, run_cli
 from study.cli import main
-from study.spec.schema import RUNS_COLUMNS
+from study.orchestration.storage import read_runs
+from study.spec.schema import (
+    CELL_COLUMNS,
+    CELLS_FILE,
+    RUNS_COLUMNS,
+    RUNS_FILE,
+    STORED_RUN_COLUMNS,
+)
 
 BAD_CONFIGS = {
     "malformed TOML": ("[study\nname = 1", "config"),
@@ -152,7 +160,11 @@ def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path
                                     lr=[0.1, 0.3], cost=[0.0, 0.01], budgets=[5, 20, 80]))
     out = tmp_path / "o"
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
-    runs = pd.read_parquet(out / "runs.parquet")
+    # Stored: each cell's description once, the runs keyed by cell; read: the tidy join.
+    assert pq.read_schema(out / RUNS_FILE).names == list(STORED_RUN_COLUMNS)
+    cells = pd.read_parquet(out / CELLS_FILE)
+    assert tuple(cells.columns) == CELL_COLUMNS and cells["cell"].tolist() == list(range(8))
+    runs = read_runs(out)
     assert tuple(runs.columns) == RUNS_COLUMNS
     # reinforce: 2 lr x 2 costs; uniform and successive rejects: lr and baseline collapse.
     assert runs["cell"].nunique() == 8

@@ -105,7 +105,7 @@ def test_an_unwritable_folder_exits_2_and_leaves_earlier_results(option: str, wr
 
 
 def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
-    from study.orchestration.shards import remove_stale_temporaries
+    from study.spec.atomic import remove_stale_temporaries
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()

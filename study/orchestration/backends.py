@@ -10,12 +10,16 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from study.orchestration.shards import Shard, ShardResult
 from study.orchestration.simulate import run_shard
 from study.spec.config import ConfigError
 
 BACKENDS = ("local", "dask")
+IN_FLIGHT = 4
+"""Shards submitted per dask worker ahead of the ones being collected: enough to keep each
+worker busy while results travel back."""
 
 
 @dataclass
@@ -45,7 +49,7 @@ class Backend:
             yield shard, result
 
     def _dask(self, shards: list[Shard]) -> Iterator[tuple[Shard, ShardResult]]:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, Future, LocalCluster, as_completed
 
         cluster = None
         if self.scheduler is None:
@@ -63,10 +67,23 @@ class Backend:
         began = time.perf_counter()
         try:
             single = cluster is not None
-            futures = {client.submit(_compute, shard, single, key=f"shard-{shard.key()}",
-                                     retries=3): shard for shard in shards}
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            queue = iter(shards)
+            futures = {}
+
+            def submit(shard: Shard) -> Future:
+                future = client.submit(_compute, shard, single, key=f"shard-{shard.key()}",
+                                       retries=3)
+                futures[future] = shard
+                return future
+
+            # Submitted in the plan's order, a window at a time: the caller assembles in that
+            # order, so what it must hold for later simulations is at most the window.
+            running = as_completed([submit(s) for s in islice(queue, IN_FLIGHT * workers)])
+            for future in running:
+                yield futures.pop(future), future.result()
+                following = next(queue, None)
+                if following is not None:
+                    running.add(submit(following))
         finally:
             self.seconds += time.perf_counter() - began
             client.close()

@@ -1,51 +1,56 @@
 """Run a study: shards (simulation x block of seeds, ``study.orchestration.shards``) through the
-kernel, reused from the cache where they are already done, assembled into the tidy runs table.
+kernel, reused from the cache where they are already done, turned into the runs table's rows cell
+by cell as each simulation completes.
 
 One row per (cell, seed, budget checkpoint), ordered by cell, then seed, then budget. Each run's
 stream depends only on its own seed index, so the table is the same whatever the shard size, the
-thread count, or which shards came from the cache.
+thread count, the backend, or which shards came from the cache. The runner holds the shards of the
+simulation being assembled (and those the backend finished ahead of it), never the whole study, so
+its memory does not grow with the number of cells or of simulations.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from tqdm import tqdm
 
 from study.core.kernel import CURVE_SCALE
 from study.orchestration.backends import Backend
-from study.orchestration.shards import (
-    Shard,
-    ShardResult,
-    cached,
-    plan,
-    remove_stale_temporaries,
-    save,
-)
-from study.orchestration.simulate import simulate
+from study.orchestration.shards import Shard, ShardResult, cached, plan, save
+from study.orchestration.simulate import run_shard, simulate
+from study.orchestration.storage import cells_table, tidy
+from study.spec.atomic import remove_stale_temporaries
 from study.spec.config import StudyConfig
 from study.spec.grid import Cell, Simulation, cells, simulations
-from study.spec.schema import CURVES_COLUMNS, RUNS_COLUMNS
+from study.spec.schema import CURVES_COLUMNS, STORED_RUN_COLUMNS
 from study.spec.streams import run_keys
+
+CellSink = Callable[[pa.Table], None]
+"""Takes one cell's rows of the runs table (``STORED_RUN_COLUMNS``), in cell order."""
 
 
 @dataclass(frozen=True)
 class StudyRun:
-    """A finished study: its runs table, what it cost to simulate, and how much came from the
-    cache."""
+    """A finished study: what it cost to simulate, how much came from the cache, its row counts
+    and curves; ``runs`` is the tidy runs table when no sink took the rows."""
 
-    runs: pd.DataFrame
     episodes: int
     episodes_computed: int
     kernel_seconds: float
     shards: int
     shards_reused: int
+    rows: int
+    non_finite_rows: int
     backend: str = "local"
     curves: pd.DataFrame | None = None
+    runs: pd.DataFrame | None = None
 
     @property
     def episodes_per_second(self) -> float:
@@ -63,13 +68,16 @@ def run_study(
     progress: bool | None = None,
     cache_dir: Path | None = None,
     backend: Backend | None = None,
+    sink: CellSink | None = None,
 ) -> StudyRun:
     """Simulate every cell of ``config`` for the contiguous ``seed_indices`` (default: 0 ..
     seeds - 1), ``chunk`` seeds per shard (default: about ``SHARD_EPISODES`` per shard).
 
-    With ``cache_dir`` every shard already there is reused and every new one is saved there as
-    soon as it is done. ``backend`` says where shards are computed (default: this process).
-    ``progress`` None shows a bar on stderr only when it is a terminal.
+    Each cell's rows go to ``sink`` as soon as its simulation is complete; without a sink they
+    are gathered into ``StudyRun.runs`` (for small studies and tests). With ``cache_dir`` every
+    shard already there is reused and every new one is saved there as soon as it is done.
+    ``backend`` says where shards are computed (default: this process). ``progress`` None shows
+    a bar on stderr only when it is a terminal.
     """
     seeds = np.arange(config.seeds) if seed_indices is None else np.asarray(seed_indices)
     if len(seeds) == 0 or not np.array_equal(seeds, np.arange(seeds[0], seeds[0] + len(seeds))):
@@ -85,58 +93,76 @@ def run_study(
     if cache_dir is not None and cache_dir.is_dir():
         remove_stale_temporaries(cache_dir)
     backend = backend or Backend()
-    results: dict[Shard, ShardResult] = {}
+    # Only whether a valid cached file is there: its arrays are read again when its simulation
+    # is assembled, so cached shards are not all held at once.
+    pending = [shard for shard in shards if cached(cache_dir, shard) is None]
+    members: dict[Simulation, list[Cell]] = {}
+    for cell in grid:
+        members.setdefault(cell.simulation, []).append(cell)
+    if [c.index for sim in sims for c in members[sim]] != list(range(len(grid))):
+        raise AssertionError("a simulation's cells are not contiguous in the grid's order")
+    gathered: list[pa.Table] = []
+    take = sink or gathered.append
+    rows = non_finite = 0
+    curves = []
     with tqdm(total=sum(s.episodes for s in shards), disable=not show, unit="ep",
               unit_scale=True, desc=config.name, file=sys.stderr) as bar:
-        for shard in shards:
-            found = cached(cache_dir, shard)
-            if found is not None:
-                results[shard] = found
-                bar.update(shard.episodes)
-        pending = [shard for shard in shards if shard not in results]
-        for shard, result in backend.run(pending):
-            results[shard] = result
-            if cache_dir is not None:
-                cache_dir.mkdir(parents=True, exist_ok=True)
-                save(cache_dir / f"{shard.key()}.parquet", shard, result)
-            bar.update(shard.episodes)
-    parts: dict[Simulation, list[ShardResult]] = {sim: [] for sim in sims}
+        for simulation, output in _assembled(shards, pending, backend, cache_dir, bar):
+            for cell in members[simulation]:
+                table = _cell_rows(cell, output, seeds, config.budgets)
+                take(table)
+                rows += table.num_rows
+                non_finite += table.num_rows - int(output.finite.sum())
+                if config.curves:
+                    curves.append(_curve_rows(cell, output, len(seeds)))
+    runs = None if sink else tidy(cells_table(grid).to_pandas(),
+                                  pa.concat_tables(gathered).to_pandas())
+    return StudyRun(sum(s.episodes for s in shards), sum(s.episodes for s in pending),
+                    backend.seconds, len(shards), len(shards) - len(pending), rows, non_finite,
+                    backend.described, pd.concat(curves, ignore_index=True) if curves else None,
+                    runs)
+
+
+def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
+               cache_dir: Path | None, bar: tqdm) -> Iterator[tuple[Simulation, ShardResult]]:
+    """Each simulation with its shards joined, in the plan's order, as soon as all its shards
+    are in: from the cache, or from the backend (saved to the cache as each arrives). Results
+    the backend finishes ahead of their simulation wait in ``ahead``."""
+    computed = backend.run(pending)
+    waiting = set(pending)
+    ahead: dict[Shard, ShardResult] = {}
+    by_simulation: dict[Simulation, list[Shard]] = {}
     for shard in shards:
-        parts[shard.simulation].append(results[shard])
-    outputs = {sim: ShardResult.concat(results) for sim, results in parts.items()}
-    table = pd.concat([_cell_rows(c, outputs[c.simulation], seeds, config.budgets) for c in grid],
-                      ignore_index=True)
-    curves = None
-    if config.curves:
-        curves = pd.concat([_curve_rows(c, outputs[c.simulation], len(seeds)) for c in grid],
-                           ignore_index=True)
-    return StudyRun(table, sum(s.episodes for s in shards), sum(s.episodes for s in pending),
-                    backend.seconds, len(shards), len(shards) - len(pending), backend.described,
-                    curves)
-
-
-def _constant(rows: int, value: object) -> np.ndarray:
-    """A column holding ``value`` on every row (one shared object for strings and tuples)."""
-    if isinstance(value, str | tuple):
-        column = np.empty(rows, dtype=object)
-        column[:] = [value] * rows
-        return column
-    return np.full(rows, value)
+        by_simulation.setdefault(shard.simulation, []).append(shard)
+    for simulation, own in by_simulation.items():
+        parts = []
+        for shard in own:
+            while shard in waiting and shard not in ahead:
+                done, result = next(computed)
+                if cache_dir is not None:
+                    cache_dir.mkdir(parents=True, exist_ok=True)
+                    save(cache_dir / f"{done.key()}.parquet", done, result)
+                ahead[done] = result
+                bar.update(done.episodes)
+            if shard in waiting:
+                parts.append(ahead.pop(shard))
+                continue
+            # A cached file that went bad since it was checked is recomputed here.
+            found = cached(cache_dir, shard)
+            parts.append(found if found is not None else run_shard(shard))
+            bar.update(shard.episodes)
+        yield simulation, ShardResult.concat(parts)
 
 
 def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
-               budgets: tuple[int, ...]) -> pd.DataFrame:
+               budgets: tuple[int, ...]) -> pa.Table:
+    """One cell's rows of ``runs.parquet`` (its description is in ``cells.parquet``)."""
     sim = cell.simulation
-    rows = out.greedy.size
+    checkpoints = np.asarray(budgets, dtype=np.int64)
     greedy_value = out.greedy_value.ravel()
     best_value = out.best_value.ravel()
-    described = {"cell": np.int64(cell.index), "algorithm": sim.algorithm,
-                 "nested": sim.learner.nested, "baseline": sim.baseline, "lr": sim.lr,
-                 "group_size": np.int64(sim.group_size), **sim.environment.columns(),
-                 "cost": cell.cost}
-    checkpoints = np.asarray(budgets, dtype=np.int64)
-    return pd.DataFrame({
-        **{name: _constant(rows, value) for name, value in described.items()},
+    columns = {
+        "cell": np.full(out.greedy.size, cell.index, dtype=np.int64),
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
         "budget": np.tile(checkpoints, len(seeds)),
         "rollouts": np.tile(checkpoints // sim.group_size * sim.group_size if sim.learner.nested
@@ -154,7 +180,8 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
         "greedy_value": greedy_value,
         "zero_signal_updates": out.zero_signal.ravel(),
         "finite": out.finite.ravel(),
-    }, columns=list(RUNS_COLUMNS))
+    }
+    return pa.table({name: columns[name] for name in STORED_RUN_COLUMNS})
 
 
 def _curve_rows(cell: Cell, out: ShardResult, seeds: int) -> pd.DataFrame:

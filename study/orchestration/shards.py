@@ -14,10 +14,11 @@ corrupt each other.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
-import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -42,29 +43,63 @@ number that up to 8 threads share evenly. A partial block costs as much as a ful
 200-seed shards made the narrow-margins study about 20% slower than one unsharded run)."""
 
 _PACKAGE = Path(study.__file__).parent
-_SPEC_CODE = ("environment.py", "grid.py", "streams.py")
-_ORCHESTRATION_CODE = ("runner.py", "shards.py")
 _FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "zero_signal", "best_arm",
            "best_value", "value_gap", "greedy_value")
 _CURVES = ("curve_optimal", "curve_reward")
+_COMPUTES = "study.orchestration.simulate"
+"""The module whose ``run_shard`` computes a shard: the root of the modules a result depends on."""
+
+
+def _source(module: str) -> Path | None:
+    """The file of a module of the package, or None (a name imported from a module)."""
+    base = _PACKAGE.joinpath(*module.split(".")[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported(path: Path) -> set[str]:
+    """The package's modules that ``path`` imports anywhere in its code (inside functions too),
+    with the packages that contain them (importing a module runs their ``__init__``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    ours = {name for name in found if name.split(".")[0] == study.__name__}
+    return {".".join(name.split(".")[:end]) for name in ours
+            for end in range(1, name.count(".") + 2)}
 
 
 def code_files() -> tuple[Path, ...]:
-    """The source files a shard's result depends on: the numba layer, every learner (from the
-    registry), and the specification and orchestration modules that shape a shard."""
-    return (*sorted((_PACKAGE / "core").glob("*.py")), *registry.source_files(),
-            _PACKAGE / "learners" / "__init__.py",
-            *(_PACKAGE / "spec" / name for name in _SPEC_CODE),
-            *(_PACKAGE / "orchestration" / name for name in _ORCHESTRATION_CODE))
+    """The source files a shard's result can depend on, derived rather than listed: every module
+    of the package that ``run_shard`` imports, directly or through others, and every learner the
+    registry finds (it imports them by name, which no import statement shows)."""
+    seen: set[Path] = set()
+    queue = [_source(_COMPUTES), *registry.source_files()]
+    while queue:
+        path = queue.pop()
+        if path is not None and path not in seen:
+            seen.add(path)
+            queue += [_source(name) for name in _imported(path)]
+    return tuple(sorted(seen))
+
+
+def code_digest(sources: Mapping[Path, bytes]) -> str:
+    """SHA-256 of each file's name (relative to the package) and content, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
+        digest.update(sources[path])
+    return digest.hexdigest()
 
 
 @cache
 def code_version() -> str:
-    """SHA-256 of the source of every module a shard's result depends on."""
-    digest = hashlib.sha256()
-    for path in code_files():
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """``code_digest`` of every file a shard's result depends on (``code_files``)."""
+    return code_digest({path: path.read_bytes() for path in code_files()})
 
 
 def horizon(simulation: Simulation, budgets: tuple[int, ...]) -> int:
@@ -207,19 +242,6 @@ def load(path: Path, shard: Shard) -> ShardResult:
     if result.checksum() != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result
-
-
-def remove_stale_temporaries(folder: Path) -> None:
-    """Delete temporary files left by writers that were killed (their pid, part of the name, no
-    longer runs); a live writer's temporary file is left alone."""
-    for path in folder.glob(".*.tmp"):
-        try:
-            pid = int(path.name.rsplit(".", 2)[-2])
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            path.unlink(missing_ok=True)
-        except (ValueError, PermissionError):
-            continue
 
 
 def cached(folder: Path | None, shard: Shard) -> ShardResult | None:

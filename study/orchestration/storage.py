@@ -1,9 +1,20 @@
-"""A study's output files: written together and atomically (``study.spec.atomic``), read back with
-the columns the data contract names (``study.spec.schema``)."""
+"""A study's output files, written as the run goes and renamed into place together at its end
+(``study.spec.atomic``), and read back with the columns the data contract names
+(``study.spec.schema``).
+
+``runs.parquet`` is written cell by cell through one ``pyarrow.parquet.ParquetWriter`` (one row
+group per cell, more for a cell over a million rows), so a run holds one simulation's results at a
+time, whatever its seeds; ``cells.parquet`` describes each cell once. Both carry the hash of the
+config that made them (seeds included) in their metadata, so a runs table is never read with
+another config's cells; two runs of one config write the same bytes.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,57 +23,143 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from study.spec.atomic import Writer, write_files
-from study.spec.schema import CURVES_FILE, LIST_COLUMNS, MANIFEST_FILE, RUNS_FILE
+from study.spec.atomic import Writer, remove_stale_temporaries, replacing, write_files
+from study.spec.grid import Cell
+from study.spec.schema import (
+    CELL_COLUMNS,
+    CELLS_FILE,
+    CURVES_FILE,
+    LIST_COLUMNS,
+    MANIFEST_FILE,
+    RUNS_FILE,
+    STORED_RUN_COLUMNS,
+)
+
+_TOKEN = b"config_hash"
 
 
-def _parquet_writer(frame: pd.DataFrame) -> Writer:
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    for name in LIST_COLUMNS:
-        if name in table.column_names:
-            # A study of drawn environments only has nothing but empty lists, which pyarrow would
-            # type as list<null>; the contract says list<double>.
-            table = table.set_column(table.column_names.index(name), name,
-                                     table.column(name).cast(pa.list_(pa.float64())))
-    return lambda path: pq.write_table(table, path)
+def cells_table(grid: list[Cell]) -> pa.Table:
+    """``cells.parquet``'s content: one row per cell of ``grid`` with its description."""
+    rows = [{"cell": cell.index, "algorithm": cell.simulation.algorithm,
+             "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
+             "lr": float(cell.simulation.lr), "group_size": cell.simulation.group_size,
+             **cell.simulation.environment.columns(), "cost": float(cell.cost)} for cell in grid]
+    types = {name: pa.list_(pa.float64()) for name in LIST_COLUMNS}
+    # A study of drawn environments only has nothing but empty lists, which pyarrow would type
+    # as list<null>: the contract says list<double>.
+    return pa.table({name: pa.array([[*row[name]] if name in types else row[name]
+                                     for row in rows], type=types.get(name))
+                     for name in CELL_COLUMNS})
 
 
-def write_study(out_dir: Path, runs: pd.DataFrame, manifest: dict[str, Any],
-                curves: pd.DataFrame | None = None) -> None:
-    """Write ``runs.parquet``, ``curves.parquet`` (when the study records curves; otherwise an
-    old one is removed, so no stale curves sit beside new runs) and ``manifest.json`` into
-    ``out_dir`` (created if missing)."""
+@dataclass
+class StudyWriter:
+    """Where a running study puts its cells (``add``) and, once they are all in, its manifest
+    and curves; nothing reaches the final names before ``study_files`` ends."""
+
+    runs_path: Path
+    token: bytes
+    writer: pq.ParquetWriter | None = None
+    rows: int = 0
+    manifest: dict[str, Any] = field(default_factory=dict)
+    curves: pd.DataFrame | None = None
+
+    def add(self, table: pa.Table) -> None:
+        """Append one cell's rows (columns ``STORED_RUN_COLUMNS``) to ``runs.parquet``."""
+        table = table.replace_schema_metadata({_TOKEN: self.token})
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.runs_path, table.schema)
+        self.writer.write_table(table)
+        self.rows += table.num_rows
+
+
+@contextmanager
+def study_files(out_dir: Path, cells: pa.Table, config_hash: str) -> Iterator[StudyWriter]:
+    """Open the output in ``out_dir`` (created if missing) of the config whose
+    ``content_hash`` is ``config_hash`` and whose grid is ``cells``. The block adds every cell to
+    the writer it is given and sets its ``manifest`` and ``curves``; when it ends without an
+    error, ``cells.parquet``, ``curves.parquet`` (removed when the run has none, so no stale
+    curves sit beside new runs), ``manifest.json`` and last ``runs.parquet`` (the file ``make``
+    watches) replace the old ones. Killed or failed before that, the folder keeps the previous
+    complete output, or none."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    files: dict[Path, Writer] = {out_dir / RUNS_FILE: _parquet_writer(runs)}
-    if curves is not None:
-        files[out_dir / CURVES_FILE] = _parquet_writer(curves)
-    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    files[out_dir / MANIFEST_FILE] = lambda path: path.write_text(text)
-    write_files(files)
-    if curves is None:
-        (out_dir / CURVES_FILE).unlink(missing_ok=True)
+    remove_stale_temporaries(out_dir)
+    token = config_hash.encode()
+    with replacing([out_dir / RUNS_FILE]) as (runs_path,):
+        writer = StudyWriter(runs_path, token)
+        try:
+            yield writer
+        finally:
+            if writer.writer is not None:
+                writer.writer.close()
+        if writer.writer is None:
+            raise ValueError("a study with no cells has no runs table")
+        files: dict[Path, Writer] = {
+            out_dir / CELLS_FILE: lambda path: pq.write_table(
+                cells.replace_schema_metadata({_TOKEN: token}), path)}
+        if writer.curves is not None:
+            curves = pa.Table.from_pandas(writer.curves, preserve_index=False)
+            files[out_dir / CURVES_FILE] = lambda path: pq.write_table(curves, path)
+        text = json.dumps(writer.manifest, indent=2, sort_keys=True) + "\n"
+        files[out_dir / MANIFEST_FILE] = lambda path: path.write_text(text)
+        write_files(files)
+        if writer.curves is None:
+            (out_dir / CURVES_FILE).unlink(missing_ok=True)
+
+
+class MismatchedRunError(ValueError):
+    """``runs.parquet`` and ``cells.parquet`` are not from the same run."""
+
+
+def read_cells(out_dir: Path) -> pd.DataFrame:
+    """The cells of the study in ``out_dir``, one row each, in cell order (the list columns as
+    tuples)."""
+    table = pq.read_table(out_dir / CELLS_FILE)
+    runs_meta = pq.read_schema(out_dir / RUNS_FILE).metadata or {}
+    if (table.schema.metadata or {}).get(_TOKEN) != runs_meta.get(_TOKEN):
+        raise MismatchedRunError(f"{out_dir}: {RUNS_FILE} and {CELLS_FILE} are from different "
+                                 "configs (one was replaced without the other)")
+    frame = table.to_pandas()
+    for name in LIST_COLUMNS:
+        frame[name] = [tuple(values) for values in table.column(name).to_pylist()]
+    return frame
+
+
+def tidy(cells: pd.DataFrame, runs: pd.DataFrame, columns: list[str] | None = None
+         ) -> pd.DataFrame:
+    """The tidy runs table (every description column on every row) from one row per cell and the
+    runs keyed by ``cell``; text columns as categoricals and lists as one shared tuple per cell,
+    so the description costs a few bytes a row."""
+    wanted = list(columns or [*CELL_COLUMNS, *(c for c in runs.columns if c != "cell")])
+    position = np.searchsorted(cells["cell"].to_numpy(), runs["cell"].to_numpy())
+    frame = {}
+    for name in wanted:
+        if name in runs.columns:
+            frame[name] = runs[name].to_numpy()
+            continue
+        values = cells[name]
+        if name in LIST_COLUMNS:
+            shared = np.empty(len(values), dtype=object)
+            shared[:] = list(values)
+            frame[name] = shared[position]
+        elif values.dtype.kind in "biuf":
+            frame[name] = values.to_numpy()[position]
+        else:
+            categories = pd.Categorical(values)
+            frame[name] = pd.Categorical.from_codes(categories.codes[position],
+                                                    categories.categories)
+    return pd.DataFrame(frame, columns=wanted)
 
 
 def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """The runs table a study wrote into ``out_dir`` (``columns``: only those). The list columns
-    hold one value per cell, so they are read once per cell and shared as tuples, instead of one
-    array object per row."""
-    wanted = list(columns or pq.read_schema(out_dir / RUNS_FILE).names)
-    lists = [name for name in LIST_COLUMNS if name in wanted]
-    scalars = [name for name in wanted if name not in lists]
-    frame = pd.read_parquet(out_dir / RUNS_FILE,
-                            columns=scalars if "cell" in scalars or not lists else
-                            ["cell", *scalars])
-    if lists:
-        table = pq.read_table(out_dir / RUNS_FILE, columns=["cell", *lists])
-        cells, first = np.unique(table.column("cell").to_numpy(), return_index=True)
-        for name in lists:
-            values = table.column(name)
-            per_cell = {int(cell): tuple(values[int(row)].as_py())
-                        for cell, row in zip(cells, first, strict=True)}
-            frame[name] = frame["cell"].map(per_cell)
-        frame = frame[wanted]
-    return frame
+    """The tidy runs table of the study in ``out_dir`` (``columns``: only those), one row per
+    (cell, seed, budget checkpoint): ``runs.parquet`` joined with ``cells.parquet`` on ``cell``.
+    For a large study read only the columns needed, or one cell at a time with
+    ``pyarrow.parquet.read_table(..., filters=[("cell", "==", c)])``."""
+    cells = read_cells(out_dir)
+    stored = [c for c in columns or STORED_RUN_COLUMNS if c in STORED_RUN_COLUMNS]
+    runs = pq.read_table(out_dir / RUNS_FILE, columns=list(dict.fromkeys(["cell", *stored])))
+    return tidy(cells, runs.to_pandas(), columns)
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:

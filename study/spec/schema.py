@@ -4,11 +4,19 @@ Every module that writes or reads an output takes its names from here, so a file
 renamed in one place. Data flows config -> cells -> kernel -> ``runs.parquet`` (and
 ``curves.parquet``) -> tables -> figures and report; ``manifest.json`` records where a runs table
 came from.
+
+A cell's description is stored once: ``cells.parquet`` holds one row per cell (``CELL_COLUMNS``)
+and ``runs.parquet`` only the ``cell`` key beside each run's own columns (``STORED_RUN_COLUMNS``),
+written cell by cell (one or more Parquet row groups per cell, in cell order), so a study's
+memory does not grow with its description and a reader can take one cell at a time. The tidy
+table, every description column on every row (``RUNS_COLUMNS``), is the join of the two on
+``cell`` (``study.orchestration.storage.read_runs``).
 """
 
 from __future__ import annotations
 
 RUNS_FILE = "runs.parquet"
+CELLS_FILE = "cells.parquet"
 CURVES_FILE = "curves.parquet"
 MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "index.json"
@@ -36,8 +44,11 @@ RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct"
 outputs", says what each holds). ``rollouts`` is G * floor(B / G), the rollouts a run with groups
 of G actually spent by checkpoint B (B itself when G = 1)."""
 
-RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
+STORED_RUN_COLUMNS = ("cell", *RUN_COLUMNS)
 """``runs.parquet``: one row per (cell, seed, budget checkpoint), ordered that way."""
+
+RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
+"""The tidy runs table (``read_runs``): ``runs.parquet`` joined with ``cells.parquet``."""
 
 CURVES_COLUMNS = ("cell", "step", "optimal_action", "mean_reward", "seeds")
 """``curves.parquet``: one row per (cell, step) for the nested learners' cells."""

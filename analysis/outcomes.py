@@ -18,15 +18,15 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from study.spec.schema import CELL_COLUMNS, LIST_COLUMNS, RUNS_FILE
+from study.orchestration.storage import read_cells
+from study.spec.schema import CELL_COLUMNS, RUNS_FILE
 
-SEED_COLUMNS = ("correct", "finite", "greedy_value", "zero_signal_updates")
-"""The run columns kept per (cell, seed, checkpoint)."""
-READ_COLUMNS = ("cell", "seed", "budget", "rollouts", *SEED_COLUMNS)
+ARRAY_COLUMNS = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
+                 # A count of updates: int32 holds any budget a study runs, in half the bytes.
+                 "zero_signal_updates": np.int32}
+"""The run columns kept per (cell, seed, checkpoint), and the type each is kept as."""
+READ_COLUMNS = ("cell", "seed", "budget", "rollouts", *ARRAY_COLUMNS)
 """The columns of ``runs.parquet`` the analysis reads."""
-_DTYPES = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
-           # A count of updates: int32 holds any budget a study runs and halves the array.
-           "zero_signal_updates": np.int32}
 
 
 @dataclass(eq=False)
@@ -49,10 +49,10 @@ class Outcomes:
     greedy_value: np.ndarray
     zero_signal: np.ndarray
     rollouts: np.ndarray
-    index: dict[int, int] = field(init=False, repr=False)
+    _rows: dict[int, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.index = {int(c): i for i, c in enumerate(self.cells["cell"])}
+        self._rows = {int(c): i for i, c in enumerate(self.cells["cell"])}
 
     @classmethod
     def from_runs(cls, frame: pd.DataFrame) -> Outcomes:
@@ -73,8 +73,12 @@ class Outcomes:
             if not _is_grid(keys, uniques, shape):
                 raise ValueError("the runs table is not one row per (cell, seed, checkpoint)")
         cells = frame.drop_duplicates("cell")[list(CELL_COLUMNS)].reset_index(drop=True)
+        # Text columns may be categoricals (``read_runs``: a few bytes a row); one row per cell
+        # holds them as text, as ``load`` reads them.
+        cells = cells.astype({name: column.cat.categories.dtype for name, column in cells.items()
+                              if isinstance(column.dtype, pd.CategoricalDtype)})
         arrays = {name: frame[name].to_numpy(dtype=dtype).reshape(shape)
-                  for name, dtype in _DTYPES.items()}
+                  for name, dtype in ARRAY_COLUMNS.items()}
         return cls(cells, uniques[1].astype(np.int64), uniques[2].astype(np.int64),
                    arrays["correct"], arrays["finite"], arrays["greedy_value"],
                    arrays["zero_signal_updates"],
@@ -82,16 +86,12 @@ class Outcomes:
 
     @classmethod
     def load(cls, run_dir: Path) -> Outcomes:
-        """From the files a study wrote into ``run_dir``: ``cells.parquet`` and the columns
+        """From the files a study wrote into ``run_dir``: ``cells.parquet`` (``read_cells``, which
+        checks that it is the runs table's) and the columns
         ``READ_COLUMNS`` of ``runs.parquet`` (ordered by cell, seed and checkpoint), read a batch
         at a time into arrays allocated once; ValueError unless the rows are one per (cell, seed,
         checkpoint) in that order, every cell on the first cell's seeds and checkpoints."""
-        from study.spec.schema import CELLS_FILE
-
-        cells = pd.read_parquet(run_dir / CELLS_FILE)
-        for name in LIST_COLUMNS:
-            cells[name] = [tuple(float(x) for x in v) for v in cells[name]]
-        cells = cells[list(CELL_COLUMNS)]
+        cells = read_cells(run_dir)[list(CELL_COLUMNS)]
         source = pq.ParquetFile(run_dir / RUNS_FILE)
         per_cell = source.metadata.num_rows // max(len(cells), 1)
         first = _first_rows(source, per_cell)
@@ -100,7 +100,7 @@ class Outcomes:
         if source.metadata.num_rows != math.prod(shape):
             raise ValueError(f"{run_dir / RUNS_FILE}: not one row per (cell, seed, checkpoint) "
                              f"of {len(cells)} cells")
-        arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in _DTYPES.items()}
+        arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in ARRAY_COLUMNS.items()}
         rollouts = np.empty(shape[::2], dtype=np.int64)
         flat = {name: array.reshape(-1) for name, array in arrays.items()}
         ids = cells["cell"].to_numpy(dtype=np.int64)
@@ -127,7 +127,7 @@ class Outcomes:
 
     def row(self, cell: int) -> int:
         """The position of ``cell`` (its id) along the arrays' first axis."""
-        return self.index[int(cell)]
+        return self._rows[int(cell)]
 
     def outcomes(self, cell: int, seeds: np.ndarray | None = None) -> np.ndarray:
         """(seeds, checkpoints) outcomes (right or not) of ``cell``, on the seeds the boolean

@@ -445,3 +445,23 @@ def test_a_cost_twin_follows_its_first_cost_row_into_that_rows_family() -> None:
     assert got["family"].tolist() == ["s/primary", "s/t", "s/primary", "s/t"]
     assert got["p_value_holm"].tolist() == pytest.approx([0.01, 0.04, 0.01, 0.04])
     assert family_sizes(got) == {"s/primary": 1, "s/t": 1}
+
+
+def test_outcomes_load_reads_what_the_tidy_table_holds(tmp_path: Path) -> None:
+    from study.cli import run_and_write
+    from study.orchestration.storage import read_runs
+    from study.spec.config import config_from_dict
+
+    config = config_from_dict({"study": {"name": "shape", "root_seed": 5, "seeds": 24},
+                               "grid": {"probs": [[0.5, 0.7], [0.2, 0.5, 0.6]],
+                                        "lr": [0.1, 1.0], "cost": [0.0, 0.01],
+                                        "budgets": [4, 16, 64]}})
+    run_and_write(config, tmp_path, quiet=True)
+    loaded, tidy = Outcomes.load(tmp_path), Outcomes.from_runs(read_runs(tmp_path))
+    pd.testing.assert_frame_equal(loaded.cells, tidy.cells)
+    for name in ("seeds", "budgets", "correct", "finite", "greedy_value", "zero_signal",
+                 "rollouts"):
+        got, expected = getattr(loaded, name), getattr(tidy, name)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    assert len(loaded.cells) > 1 and not loaded.correct.all() and loaded.correct.any()

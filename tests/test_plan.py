@@ -30,6 +30,7 @@ from analysis.plan import (
 from analysis.plan import main as plan_main
 from analysis.power import exact_mcnemar_power, exact_mcnemar_power_curve
 from conftest import REPO
+from study.spec.schema import CELLS_FILE, RUNS_FILE
 
 
 def enumerated_binomial_power(n: int, accuracy: float, chance: float, alpha: float) -> float:
@@ -188,23 +189,28 @@ def test_cell_selectors() -> None:
 
 
 def write_pilot(folder: Path) -> None:
-    """A runs table of three cells on the synthetic pilot's 400 seeds: REINFORCE at lr 0.01 and
-    uniform allocation (the two cells of ``synthetic_pilot``), and REINFORCE at lr 0.1, which
-    never reaches 0.9."""
+    """A study's files (``cells.parquet`` and ``runs.parquet``) of three cells on the synthetic
+    pilot's 400 seeds: REINFORCE at lr 0.01 and uniform allocation (the two cells of
+    ``synthetic_pilot``), and REINFORCE at lr 0.1, which never reaches 0.9."""
     a, b = synthetic_pilot(400)
     never = np.zeros_like(a)
-    frames = []
+    cells, frames = [], []
     for cell, (algorithm, lr, correct) in enumerate([("reinforce", 0.01, a),
                                                      ("reinforce", 0.1, never),
                                                      ("uniform", 0.0, b)]):
+        cells.append({"cell": cell, "algorithm": algorithm, "nested": True,
+                      "baseline": "running_mean", "lr": lr, "group_size": 1,
+                      "reward_model": "bernoulli", "environment": "0.5,0.6", "arms": 2,
+                      "draw": "fixed", "arm_values": [0.5, 0.6], "draw_parameters": [],
+                      "cost": 0.0})
         seed, budget = np.meshgrid(np.arange(len(correct)), BUDGETS, indexing="ij")
         frames.append(pd.DataFrame({
-            "cell": cell, "algorithm": algorithm, "baseline": "running_mean", "lr": lr,
-            "group_size": 1, "reward_model": "bernoulli", "environment": "0.5,0.6",
-            "cost": 0.0, "seed": seed.ravel(), "budget": budget.ravel().astype(int),
-            "correct": correct.ravel()}))
+            "cell": cell, "seed": seed.ravel(), "budget": budget.ravel().astype(int),
+            "rollouts": budget.ravel().astype(int), "correct": correct.ravel(), "finite": True,
+            "greedy_value": np.where(correct.ravel(), 0.6, 0.5), "zero_signal_updates": 0}))
     folder.mkdir(parents=True, exist_ok=True)
-    pd.concat(frames, ignore_index=True).to_parquet(folder / "runs.parquet")
+    pd.DataFrame(cells).to_parquet(folder / CELLS_FILE)
+    pd.concat(frames, ignore_index=True).to_parquet(folder / RUNS_FILE)
 
 
 def test_ratio_command_prints_the_plan(tmp_path: Path) -> None:

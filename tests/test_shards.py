@@ -1,9 +1,11 @@
-"""Shards through faults: reuse on re-run, corrupt files, a killed run, unwritable folders."""
+"""Shards through faults: reuse on re-run, corrupt files, a killed run, unwritable folders; the
+shard key's files."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import pytest
 
 from conftest import REPO, config_text, run_cli
 from study.cli import main
+from study.orchestration.storage import read_runs
 
 # Two simulations of 1024 seeds to budget 200,000 (about 4e8 episodes), 256 seeds per shard:
 # 8 shards of about half a second each, so a kill lands between shards.
@@ -170,3 +173,95 @@ def test_two_studies_running_at_once_do_not_disturb_each_other(write_config, tmp
                        "--quiet").returncode == 0
         assert ((tmp_path / "shared" / name / "runs.parquet").read_bytes()
                 == (tmp_path / "alone" / name / "runs.parquet").read_bytes())
+
+
+KEY_SCRIPT = """
+import numpy as np
+from study.orchestration.shards import Shard, code_files
+from study.spec.environment import Environment
+from study.spec.grid import Simulation
+simulation = Simulation("reinforce", Environment.from_columns("bernoulli", "fixed", 3,
+                        (0.5, 0.55, 0.6), ()), 0.1, "running_mean")
+print(Shard(simulation, 0, 256, (10, 100), 1, "per_seed").key(), len(code_files()))
+"""
+
+
+def _key(root: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", KEY_SCRIPT], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+    return done.stdout.strip()
+
+
+def test_the_shard_key_changes_with_every_module_a_shard_depends_on_and_no_other(
+        tmp_path) -> None:
+    # The key's files are derived from run_shard's imports: the numba layer, every learner, the
+    # specification and orchestration modules it uses; not the runner, storage, the CLI, the API,
+    # the analysis or the report, whose changes cannot change a shard's result.
+    from study.orchestration.shards import code_digest, code_files
+
+    package = REPO / "study"
+    files = set(code_files())
+    required = {*package.glob("core/*.py"), *package.glob("learners/*.py"),
+                *(package / "orchestration" / name for name in ("simulate.py", "shards.py")),
+                *(package / "spec" / name for name in ("environment.py", "grid.py", "streams.py",
+                                                       "registry.py"))}
+    assert required <= files, sorted(map(str, required - files))
+    unrelated = [package / name for name in ("cli.py", "api.py", "__main__.py")] + [
+        package / "orchestration" / name for name in ("runner.py", "storage.py", "backends.py",
+                                                      "manifest.py")]
+    assert not files & set(unrelated)
+    sources = {path: path.read_bytes() for path in files}
+    for path in files:
+        flipped = bytes([sources[path][0] ^ 1]) + sources[path][1:]
+        assert code_digest({**sources, path: flipped}) != code_digest(sources), path
+    # End to end on a copy of the code, one byte changed at a time.
+    for folder in ("study", "analysis", "figures"):
+        shutil.copytree(REPO / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    original = _key(tmp_path)
+    for name, changes in (("study/orchestration/simulate.py", True),
+                          ("study/learners/reinforce.py", True), ("study/cli.py", False),
+                          ("analysis/study_tables.py", False), ("figures/report.py", False)):
+        path = tmp_path / name
+        text = path.read_bytes()
+        path.write_bytes(text + b"\n")
+        assert (_key(tmp_path) != original) == changes, name
+        path.write_bytes(text)
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_writing_leaves_the_previous_output_or_none(write_config,
+                                                                       tmp_path) -> None:
+    path = write_config(SLOW)
+    whole = tmp_path / "whole"
+    assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
+    out = tmp_path / "out"
+
+    def killed_while_writing(cache: str) -> None:
+        # A fresh cache, so that the run computes: its runs table is being written once the
+        # first simulation is done, and the second one takes seconds more.
+        process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+                                    str(out), "--cache", str(tmp_path / cache), "--quiet",
+                                    *SLOW_SHARDS], cwd=REPO, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while (not list(out.glob(".runs.parquet.*.tmp")) and process.poll() is None
+               and time.monotonic() < deadline):
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert list(out.glob(".runs.parquet.*.tmp")), "the kill should land while writing"
+
+    killed_while_writing("first")
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == []
+    assert run_cli("run", str(path), "--out", str(out), "--seeds", "512", "--quiet",
+                   *SLOW_SHARDS).returncode == 0
+    previous = {p.name: p.read_bytes() for p in out.iterdir()}
+    killed_while_writing("second")
+    assert {p.name: p.read_bytes() for p in out.iterdir() if not p.name.startswith(".")} == (
+        previous)
+    assert read_runs(out)["seed"].nunique() == 512
+    resumed = run_cli("run", str(path), "--out", str(out), "--quiet", *SLOW_SHARDS)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
+    for name in ("runs.parquet", "cells.parquet"):
+        assert (out / name).read_bytes() == (whole / name).read_bytes()

@@ -1,6 +1,7 @@
 """The runs tables do not change when the code is reorganised or made faster: every column of the
-tidy runs table (``read_runs``: ``runs.parquet`` joined with ``cells.parquet`` since the cells are
-described once) holds the values it held at the commit named in ``tests/data/runs_checksums.json``, for
+tidy runs table (``read_runs``: ``runs.parquet`` joined with ``cells.parquet``, where each cell is
+described once) holds the values it held at the commit named in
+``tests/data/runs_checksums.json``, for
 ``quick``, ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every
 learner, every baseline). The checksums are recomputed (``python tests/runs_checksum.py COMMIT``)
 only by a change meant to change the outputs: the last was the move to Philox4x32 and the

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from scipy.stats import binom, binomtest, norm
 from scipy.stats import t as student_t
@@ -41,6 +42,7 @@ from analysis.power import (
 )
 from analysis.study_tables import chance_equivalence
 from analysis.tables import write_tables
+from study.spec.schema import RUNS_FILE
 
 
 def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
@@ -465,3 +467,8 @@ def test_outcomes_load_reads_what_the_tidy_table_holds(tmp_path: Path) -> None:
         assert got.dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_array_equal(got, expected)
     assert len(loaded.cells) > 1 and not loaded.correct.all() and loaded.correct.any()
+    # A runs table missing one run is refused, not read with a hole in it.
+    runs = pq.read_table(tmp_path / RUNS_FILE)
+    pq.write_table(runs.slice(1), tmp_path / RUNS_FILE)
+    with pytest.raises(ValueError, match="not one row per"):
+        Outcomes.load(tmp_path)

@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,17 +64,10 @@ class Study:
     curves: pd.DataFrame | None
 
 
-_last: tuple[weakref.ref[pd.DataFrame], Outcomes] | None = None
-
-
 def _outcomes(runs: pd.DataFrame) -> Outcomes:
-    """The outcomes of a runs table, built once for the frame the last call was given: a
-    notebook asks several questions of one table, and each would otherwise rebuild the arrays.
-    A frame changed in place after a call is not noticed: pass a copy to analyse a changed one."""
-    global _last
-    if _last is None or _last[0]() is not runs:
-        _last = (weakref.ref(runs), Outcomes.from_runs(runs))
-    return _last[1]
+    """The outcomes of a runs table, built anew for every call: a cache keyed by the frame would
+    miss an edit made in place between two calls."""
+    return Outcomes.from_runs(runs)
 
 
 def _config(config: Mapping[str, Any] | str | Path | StudyConfig) -> StudyConfig:
@@ -99,7 +91,8 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
         The config as the dict its TOML parses to (``{"study": {...}, "grid": {...}}``), or the
         path of a TOML file (``study/configs/*.toml``).
     out : str or Path, optional
-        Folder for ``runs.parquet`` and ``manifest.json``; by default ``out/<study name>``.
+        Folder for ``runs.parquet``, ``cells.parquet`` and ``manifest.json``; by default
+        ``out/<study name>``.
         Shards are cached beside it (``cache/<folder name>``), as by the CLI.
     seeds : int, optional
         Replaces ``study.seeds``.
@@ -111,7 +104,8 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
     Returns
     -------
     pandas.DataFrame
-        One row per (cell, seed, budget), as ``runs.parquet``.
+        The tidy table: one row per (cell, seed, budget), ``runs.parquet`` joined with
+        ``cells.parquet`` (``study.orchestration.storage.read_runs``).
 
     Raises
     ------
@@ -124,7 +118,7 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
 
 
 def load(out: str | Path) -> Study:
-    """Read a finished study's folder (``runs.parquet``, ``manifest.json`` and the curves).
+    """Read a finished study's folder (the tidy runs table, the manifest and the curves).
 
     Parameters
     ----------

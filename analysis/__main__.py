@@ -8,14 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.study_tables import analyze
+from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
-from study.spec.schema import RUNS_FILE
 
 
 def main() -> int:
     """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if its runs are
-    missing."""
+    missing or cannot be read."""
     if sys.argv[1:2] == ["plan"]:
         from analysis.plan import main as plan
 
@@ -24,10 +23,12 @@ def main() -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    if not (args.run_dir / RUNS_FILE).is_file():
-        print(f"error: run_dir: {str(args.run_dir)!r} has no {RUNS_FILE}", file=sys.stderr)
+    try:
+        outcomes, manifest = load(args.run_dir)
+    except (ValueError, OSError) as error:
+        print(f"error: run_dir: {str(args.run_dir)!r} {error}", file=sys.stderr)
         return 2
-    tables, numbers = analyze(args.run_dir)
+    tables, numbers = analyze_outcomes(outcomes, manifest, args.run_dir)
     write_tables(tables, numbers, args.out)
     return 0
 

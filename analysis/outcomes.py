@@ -98,8 +98,8 @@ class Outcomes:
         seeds, budgets = np.unique(first["seed"]), np.unique(first["budget"])
         shape = (len(cells), len(seeds), len(budgets))
         if source.metadata.num_rows != math.prod(shape):
-            raise ValueError(f"{run_dir / RUNS_FILE}: not one row per (cell, seed, checkpoint) "
-                             f"of {len(cells)} cells")
+            raise ValueError(f"has a {RUNS_FILE} that is not one row per (cell, seed, "
+                             f"checkpoint) of {len(cells)} cells")
         arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in ARRAY_COLUMNS.items()}
         rollouts = np.empty(shape[::2], dtype=np.int64)
         flat = {name: array.reshape(-1) for name, array in arrays.items()}
@@ -114,7 +114,7 @@ class Outcomes:
             if not (np.array_equal(column["cell"], ids[cell])
                     and np.array_equal(column["seed"], seeds[seed])
                     and np.array_equal(column["budget"], budgets[budget])):
-                raise ValueError(f"{run_dir / RUNS_FILE}: rows {start} to "
+                raise ValueError(f"has a {RUNS_FILE} whose rows {start} to "
                                  f"{start + batch.num_rows - 1} are not in (cell, seed, "
                                  "checkpoint) order on the first cell's seeds and checkpoints")
             for name, array in flat.items():

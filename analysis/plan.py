@@ -51,7 +51,6 @@ from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossin
 from analysis.outcomes import Outcomes
 from analysis.paired import mcnemar_power
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
-from study.spec.schema import RUNS_FILE
 
 MOST = 10**6
 """Largest n the binomial planner searches (McNemar's searches to 2.5 times its normal n)."""
@@ -410,9 +409,10 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
                       f"[1/{margin:g}, {margin:g}]")
     if draws != int(draws) or draws < 1:
         return _error("draws", args.draws, "is not a whole number >= 1")
-    if not (Path(args.runs) / RUNS_FILE).is_file():
-        return _error("runs", args.runs, f"has no {RUNS_FILE}")
-    outcomes = Outcomes.load(Path(args.runs))
+    try:
+        outcomes = Outcomes.load(Path(args.runs))
+    except (ValueError, OSError) as error:
+        return _error("runs", args.runs, str(error))
     cells = cells_frame(outcomes)
     pilot = {}
     for field in ("a", "b"):

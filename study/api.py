@@ -38,7 +38,7 @@ from analysis.plan import Plan, RatioPlan, select_cell
 from study.cli import run_config
 from study.orchestration.storage import read_manifest, read_runs
 from study.spec.config import ConfigError, StudyConfig, config_from_dict, load_config
-from study.spec.schema import CURVES_FILE, RUNS_FILE
+from study.spec.schema import CURVES_FILE
 
 __all__ = ["ConfigError", "Plan", "RatioPlan", "Study", "accuracy", "budget_ratio",
            "budget_to_target", "cell", "cells", "compare", "load", "plan_binomial", "plan_mcnemar",
@@ -132,14 +132,15 @@ def load(out: str | Path) -> Study:
     Raises
     ------
     ConfigError
-        The folder has no runs table.
+        The folder has no runs table, or not the cells written with it.
     """
     folder = Path(out)
-    if not (folder / RUNS_FILE).is_file():
-        raise ConfigError("out", str(folder), f"has no {RUNS_FILE}")
+    try:
+        runs = read_runs(folder)
+    except ValueError as error:
+        raise ConfigError("out", str(folder), str(error)) from None
     curves = folder / CURVES_FILE
-    return Study(read_runs(folder), read_manifest(folder),
-                 pd.read_parquet(curves) if curves.is_file() else None)
+    return Study(runs, read_manifest(folder), pd.read_parquet(curves) if curves.is_file() else None)
 
 
 def cells(runs: pd.DataFrame) -> pd.DataFrame:

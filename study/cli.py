@@ -16,7 +16,6 @@ from typing import NoReturn
 from study.orchestration.backends import BACKENDS, Backend
 from study.spec.config import ConfigError, StudyConfig, load_config
 from study.spec.paths import CONFIG_DIR, study_out_dir
-from study.spec.schema import RUNS_FILE
 
 EXIT_BAD_INPUT = 2
 
@@ -159,9 +158,11 @@ def _summarize(out_dir: Path) -> None:
     from analysis.outcomes import Outcomes
     from analysis.summary import summarize
 
-    if not (out_dir / RUNS_FILE).is_file():
-        raise ConfigError("dir", str(out_dir), f"has no {RUNS_FILE}")
-    print(summarize(Outcomes.load(out_dir)))
+    try:
+        outcomes = Outcomes.load(out_dir)
+    except (ValueError, OSError) as error:
+        raise ConfigError("dir", str(out_dir), str(error)) from None
+    print(summarize(outcomes))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ import pytest
 from conftest import config_text, run_cli
 from study.cli import main
 from study.core.kernel import CURVE_SCALE
+from study.orchestration.storage import read_runs
 from study.spec.schema import CURVES_COLUMNS
 
 CURVES = config_text(
@@ -25,7 +26,7 @@ CURVES = config_text(
 def test_curves_agree_with_the_runs_table(write_config, tmp_path: Path) -> None:
     out = tmp_path / "o"
     assert main(["run", str(write_config(CURVES)), "--out", str(out), "--quiet"]) == 0
-    runs = pd.read_parquet(out / "runs.parquet")
+    runs = read_runs(out)
     curves = pd.read_parquet(out / "curves.parquet")
     assert tuple(curves.columns) == CURVES_COLUMNS
     nested = runs.loc[runs["nested"], "cell"].unique()

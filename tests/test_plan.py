@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from scipy.stats import binom, binomtest, multinomial
 
@@ -30,7 +31,7 @@ from analysis.plan import (
 from analysis.plan import main as plan_main
 from analysis.power import exact_mcnemar_power, exact_mcnemar_power_curve
 from conftest import REPO
-from study.spec.schema import CELLS_FILE, RUNS_FILE
+from study.orchestration.storage import CELLS_SCHEMA, study_files
 
 
 def enumerated_binomial_power(n: int, accuracy: float, chance: float, alpha: float) -> float:
@@ -208,9 +209,10 @@ def write_pilot(folder: Path) -> None:
             "cell": cell, "seed": seed.ravel(), "budget": budget.ravel().astype(int),
             "rollouts": budget.ravel().astype(int), "correct": correct.ravel(), "finite": True,
             "greedy_value": np.where(correct.ravel(), 0.6, 0.5), "zero_signal_updates": 0}))
-    folder.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(cells).to_parquet(folder / CELLS_FILE)
-    pd.concat(frames, ignore_index=True).to_parquet(folder / RUNS_FILE)
+    table = pa.Table.from_pylist(cells, schema=CELLS_SCHEMA)
+    with study_files(folder, table, "synthetic pilot") as files:
+        for frame in frames:
+            files.add(pa.Table.from_pandas(frame, preserve_index=False))
 
 
 def test_ratio_command_prints_the_plan(tmp_path: Path) -> None:

@@ -265,3 +265,67 @@ def test_a_run_killed_while_writing_leaves_the_previous_output_or_none(write_con
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
     for name in ("runs.parquet", "cells.parquet"):
         assert (out / name).read_bytes() == (whole / name).read_bytes()
+
+
+def test_a_failure_between_the_final_renames_leaves_no_runs_table(write_config, tmp_path,
+                                                                  monkeypatch, capsys) -> None:
+    # runs.parquet is what make and every reader start from: once the companions start to be
+    # replaced the old one is gone, so a folder never pairs a runs table with another run's cells.
+    import study.spec.atomic as atomic
+
+    path = write_config(SMALL)
+    out = tmp_path / "study"
+    assert main(["run", str(path), "--out", str(out), "--seeds", "256", "--quiet"]) == 0
+    replace = atomic.os.replace
+
+    def failing(source, target) -> None:
+        if Path(target).name == "manifest.json":
+            raise OSError(28, "No space left on device")
+        replace(source, target)
+
+    monkeypatch.setattr(atomic.os, "replace", failing)
+    capsys.readouterr()
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: --out:")
+    assert not (out / "runs.parquet").exists() and not list(out.glob(".*.tmp"))
+    with pytest.raises(ValueError, match=r"has no runs\.parquet"):
+        read_runs(out)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert read_runs(out)["seed"].nunique() == 300
+
+
+def test_a_runs_table_is_never_read_with_another_runs_cells(write_config, tmp_path) -> None:
+    path = write_config(SMALL)
+    for name, seeds in (("a", "256"), ("b", "300")):
+        assert main(["run", str(path), "--out", str(tmp_path / name), "--seeds", seeds,
+                     "--quiet"]) == 0
+    shutil.copy(tmp_path / "b" / "cells.parquet", tmp_path / "a" / "cells.parquet")
+    with pytest.raises(ValueError, match="not written together"):
+        read_runs(tmp_path / "a")
+    done = subprocess.run([sys.executable, "-m", "analysis", str(tmp_path / "a"), "--out",
+                           str(tmp_path / "tables")], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and not (tmp_path / "tables").exists()
+    assert done.stderr == (f"error: run_dir: {str(tmp_path / 'a')!r} holds a runs.parquet and a "
+                           "cells.parquet that were not written together by one run\n")
+
+
+MODULES_SCRIPT = """
+import sys
+from pathlib import Path
+from study.orchestration import simulate
+from study.orchestration.shards import code_files
+from study.spec import registry
+registry.register_kernels()
+loaded = {Path(m.__file__) for name, m in list(sys.modules.items())
+          if name.split(".")[0] == "study" and getattr(m, "__file__", None)}
+print(sorted(str(p) for p in loaded - set(code_files())))
+"""
+
+
+def test_every_module_loaded_to_compute_a_shard_is_in_its_key() -> None:
+    # Not derived from the same import statements as the key: what Python actually loads to
+    # run a shard, dynamic imports (the registry's learners, their numba pieces) included.
+    done = subprocess.run([sys.executable, "-c", MODULES_SCRIPT], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

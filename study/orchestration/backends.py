@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 
 from study.orchestration.shards import Shard, ShardResult
 from study.orchestration.simulate import run_shard
@@ -67,23 +66,33 @@ class Backend:
         began = time.perf_counter()
         try:
             single = cluster is not None
-            queue = iter(shards)
-            futures = {}
+            futures: dict[Future, int] = {}
+            finished = [False] * len(shards)
+            oldest = submitted = 0
+            # Submitted in the plan's order, never more than a window past the oldest shard not
+            # yet finished: the caller assembles in that order, so the results it holds for
+            # later simulations are at most a window, even behind a straggler or a retry.
+            window = IN_FLIGHT * max(workers, 1)
+            running = as_completed()
 
-            def submit(shard: Shard) -> Future:
-                future = client.submit(_compute, shard, single, key=f"shard-{shard.key()}",
-                                       retries=3)
-                futures[future] = shard
-                return future
+            def fill() -> None:
+                nonlocal submitted
+                while submitted < min(len(shards), oldest + window):
+                    shard = shards[submitted]
+                    future = client.submit(_compute, shard, single,
+                                           key=f"shard-{shard.key()}", retries=3)
+                    futures[future] = submitted
+                    running.add(future)
+                    submitted += 1
 
-            # Submitted in the plan's order, a window at a time: the caller assembles in that
-            # order, so what it must hold for later simulations is at most the window.
-            running = as_completed([submit(s) for s in islice(queue, IN_FLIGHT * workers)])
+            fill()
             for future in running:
-                yield futures.pop(future), future.result()
-                following = next(queue, None)
-                if following is not None:
-                    running.add(submit(following))
+                index = futures.pop(future)
+                yield shards[index], future.result()
+                finished[index] = True
+                while oldest < len(shards) and finished[oldest]:
+                    oldest += 1
+                fill()
         finally:
             self.seconds += time.perf_counter() - began
             client.close()

@@ -4,14 +4,15 @@ by cell as each simulation completes.
 
 One row per (cell, seed, budget checkpoint), ordered by cell, then seed, then budget. Each run's
 stream depends only on its own seed index, so the table is the same whatever the shard size, the
-thread count, the backend, or which shards came from the cache. The runner holds the shards of the
-simulation being assembled (and those the backend finished ahead of it), never the whole study, so
-its memory does not grow with the number of cells or of simulations.
+thread count, the backend, or which shards came from the cache. The runner holds the results of
+the simulation being written (and those the backend finished ahead of it, a bounded window) and
+the per-step curves, never the whole study's runs.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +24,9 @@ from tqdm import tqdm
 
 from study.core.kernel import CURVE_SCALE
 from study.orchestration.backends import Backend
-from study.orchestration.shards import Shard, ShardResult, cached, plan, save
+from study.orchestration.shards import Shard, ShardResult, cached, plan, present, save
 from study.orchestration.simulate import run_shard, simulate
-from study.orchestration.storage import cells_table, tidy
+from study.orchestration.storage import ROW_GROUP_SEEDS, cells_table, cells_to_pandas, tidy
 from study.spec.atomic import remove_stale_temporaries
 from study.spec.config import StudyConfig
 from study.spec.grid import Cell, Simulation, cells, simulations
@@ -33,7 +34,8 @@ from study.spec.schema import CURVES_COLUMNS, STORED_RUN_COLUMNS
 from study.spec.streams import run_keys
 
 CellSink = Callable[[pa.Table], None]
-"""Takes one cell's rows of the runs table (``STORED_RUN_COLUMNS``), in cell order."""
+"""Takes the runs table's rows (``STORED_RUN_COLUMNS``) a block of one cell's seeds at a time
+(``ROW_GROUP_SEEDS``), in the table's order."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def run_study(
     """Simulate every cell of ``config`` for the contiguous ``seed_indices`` (default: 0 ..
     seeds - 1), ``chunk`` seeds per shard (default: about ``SHARD_EPISODES`` per shard).
 
-    Each cell's rows go to ``sink`` as soon as its simulation is complete; without a sink they
+    Each cell's rows go to ``sink`` as soon as its simulation is complete, a block of seeds at a
+    time; without a sink they
     are gathered into ``StudyRun.runs`` (for small studies and tests). With ``cache_dir`` every
     shard already there is reused and every new one is saved there as soon as it is done.
     ``backend`` says where shards are computed (default: this process). ``progress`` None shows
@@ -93,9 +96,10 @@ def run_study(
     if cache_dir is not None and cache_dir.is_dir():
         remove_stale_temporaries(cache_dir)
     backend = backend or Backend()
-    # Only whether a valid cached file is there: its arrays are read again when its simulation
-    # is assembled, so cached shards are not all held at once.
-    pending = [shard for shard in shards if cached(cache_dir, shard) is None]
+    # Only whether a cached file is there with the shard's key: its arrays are read (and
+    # checked) when its simulation is assembled, so cached shards are not all held at once.
+    pending = [shard for shard in shards if not present(cache_dir, shard)]
+    recomputed: list[Shard] = []
     members: dict[Simulation, list[Cell]] = {}
     for cell in grid:
         members.setdefault(cell.simulation, []).append(cell)
@@ -107,79 +111,105 @@ def run_study(
     curves = []
     with tqdm(total=sum(s.episodes for s in shards), disable=not show, unit="ep",
               unit_scale=True, desc=config.name, file=sys.stderr) as bar:
-        for simulation, output in _assembled(shards, pending, backend, cache_dir, bar):
+        for simulation, output in _assembled(shards, pending, backend, cache_dir, bar,
+                                             recomputed):
             for cell in members[simulation]:
-                table = _cell_rows(cell, output, seeds, config.budgets)
-                take(table)
-                rows += table.num_rows
-                non_finite += table.num_rows - int(output.finite.sum())
+                for first in range(0, len(seeds), ROW_GROUP_SEEDS):
+                    take(_cell_rows(cell, output, seeds, config.budgets,
+                                    slice(first, first + ROW_GROUP_SEEDS)))
+                rows += output.finite.size
+                non_finite += output.finite.size - int(output.finite.sum())
                 if config.curves:
                     curves.append(_curve_rows(cell, output, len(seeds)))
-    runs = None if sink else tidy(cells_table(grid).to_pandas(),
+            del output  # before the next simulation is assembled
+    runs = None if sink else tidy(cells_to_pandas(cells_table(grid)),
                                   pa.concat_tables(gathered).to_pandas())
-    return StudyRun(sum(s.episodes for s in shards), sum(s.episodes for s in pending),
-                    backend.seconds, len(shards), len(shards) - len(pending), rows, non_finite,
+    computed = pending + recomputed
+    return StudyRun(sum(s.episodes for s in shards), sum(s.episodes for s in computed),
+                    backend.seconds, len(shards), len(shards) - len(computed), rows, non_finite,
                     backend.described, pd.concat(curves, ignore_index=True) if curves else None,
                     runs)
 
 
 def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
-               cache_dir: Path | None, bar: tqdm) -> Iterator[tuple[Simulation, ShardResult]]:
+               cache_dir: Path | None, bar: tqdm, recomputed: list[Shard]
+               ) -> Iterator[tuple[Simulation, ShardResult]]:
     """Each simulation with its shards joined, in the plan's order, as soon as all its shards
-    are in: from the cache, or from the backend (saved to the cache as each arrives). Results
-    the backend finishes ahead of their simulation wait in ``ahead``."""
+    are in: from the cache, or from the backend (each saved to the cache as it arrives).
+    Results the backend finishes ahead of their simulation wait in ``ahead`` (the backend keeps
+    a bounded window). A cached file found corrupt when it is read is recomputed here, saved,
+    and added to ``recomputed``."""
     computed = backend.run(pending)
     waiting = set(pending)
     ahead: dict[Shard, ShardResult] = {}
     by_simulation: dict[Simulation, list[Shard]] = {}
     for shard in shards:
         by_simulation.setdefault(shard.simulation, []).append(shard)
-    for simulation, own in by_simulation.items():
-        parts = []
-        for shard in own:
-            while shard in waiting and shard not in ahead:
-                done, result = next(computed)
-                if cache_dir is not None:
-                    cache_dir.mkdir(parents=True, exist_ok=True)
-                    save(cache_dir / f"{done.key()}.parquet", done, result)
-                ahead[done] = result
-                bar.update(done.episodes)
-            if shard in waiting:
-                parts.append(ahead.pop(shard))
-                continue
-            # A cached file that went bad since it was checked is recomputed here.
-            found = cached(cache_dir, shard)
-            parts.append(found if found is not None else run_shard(shard))
-            bar.update(shard.episodes)
-        yield simulation, ShardResult.concat(parts)
+
+    def keep(shard: Shard, result: ShardResult) -> None:
+        if cache_dir is not None:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            save(cache_dir / f"{shard.key()}.parquet", shard, result)
+        bar.update(shard.episodes)
+
+    try:
+        for simulation, own in by_simulation.items():
+            parts = []
+            for shard in own:
+                while shard in waiting and shard not in ahead:
+                    done, result = next(computed, (None, None))
+                    if done is None:
+                        raise RuntimeError(f"the {backend.name} backend ended without shard "
+                                           f"{shard.key()}")
+                    keep(done, result)
+                    ahead[done] = result
+                if shard in waiting:
+                    parts.append(ahead.pop(shard))
+                    continue
+                bar.update(shard.episodes)
+                found = cached(cache_dir, shard)
+                if found is None:
+                    began = time.perf_counter()
+                    found = run_shard(shard)
+                    backend.seconds += time.perf_counter() - began
+                    keep(shard, found)
+                    recomputed.append(shard)
+                parts.append(found)
+            joined = ShardResult.concat(parts)
+            del parts  # one copy of the simulation's results while it is written
+            yield simulation, joined
+    finally:
+        computed.close()
 
 
-def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray,
-               budgets: tuple[int, ...]) -> pa.Table:
-    """One cell's rows of ``runs.parquet`` (its description is in ``cells.parquet``)."""
+def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[int, ...],
+               part: slice) -> pa.Table:
+    """The rows of ``runs.parquet`` of one cell's seeds ``seeds[part]`` (its description is in
+    ``cells.parquet``)."""
     sim = cell.simulation
+    seeds = seeds[part]
     checkpoints = np.asarray(budgets, dtype=np.int64)
-    greedy_value = out.greedy_value.ravel()
-    best_value = out.best_value.ravel()
+    greedy_value = out.greedy_value[part].ravel()
+    best_value = out.best_value[part].ravel()
     columns = {
-        "cell": np.full(out.greedy.size, cell.index, dtype=np.int64),
+        "cell": np.full(greedy_value.size, cell.index, dtype=np.int64),
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
         "budget": np.tile(checkpoints, len(seeds)),
         "rollouts": np.tile(checkpoints // sim.group_size * sim.group_size if sim.learner.nested
                             else checkpoints, len(seeds)),
-        "greedy_arm": out.greedy.ravel(),
-        "best_arm": out.best_arm.ravel(),
+        "greedy_arm": out.greedy[part].ravel(),
+        "best_arm": out.best_arm[part].ravel(),
         # The recommended arm is a best arm exactly when its value is the largest (NaN, for a
         # non-finite state, equals nothing).
         "correct": greedy_value == best_value,
-        "p_best": out.p_best.ravel(),
-        "reward_sum": out.reward_sum.ravel(),
-        "best_arm_pulls": out.best_pulls.ravel(),
+        "p_best": out.p_best[part].ravel(),
+        "reward_sum": out.reward_sum[part].ravel(),
+        "best_arm_pulls": out.best_pulls[part].ravel(),
         "best_value": best_value,
-        "value_gap": out.value_gap.ravel(),
+        "value_gap": out.value_gap[part].ravel(),
         "greedy_value": greedy_value,
-        "zero_signal_updates": out.zero_signal.ravel(),
-        "finite": out.finite.ravel(),
+        "zero_signal_updates": out.zero_signal[part].ravel(),
+        "finite": out.finite[part].ravel(),
     }
     return pa.table({name: columns[name] for name in STORED_RUN_COLUMNS})
 

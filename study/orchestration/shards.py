@@ -66,7 +66,9 @@ def _imported(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_bytes())):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            raise ImportError(f"{path}: a relative import, which the shard key does not follow")
+        elif isinstance(node, ast.ImportFrom) and node.module:
             found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
     ours = {name for name in found if name.split(".")[0] == study.__name__}
     return {".".join(name.split(".")[:end]) for name in ours
@@ -214,20 +216,26 @@ def save(path: Path, shard: Shard, result: ShardResult) -> None:
     _write_atomic(table, path)
 
 
-def _read(path: Path) -> pa.Table:
+def _read(path: Path, footer_only: bool = False) -> pa.Table | pa.Schema:
     try:
-        return pq.read_table(path)
+        return pq.read_schema(path) if footer_only else pq.read_table(path)
     except (OSError, pa.ArrowException) as error:
         raise CorruptShardError(f"not a readable Parquet file: {type(error).__name__}") from None
+
+
+def _metadata(schema: pa.Schema, shard: Shard) -> dict[str, str]:
+    """The file's metadata; CorruptShardError unless it was written for ``shard``."""
+    meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+    if meta.get("shard_key") != shard.key():
+        raise CorruptShardError("its key does not match its name")
+    return meta
 
 
 def load(path: Path, shard: Shard) -> ShardResult:
     """The cached result of ``shard`` at ``path``; ``CorruptShardError`` if it is not what was
     written for this shard (unreadable, wrong key, wrong shape or checksum)."""
     table = _read(path)
-    meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-    if meta.get("shard_key") != shard.key():
-        raise CorruptShardError("its key does not match its name")
+    meta = _metadata(table.schema, shard)
     seeds, checkpoints, steps = json.loads(meta.get("shape", "[0, 0, 0]"))
     if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
         raise CorruptShardError("its shape does not match the shard")
@@ -244,15 +252,15 @@ def load(path: Path, shard: Shard) -> ShardResult:
     return result
 
 
-def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
-    """The shard's valid cached result, or None (a corrupt file is reported on stderr and
-    removed, so the caller recomputes it)."""
+def _checked(folder: Path | None, shard: Shard, footer_only: bool) -> ShardResult | bool | None:
     if folder is None:
         return None
     path = folder / f"{shard.key()}.parquet"
     if not path.is_file():
         return None
     try:
+        if footer_only:
+            return bool(_metadata(_read(path, footer_only=True), shard))
         return load(path, shard)
     except CorruptShardError as reason:
         print(f"warning: cached shard {path} is corrupt ({reason}); recomputing it",
@@ -260,3 +268,17 @@ def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
         path.unlink(missing_ok=True)
         _curves_path(path).unlink(missing_ok=True)
         return None
+
+
+def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
+    """The shard's valid cached result, or None (a corrupt file is reported on stderr and
+    removed, so the caller recomputes it)."""
+    found = _checked(folder, shard, footer_only=False)
+    return found if isinstance(found, ShardResult) else None
+
+
+def present(folder: Path | None, shard: Shard) -> bool:
+    """Whether the shard's file is cached with the shard's key in its footer, read without its
+    columns (``cached`` checks the rest when the result is needed); a file that is not is
+    reported and removed as ``cached`` does."""
+    return _checked(folder, shard, footer_only=True) is True

@@ -2,9 +2,10 @@
 (``study.spec.atomic``), and read back with the columns the data contract names
 (``study.spec.schema``).
 
-``runs.parquet`` is written cell by cell through one ``pyarrow.parquet.ParquetWriter`` (one row
-group per cell, more for a cell over a million rows), so a run holds one simulation's results at a
-time, whatever its seeds; ``cells.parquet`` describes each cell once. Both carry the hash of the
+``runs.parquet`` is written cell by cell through one ``pyarrow.parquet.ParquetWriter`` (a row
+group per block of ``ROW_GROUP_SEEDS`` of a cell's seeds), so a run holds
+one simulation's results at a time, whatever its seeds; ``cells.parquet`` describes each cell
+once. Both carry the hash of the
 config that made them (seeds included) in their metadata, so a runs table is never read with
 another config's cells; two runs of one config write the same bytes.
 """
@@ -36,20 +37,31 @@ from study.spec.schema import (
 )
 
 _TOKEN = b"config_hash"
+ROW_GROUP_SEEDS = 4096
+"""Seeds per row group of ``runs.parquet`` (all of one cell): a fixed number, so the file's layout
+does not depend on the sharding, and small enough that the rows being encoded take the same
+memory whatever the study's seeds."""
+
+
+CELLS_SCHEMA = pa.schema([
+    ("cell", pa.int64()), ("algorithm", pa.string()), ("nested", pa.bool_()),
+    ("baseline", pa.string()), ("lr", pa.float64()), ("group_size", pa.int64()),
+    ("reward_model", pa.string()), ("environment", pa.string()), ("arms", pa.int64()),
+    ("draw", pa.string()), ("arm_values", pa.list_(pa.float64())),
+    ("draw_parameters", pa.list_(pa.float64())), ("cost", pa.float64())])
+"""The types of ``cells.parquet``'s columns (``CELL_COLUMNS``): a study of drawn environments
+only has nothing but empty lists, which pyarrow would otherwise type as list<null>."""
+assert tuple(CELLS_SCHEMA.names) == CELL_COLUMNS
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
     """``cells.parquet``'s content: one row per cell of ``grid`` with its description."""
-    rows = [{"cell": cell.index, "algorithm": cell.simulation.algorithm,
-             "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
-             "lr": float(cell.simulation.lr), "group_size": cell.simulation.group_size,
-             **cell.simulation.environment.columns(), "cost": float(cell.cost)} for cell in grid]
-    types = {name: pa.list_(pa.float64()) for name in LIST_COLUMNS}
-    # A study of drawn environments only has nothing but empty lists, which pyarrow would type
-    # as list<null>: the contract says list<double>.
-    return pa.table({name: pa.array([[*row[name]] if name in types else row[name]
-                                     for row in rows], type=types.get(name))
-                     for name in CELL_COLUMNS})
+    return pa.Table.from_pylist([
+        {"cell": cell.index, "algorithm": cell.simulation.algorithm,
+         "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
+         "lr": float(cell.simulation.lr), "group_size": cell.simulation.group_size,
+         **cell.simulation.environment.columns(), "cost": float(cell.cost)} for cell in grid],
+        schema=CELLS_SCHEMA)
 
 
 @dataclass
@@ -60,28 +72,29 @@ class StudyWriter:
     runs_path: Path
     token: bytes
     writer: pq.ParquetWriter | None = None
-    rows: int = 0
     manifest: dict[str, Any] = field(default_factory=dict)
     curves: pd.DataFrame | None = None
 
     def add(self, table: pa.Table) -> None:
-        """Append one cell's rows (columns ``STORED_RUN_COLUMNS``) to ``runs.parquet``."""
+        """Append rows of one cell (columns ``STORED_RUN_COLUMNS``) to ``runs.parquet`` as a row
+        group."""
         table = table.replace_schema_metadata({_TOKEN: self.token})
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.runs_path, table.schema)
         self.writer.write_table(table)
-        self.rows += table.num_rows
 
 
 @contextmanager
 def study_files(out_dir: Path, cells: pa.Table, config_hash: str) -> Iterator[StudyWriter]:
     """Open the output in ``out_dir`` (created if missing) of the config whose
-    ``content_hash`` is ``config_hash`` and whose grid is ``cells``. The block adds every cell to
+    ``content_hash`` is ``config_hash`` and whose grid is ``cells``. The block adds every row to
     the writer it is given and sets its ``manifest`` and ``curves``; when it ends without an
-    error, ``cells.parquet``, ``curves.parquet`` (removed when the run has none, so no stale
-    curves sit beside new runs), ``manifest.json`` and last ``runs.parquet`` (the file ``make``
-    watches) replace the old ones. Killed or failed before that, the folder keeps the previous
-    complete output, or none."""
+    error, the old ``runs.parquet`` is removed, ``cells.parquet``, ``curves.parquet`` (removed
+    when the run has none, so no stale curves sit beside new runs) and ``manifest.json`` replace
+    theirs, and ``runs.parquet`` (the file ``make`` and every reader start from) is renamed into
+    place last. Killed or failed before the end, the folder keeps the previous complete output,
+    or has no runs table (a kill between the renames): never a runs table beside another run's
+    companions."""
     out_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(out_dir)
     token = config_hash.encode()
@@ -102,23 +115,40 @@ def study_files(out_dir: Path, cells: pa.Table, config_hash: str) -> Iterator[St
             files[out_dir / CURVES_FILE] = lambda path: pq.write_table(curves, path)
         text = json.dumps(writer.manifest, indent=2, sort_keys=True) + "\n"
         files[out_dir / MANIFEST_FILE] = lambda path: path.write_text(text)
+        (out_dir / RUNS_FILE).unlink(missing_ok=True)
         write_files(files)
         if writer.curves is None:
             (out_dir / CURVES_FILE).unlink(missing_ok=True)
 
 
 class MismatchedRunError(ValueError):
-    """``runs.parquet`` and ``cells.parquet`` are not from the same run."""
+    """``runs.parquet`` and ``cells.parquet`` were not written together."""
+
+
+class MissingOutputError(ValueError):
+    """A study folder without one of the files a finished run writes."""
 
 
 def read_cells(out_dir: Path) -> pd.DataFrame:
     """The cells of the study in ``out_dir``, one row each, in cell order (the list columns as
-    tuples)."""
+    tuples); ``MissingOutputError`` or ``MismatchedRunError`` (ValueErrors whose message says
+    what the folder lacks, for a line that names it) unless it holds a runs table and the cells
+    written with it."""
+    if not (out_dir / RUNS_FILE).is_file():
+        raise MissingOutputError(f"has no {RUNS_FILE}")
+    if not (out_dir / CELLS_FILE).is_file():
+        raise MissingOutputError(f"has no {CELLS_FILE} (an older version of the package wrote "
+                                 "it: run the study again)")
     table = pq.read_table(out_dir / CELLS_FILE)
-    runs_meta = pq.read_schema(out_dir / RUNS_FILE).metadata or {}
-    if (table.schema.metadata or {}).get(_TOKEN) != runs_meta.get(_TOKEN):
-        raise MismatchedRunError(f"{out_dir}: {RUNS_FILE} and {CELLS_FILE} are from different "
-                                 "configs (one was replaced without the other)")
+    token = (table.schema.metadata or {}).get(_TOKEN)
+    if token is None or token != (pq.read_schema(out_dir / RUNS_FILE).metadata or {}).get(_TOKEN):
+        raise MismatchedRunError(f"holds a {RUNS_FILE} and a {CELLS_FILE} that were not "
+                                 "written together by one run")
+    return cells_to_pandas(table)
+
+
+def cells_to_pandas(table: pa.Table) -> pd.DataFrame:
+    """A cells table as pandas, one row per cell, the list columns as tuples."""
     frame = table.to_pandas()
     for name in LIST_COLUMNS:
         frame[name] = [tuple(values) for values in table.column(name).to_pylist()]
@@ -131,7 +161,10 @@ def tidy(cells: pd.DataFrame, runs: pd.DataFrame, columns: list[str] | None = No
     runs keyed by ``cell``; text columns as categoricals and lists as one shared tuple per cell,
     so the description costs a few bytes a row."""
     wanted = list(columns or [*CELL_COLUMNS, *(c for c in runs.columns if c != "cell")])
-    position = np.searchsorted(cells["cell"].to_numpy(), runs["cell"].to_numpy())
+    ids = cells["cell"].to_numpy()
+    position = np.minimum(np.searchsorted(ids, runs["cell"].to_numpy()), len(ids) - 1)
+    if not np.array_equal(ids[position], runs["cell"].to_numpy()):
+        raise MismatchedRunError("the runs table has cells that the cells table does not")
     frame = {}
     for name in wanted:
         if name in runs.columns:

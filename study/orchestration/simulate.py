@@ -6,6 +6,7 @@ runs once per seed to the largest budget, one that plans from the budget once pe
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -114,8 +115,22 @@ def _keys(root_seed: int, start: int, stop: int, stream_id: int | None) -> np.nd
     return run_keys(root_seed, np.arange(start, stop), stream_id)
 
 
+COLLECT_SEEDS = 65_536
+"""Seeds simulated between two runs of Python's cyclic garbage collector. numba dispatches the
+kernel on the learner's name as a literal (``nb.literally``), and each call leaves frames that
+hold its arrays in reference cycles; the collector frees them only at intervals counted in
+objects, not bytes, so without this a study's memory would grow with its seeds. A collection
+takes a few tens of ms: at this interval, well under 1% of the simulation."""
+_uncollected = [0]
+
+
 def run_shard(shard: Shard) -> ShardResult:
     """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
     stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
     keys = _keys(shard.root_seed, shard.start, shard.stop, stream_id)
-    return simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()
+    result = simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()
+    _uncollected[0] += shard.stop - shard.start
+    if _uncollected[0] >= COLLECT_SEEDS:
+        _uncollected[0] = 0
+        gc.collect()
+    return result

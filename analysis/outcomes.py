@@ -155,7 +155,7 @@ class Outcomes:
         return np.isin(self.seeds, seeds)
 
     def only(self, cells: list[int]) -> Outcomes:
-        """The outcomes of ``cells`` alone (views of these arrays, in cell order)."""
+        """The outcomes of ``cells`` alone, in cell order (copies of their rows of the arrays)."""
         rows = np.sort([self.row(c) for c in cells])
         return Outcomes(self.cells.iloc[rows].reset_index(drop=True), self.seeds, self.budgets,
                         self.correct[rows], self.finite[rows], self.greedy_value[rows],

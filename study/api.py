@@ -178,11 +178,13 @@ def cell(runs: pd.DataFrame, **where: object) -> int:
     ValueError
         No cell, or more than one, matches.
     """
-    return select_cell(cells(runs), {key: str(value) for key, value in where.items()})
+    return _cell_id(_outcomes(runs), where)
 
 
-def _cell_id(runs: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
-    return int(chosen) if not isinstance(chosen, Mapping) else cell(runs, **chosen)
+def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object]) -> int:
+    if not isinstance(chosen, Mapping):
+        return int(chosen)
+    return select_cell(cells_frame(outcomes), {key: str(value) for key, value in chosen.items()})
 
 
 def accuracy(runs: pd.DataFrame, confidence: float = 0.95,
@@ -225,7 +227,7 @@ def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[
         seeds, the exact McNemar p-value and whether interval and test agree.
     """
     outcomes = _outcomes(runs)
-    return compare_cells(outcomes, _cell_id(runs, a), _cell_id(runs, b),
+    return compare_cells(outcomes, _cell_id(outcomes, a), _cell_id(outcomes, b),
                          None if seeds is None else outcomes.mask(seeds))
 
 
@@ -248,7 +250,8 @@ def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
         whether it was ``reached`` within the checkpoints (else a lower bound).
     """
     outcomes = _outcomes(runs)
-    return _budget_to_target(outcomes.outcomes(_cell_id(runs, chosen)), outcomes.budgets, target)
+    return _budget_to_target(outcomes.outcomes(_cell_id(outcomes, chosen)), outcomes.budgets,
+                             target)
 
 
 def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
@@ -269,8 +272,8 @@ def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
         the two one-sided tests against a ratio margin m.
     """
     outcomes = _outcomes(runs)
-    return _budget_ratio(outcomes.outcomes(_cell_id(runs, a)), outcomes.outcomes(_cell_id(runs, b)),
-                         outcomes.budgets, target)
+    return _budget_ratio(outcomes.outcomes(_cell_id(outcomes, a)),
+                         outcomes.outcomes(_cell_id(outcomes, b)), outcomes.budgets, target)
 
 
 def plot_accuracy(table: pd.DataFrame, ax: Any = None) -> Any:
@@ -382,11 +385,12 @@ def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
         checkpoint, the same cell twice, or two cells with different numbers of seeds.
     """
     # The CLI's reasons, each under the argument's name as there.
-    cell_a, cell_b = _cell_id(pilot, a), _cell_id(pilot, b)
+    outcomes = _outcomes(pilot)
+    cell_a, cell_b = _cell_id(outcomes, a), _cell_id(outcomes, b)
     checked = {}
     for name, cell in (("a", cell_a), ("b", cell_b)):
         try:
-            checked[name] = _plan.ratio_pilot(_outcomes(pilot), cell)
+            checked[name] = _plan.ratio_pilot(outcomes, cell)
         except ValueError as error:
             raise ValueError(f"{name}: {error}") from None
     (correct_a, budgets_a), (correct_b, budgets_b) = checked["a"], checked["b"]

@@ -76,9 +76,9 @@ def run_study(
     seeds - 1), ``chunk`` seeds per shard (default: about ``SHARD_EPISODES`` per shard).
 
     Each cell's rows go to ``sink`` as soon as its simulation is complete, a block of seeds at a
-    time; without a sink they
-    are gathered into ``StudyRun.runs`` (for small studies and tests). With ``cache_dir`` every
-    shard already there is reused and every new one is saved there as soon as it is done.
+    time; without a sink they are gathered into ``StudyRun.runs`` (for small studies and tests).
+    With ``cache_dir`` every shard already there is reused and every new one is saved there as
+    soon as it is done.
     ``backend`` says where shards are computed (default: this process). ``progress`` None shows
     a bar on stderr only when it is a terminal.
     """
@@ -166,7 +166,6 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
                 if shard in waiting:
                     parts.append(ahead.pop(shard))
                     continue
-                bar.update(shard.episodes)
                 found = cached(cache_dir, shard)
                 if found is None:
                     began = time.perf_counter()
@@ -174,6 +173,8 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
                     backend.seconds += time.perf_counter() - began
                     keep(shard, found)
                     recomputed.append(shard)
+                else:
+                    bar.update(shard.episodes)
                 parts.append(found)
             joined = ShardResult.concat(parts)
             del parts  # one copy of the simulation's results while it is written

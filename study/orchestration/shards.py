@@ -18,10 +18,11 @@ import ast
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -46,6 +47,7 @@ _PACKAGE = Path(study.__file__).parent
 _FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "zero_signal", "best_arm",
            "best_value", "value_gap", "greedy_value")
 _CURVES = ("curve_optimal", "curve_reward")
+T = TypeVar("T")
 _COMPUTES = "study.orchestration.simulate"
 """The module whose ``run_shard`` computes a shard: the root of the modules a result depends on."""
 
@@ -216,9 +218,9 @@ def save(path: Path, shard: Shard, result: ShardResult) -> None:
     _write_atomic(table, path)
 
 
-def _read(path: Path, footer_only: bool = False) -> pa.Table | pa.Schema:
+def _read(path: Path, reader: Callable[[Path], T] = pq.read_table) -> T:
     try:
-        return pq.read_schema(path) if footer_only else pq.read_table(path)
+        return reader(path)
     except (OSError, pa.ArrowException) as error:
         raise CorruptShardError(f"not a readable Parquet file: {type(error).__name__}") from None
 
@@ -252,16 +254,16 @@ def load(path: Path, shard: Shard) -> ShardResult:
     return result
 
 
-def _checked(folder: Path | None, shard: Shard, footer_only: bool) -> ShardResult | bool | None:
+def _checked(folder: Path | None, shard: Shard, check: Callable[[Path], T]) -> T | None:
+    """``check`` of the shard's cached file, or None: no file, or one that ``check`` finds
+    corrupt (reported on stderr and removed, so the caller recomputes it)."""
     if folder is None:
         return None
     path = folder / f"{shard.key()}.parquet"
     if not path.is_file():
         return None
     try:
-        if footer_only:
-            return bool(_metadata(_read(path, footer_only=True), shard))
-        return load(path, shard)
+        return check(path)
     except CorruptShardError as reason:
         print(f"warning: cached shard {path} is corrupt ({reason}); recomputing it",
               file=sys.stderr)
@@ -273,12 +275,12 @@ def _checked(folder: Path | None, shard: Shard, footer_only: bool) -> ShardResul
 def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
     """The shard's valid cached result, or None (a corrupt file is reported on stderr and
     removed, so the caller recomputes it)."""
-    found = _checked(folder, shard, footer_only=False)
-    return found if isinstance(found, ShardResult) else None
+    return _checked(folder, shard, lambda path: load(path, shard))
 
 
 def present(folder: Path | None, shard: Shard) -> bool:
     """Whether the shard's file is cached with the shard's key in its footer, read without its
     columns (``cached`` checks the rest when the result is needed); a file that is not is
     reported and removed as ``cached`` does."""
-    return _checked(folder, shard, footer_only=True) is True
+    return _checked(folder, shard,
+                    lambda path: _metadata(_read(path, pq.read_schema), shard)) is not None

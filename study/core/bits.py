@@ -1,7 +1,7 @@
 """Bit-level operations numba does not offer on scalars, as LLVM intrinsics for the kernels.
 
 A bit cast between a 64-bit word and a double (free, and it keeps a loop vectorizable, unlike a
-round trip through a NumPy view), and the 64 x 64 -> 128-bit multiply Philox needs.
+round trip through a NumPy view), and the fused multiply-add the exponential is built on.
 """
 
 from __future__ import annotations
@@ -36,18 +36,18 @@ def bits_from_double(typingctx, value):  # type: ignore[no-untyped-def]  # pragm
 
 
 @intrinsic
-def wide_multiply(typingctx, a, b):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """(high, low) 64-bit words of the 128-bit product of two uint64, as one LLVM ``mul i128``
-    (a single ``mulx`` on x86-64, where four 32-bit partial products would take four)."""
-    if not all(isinstance(x, types.Integer) and x.bitwidth == 64 and not x.signed for x in (a, b)):
+def fma(typingctx, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """a * b + c rounded once (IEEE 754 fusedMultiplyAdd), as LLVM's ``llvm.fma.f64``: one
+    instruction where the host has FMA, the correctly rounded libm ``fma`` where it has not, so
+    the bits are the same on every host (unlike ``llvm.fmuladd``, which may or may not fuse)."""
+    if not all(isinstance(x, types.Float) and x.bitwidth == 64 for x in (a, b, c)):
         return None
-    pair = types.UniTuple(types.uint64, 2)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        wide = ir.IntType(128)
-        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
-        high = builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
-        low = builder.trunc(product, ir.IntType(64))
-        return context.make_tuple(builder, pair, (high, low))
+        double = ir.DoubleType()
+        fused = builder.module.declare_intrinsic(
+            "llvm.fma", [double], ir.FunctionType(double, [double, double, double]))
+        return builder.call(fused, args)
 
-    return pair(a, b), codegen
+    return types.float64(a, b, c), codegen
+

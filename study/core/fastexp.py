@@ -2,18 +2,18 @@
 
 numba's pip build has no SVML, so ``math.exp`` is a scalar libm call and stops the lane loop of the
 kernel from vectorizing; libm's result could also differ between hosts. ``fast_exp`` is built only
-from IEEE-754 additions, subtractions, multiplications, a comparison and integer operations on
-bit patterns, so every x86-64 host computes the same bits, and the pure-Python ``exp`` of the
-tests' reference (``tests/reference/elementary.py``), which performs the same operations in the
-same order, computes them too. See ``fast_exp`` for the algorithm and ``tests/test_fastexp.py``
-for the measured error.
+from correctly rounded IEEE-754 additions, subtractions, multiplications and fused multiply-adds,
+a comparison and integer operations on bit patterns, so every x86-64 host computes the same bits,
+and the pure-Python ``exp`` of the tests' reference (``tests/reference/elementary.py``), which
+performs the same operations in the same order, computes them too. See ``fast_exp`` for the
+algorithm and ``tests/test_fastexp.py`` for the measured error.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from study.core.bits import bits_from_double, double_from_bits
+from study.core.bits import bits_from_double, double_from_bits, fma
 from study.core.jit import inline_jit
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 with its low 32 bits zero: k * LN2_HI is exact
@@ -55,34 +55,33 @@ def fast_exp(x: float) -> float:  # pragma: no cover
     No division (fdlibm's rational form needs one) and no branch, so the kernel's lane loops
     vectorize. Q is evaluated as E0 + r P(r) with P in Estrin's scheme (pairs, then pairs of
     pairs): its dependency chain is 5 multiply-adds long where Horner's is 10, and a lane loop
-    of a few vectors is bound by that latency (Horner took 1.4 ns per exp, this 1.1), while
-    E0 + r P(r) keeps the single rounding of the leading term that makes Horner accurate. 1 + hi
-    is carried as a double-double (its rounding error recovered exactly, |hi| < 1), so r, which
-    is rounded, enters only the small r^2 Q(r), and every rounding but the last is of a term
-    under 0.07.
+    of a few vectors is bound by that latency, while E0 + r P(r) keeps the single rounding of the
+    leading term that makes Horner accurate. 1 + hi is carried as a double-double (its rounding
+    error recovered exactly, |hi| < 1), so r, which is rounded, enters only the small r^2 Q(r),
+    and every rounding but the last is of a term under 0.07.
+
+    Every multiply-add is a fused one (``fma``, rounded once): half the operations of separate
+    multiplications and additions, and correctly rounded, so the bits are the same on every host
+    and the tests' reference computes them exactly (``tests/reference/elementary.py``). k comes
+    from one rounding of x / ln 2 + 1.5 * 2^52 (see ``_SHIFTER``).
 
     Accuracy, measured on 2.6 million points of [UNDERFLOW, 0], most near the reduction edges
-    (``tests/test_fastexp.py``): at most 0.677 ulp from the exact exp (computed in 64-bit
-    extended precision; 0.69 seen on 20 million more), at most 1 ulp from ``math.exp`` (itself
-    off by up to 0.51; fdlibm's rational form is off by up to 0.87); exp(0) = 1 exactly.
-
-    Speed, in a loop of 32 lanes on an AMD Zen 4: 1.1 ns per exp as 8-wide AVX-512 code, where
-    fdlibm's form with its division took 0.95 (that CPU divides fast, and this form has ~40
-    vector operations to fdlibm's ~25 and a division); level with it as 4-wide AVX2 code;
-    compiled for the baseline x86-64 (SSE2), 3.5 ns to fdlibm's 6.9, as rint by adding
-    1.5 * 2^52 is two additions where floor() is a libm call there that keeps the loop scalar.
+    (``tests/test_fastexp.py``): within ``EXP_ULPS`` of that test of the exact exp (computed in
+    64-bit extended precision), at most 1 ulp from ``math.exp``; exp(0) = 1 exactly.
     """
-    shifted = x * INV_LN2 + _SHIFTER
+    shifted = fma(x, INV_LN2, _SHIFTER)
     k = shifted - _SHIFTER
-    hi = x - k * LN2_HI
+    hi = fma(-k, LN2_HI, x)
     lo = k * LN2_LO
     r = hi - lo
     r2 = r * r
     r4 = r2 * r2
-    q = E0 + r * ((((E1 + r * E2) + r2 * (E3 + r * E4)) + r4 * ((E5 + r * E6) + r2 * (E7 + r * E8)))
-                  + (r4 * r4) * (E9 + r * E10))
+    low = fma(r2, fma(r, E4, E3), fma(r, E2, E1))
+    high = fma(r2, fma(r, E8, E7), fma(r, E6, E5))
+    p = fma(r4 * r4, fma(r, E10, E9), fma(r4, high, low))
+    q = fma(r, p, E0)
     head = 1.0 + hi
-    y = head + ((((1.0 - head) + hi) - lo) + r2 * q)
+    y = head + fma(r2, q, ((1.0 - head) + hi) - lo)
     scale = double_from_bits((bits_from_double(shifted) + _BIAS) << _S52)
     # The flush is a bitwise AND with all ones or all zeros, not ``if`` (numba lowers it to
     # branches) nor a multiplication by 1.0 or 0.0: below UNDERFLOW y * scale may be anything

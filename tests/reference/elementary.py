@@ -42,13 +42,41 @@ def horner(coefficients: tuple[float, ...], x: float) -> float:
     return total
 
 
+def _integer(x: float) -> tuple[int, int]:
+    """(n, e) with x = n 2^e exactly, n an integer."""
+    mantissa, exponent = math.frexp(x)
+    return int(mantissa * 2.0**53), exponent - 53
+
+
+def fma(a: float, b: float, c: float) -> float:
+    """a * b + c computed exactly and rounded once to the nearest double (IEEE 754
+    fusedMultiplyAdd, as the kernel's ``study.core.bits.fma``), for finite arguments and a
+    normal result.
+
+    Exact integer arithmetic (a ``Fraction`` would do, at several times the cost): the sum is
+    n 2^e; n is cut to 60 bits with the bits cut off kept as a sticky last bit, which leaves
+    ``float`` (correctly rounded, ties to even) the same decision as on the whole of n."""
+    na, ea = _integer(a)
+    nb, eb = _integer(b)
+    nc, ec = _integer(c)
+    e = min(ea + eb, ec)
+    n = (na * nb << (ea + eb - e)) + (nc << (ec - e))
+    cut = abs(n).bit_length() - 60
+    if cut > 0:
+        magnitude = abs(n) >> cut | int(abs(n) & ((1 << cut) - 1) != 0)
+        n = magnitude if n > 0 else -magnitude
+        e += cut
+    return math.ldexp(float(n), e)
+
+
 def estrin(coefficients: tuple[float, ...], x: float) -> float:
-    """c0 + c1 x + c2 x^2 + ... by Estrin's scheme: adjacent pairs a + x b, then pairs of those
-    with x^2 (x * x), then with x^4 ((x * x) * (x * x)), ..., an odd last term carried up."""
+    """c0 + c1 x + c2 x^2 + ... by Estrin's scheme: adjacent pairs fma(x, b, a), then pairs of
+    those with x^2 (x * x), then with x^4 ((x * x) * (x * x)), ..., an odd last term carried
+    up."""
     terms = list(coefficients)
     power = x
     while len(terms) > 1:
-        paired = [terms[i] + power * terms[i + 1] for i in range(0, len(terms) - 1, 2)]
+        paired = [fma(power, terms[i + 1], terms[i]) for i in range(0, len(terms) - 1, 2)]
         terms = paired + terms[len(paired) * 2:]
         power = power * power
     return terms[0]
@@ -56,19 +84,19 @@ def estrin(coefficients: tuple[float, ...], x: float) -> float:
 
 def exp(x: float) -> float:
     """e^x for -708.39 <= x <= 709, 0 below (and for NaN): x = k ln 2 + r (k the nearest integer
-    to x / ln 2, ties to even, r = hi - lo with hi = x - k LN2_HI exact), exp(r) = 1 + r +
-    r^2 Q(r) with Q(r) = q0 + r P(r), P by Estrin's scheme, and the sum 1 + hi carried as a
-    double-double; times 2^k."""
+    to x / ln 2 + 1.5 * 2^52 rounded once, less 1.5 * 2^52; r = hi - lo with hi = x - k LN2_HI
+    exact), exp(r) = 1 + r + r^2 Q(r) with Q(r) = q0 + r P(r), P by Estrin's scheme, every
+    multiply-add fused, and the sum 1 + hi carried as a double-double; times 2^k."""
     if not x >= EXP_FLUSH:
         return 0.0
-    k = float(round(x * 1.44269504088896338700e00))
-    hi = x - k * LN2_HI
+    k = fma(x, 1.44269504088896338700e00, 1.5 * 2.0**52) - 1.5 * 2.0**52
+    hi = fma(-k, LN2_HI, x)
     lo = k * LN2_LO
     r = hi - lo
-    q = EXP_Q[0] + r * estrin(EXP_Q[1:], r)
+    q = fma(r, estrin(EXP_Q[1:], r), EXP_Q[0])
     head = 1.0 + hi
     head_error = (1.0 - head) + hi
-    y = head + ((head_error - lo) + (r * r) * q)
+    y = head + fma(r * r, q, head_error - lo)
     return y * 2.0 ** int(k)
 
 

@@ -96,5 +96,5 @@ clean: ## remove every generated file (out/)
 distclean: clean ## also remove the virtual environment
 	rm -rf $(VENV)
 
-bench: $(INSTALLED) ## benchmark the kernel against its references (out/bench/bench.md)
+bench: $(INSTALLED) ## benchmark the kernel against its references (out/bench/bench.md); BENCH_BASE=<revision> adds before/after
 	$(PY) -m benchmarks.run

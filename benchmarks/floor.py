@@ -10,7 +10,8 @@ import numba as nb
 import numpy as np
 
 from study.core.fastexp import fast_exp
-from study.core.kernel import BUFFERED, draw_uniforms
+from study.core.kernel import draw_uniforms
+from study.core.state import BUFFERED
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from reference import fixed_budget_run, instance
 from reference import run as reference_run
-from study.core.kernel import CURVE_SCALE
+from study.core.kernel import CURVE_SCALE, UNROLLED_ARMS
 from study.orchestration.simulate import simulate
 from study.spec import registry
 from study.spec.environment import Environment
@@ -43,7 +43,10 @@ def environments(draw: st.DrawFn, arms: st.SearchStrategy[int]) -> Environment:
     return Environment.drawn("normal", k, (draw(st.floats(-5.0, 5.0)), draw(st.floats(0.0, 3.0))))
 
 
-SMALL = st.integers(2, 6)
+SMALL = st.sampled_from([2, 3, UNROLLED_ARMS + 1])
+"""Numbers of arms: the drivers are compiled once per small K (``UNROLLED_ARMS``), and once for
+every larger K together, and each compilation takes seconds, so the cases share three values:
+two and three arms (the same code with another constant) and one past the small ones."""
 
 
 @st.composite

@@ -10,12 +10,13 @@ falls back to the default below it.
 
 A nested learner's run is a sequence of updates, each on a group of G rollouts (G = 1: one
 episode per update): ``prepare`` once before the group, ``choose`` for each rollout of the group,
-then ``learn`` from the whole group. State the drivers hand to the nested hooks, per block of
-``lanes`` runs in lockstep (K arms): ``params`` (K, lanes), the learner's parameters (REINFORCE's
-logits), zero at the start; ``weights`` (K, lanes) and ``norm`` (lanes,), scratch that ``prepare``
-may fill for ``choose`` and ``learn``; ``pulls`` and ``arm_rewards`` (K, lanes), each arm's pulls
-and reward sum before this update; ``total`` (lanes,), the reward sum before this update;
-``work_a``, ``work_b`` (lanes,), scratch.
+then ``learn_one`` (G = 1) or ``learn`` (G >= 2) from the whole group. Its state is the block's
+state array ``s`` (``study.core.state``: rows of ``LANES`` doubles, lane j of a row at its offset
+plus j); K = ``n_arms`` is a compile-time constant. ``prepare``, ``choose`` and ``learn_one`` are
+per lane: the kernel calls them for lane j inside its loop over lanes, so a single-rollout
+episode is one pass over the lanes with every loop over arms unrolled, and the loop vectorizes
+across lanes. ``learn`` sees the whole group and writes its own loops over lanes.
+``PULLS``, ``ARM_REWARDS`` and ``TOTAL`` hold the sums before the update being learned.
 """
 
 from __future__ import annotations
@@ -46,33 +47,43 @@ def _resolve(stub: str, name: types.Type, default: Callable[..., object] | None
     return _IMPLEMENTATIONS.get((stub, name.literal_value), default)
 
 
-def prepare(name, params, weights, norm, work_a):  # type: ignore[no-untyped-def]
-    """Before an update's rollouts: compute what every rollout of the group shares (REINFORCE's
-    softmax weights and their sum, into ``weights`` and ``norm``). Default: nothing."""
+def prepare(name, n_arms, s, j):  # type: ignore[no-untyped-def]
+    """Before an update's rollouts, for lane j: compute what every rollout of the group shares
+    (REINFORCE's softmax weights, into the ``WEIGHTS`` rows) and return a number the rollouts
+    share too (their sum). Default: nothing shared, 1.0."""
 
 
-def _nothing_shared(name, params, weights, norm,
-                    work_a):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _nothing_shared(name, n_arms, s, j):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return 1.0
+
+
+def choose(name, n_arms, t, s, j, u_action, shared):  # type: ignore[no-untyped-def]
+    """The arm (as a float) that lane j pulls at rollout t; ``u_action`` is the lane's uniform
+    action draw (``study.core.streams``' MAIN), ``shared`` what ``prepare`` returned."""
+
+
+def learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
+              shared):  # type: ignore[no-untyped-def]
+    """Update lane j's state from rollout t alone (G = 1), which pulled ``arm`` and got
+    ``reward``; add 1 to its ``ZERO_SIGNAL`` row when the advantage is 0. Default: nothing to
+    learn."""
+
+
+def _learn_nothing_from_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
+                            shared):  # type: ignore[no-untyped-def]  # pragma: no cover
     pass
 
 
-def choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-           work_b):  # type: ignore[no-untyped-def]
-    """Write into ``arm[j]`` (as a float) the arm that lane j pulls at rollout t; ``u_action[j]``
-    is the lane's uniform action draw (high 32 bits of main-stream word t)."""
+def learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+          advantage):  # type: ignore[no-untyped-def]
+    """Update the state of every lane from a group of G >= 2 rollouts t, t + 1, ..., t + G - 1
+    that pulled ``arms`` and got ``rewards`` (both (G, lanes)); ``advantage`` (G, lanes) is
+    scratch, and the ``NORM`` row holds what ``prepare`` returned; add 1 to a lane's
+    ``ZERO_SIGNAL`` when every advantage of its group is 0. Default: nothing to learn."""
 
 
-def learn(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
-          arm_rewards, total, zero_signal, work_a, work_b):  # type: ignore[no-untyped-def]
-    """Update ``params`` from a group of rollouts t, t + 1, ..., t + G - 1 that pulled ``arms``
-    and got ``rewards`` (both (G, lanes)); ``advantage`` (G, lanes) is scratch; add 1 to
-    ``zero_signal[j]`` when every advantage of lane j's group is 0. ``pulls``, ``arm_rewards``
-    and ``total`` do not include the group yet. Default: nothing to learn."""
-
-
-def _no_learning(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
-                 arm_rewards, total, zero_signal, work_a,
-                 work_b):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _learn_nothing(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+                   advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
     pass
 
 
@@ -108,20 +119,25 @@ def run_budget(name, k0, k1, values, gaussian, budget, pulls,
 
 
 @overload(prepare, inline="always")
-def _prepare(name, params, weights, norm, work_a):  # type: ignore[no-untyped-def]
+def _prepare(name, n_arms, s, j):  # type: ignore[no-untyped-def]
     return _resolve("prepare", name, _nothing_shared)
 
 
 @overload(choose, inline="always")
-def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-            work_b):  # type: ignore[no-untyped-def]
+def _choose(name, n_arms, t, s, j, u_action, shared):  # type: ignore[no-untyped-def]
     return _resolve("choose", name, None)
 
 
+@overload(learn_one, inline="always")
+def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
+               shared):  # type: ignore[no-untyped-def]
+    return _resolve("learn_one", name, _learn_nothing_from_one)
+
+
 @overload(learn, inline="always")
-def _learn(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
-           arm_rewards, total, zero_signal, work_a, work_b):  # type: ignore[no-untyped-def]
-    return _resolve("learn", name, _no_learning)
+def _learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+           advantage):  # type: ignore[no-untyped-def]
+    return _resolve("learn", name, _learn_nothing)
 
 
 @overload(score, inline="always")

@@ -9,7 +9,27 @@ so a division inside a lane loop needs no per-element check that would stop it v
 
 from __future__ import annotations
 
+import warnings
+
+import llvmlite.binding as llvm
 import numba as nb
+from numba.core.errors import NumbaIRAssumptionWarning
+
+# numba's inliner checks, pedantically, that every variable is in scope where it is used, and
+# flags the scalars a learner's per-lane hooks carry through their loops over the arms (the
+# softmax's maximum and sum, a cumulative weight) once the hooks are inlined into the lane loop:
+# a warning for numba's developers, printed to every user. What the compiled code computes is
+# checked instead, bit for bit, by the kernel-against-reference tests.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
+
+UNROLL_THRESHOLD = 2000
+"""LLVM's limit on the size of a loop it unrolls fully (its default is 300 at -O3). The kernel's
+single-rollout pass vectorizes across lanes only when every loop over the K arms inside it is
+unrolled, and with the default that stops at K = 5; with this limit it holds up to K = 10
+(``study.core.kernel.UNROLLED_ARMS``). Set for the whole process, before numba compiles
+anything; it is in this file so that changing it changes the numba cache's folder
+(``study.spec.paths.numba_cache_dir``)."""
+llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Decorator for serial kernels and helpers."""

@@ -1,17 +1,22 @@
 """The kernel's drivers: arrays in, arrays out; no Python objects, no I/O.
 
 ``simulate_nested`` runs a learner whose budget-B run is the first B rollouts of a longer one: one
-call simulates every seed to the largest budget and records the state at each checkpoint. Its
-rollouts come in groups of G per update (G = 1: one episode per update); rollout j of update u is
-rollout t = u G + j of the run's stream, whatever G is, and checkpoint B records the state after
-floor(B / G) updates.
+call simulates every seed to the largest budget and records the state at each checkpoint, one
+rollout per update. ``simulate_groups`` does the same with groups of G >= 2 rollouts per update:
+rollout j of update u is rollout t = u G + j of the run's stream, whatever G is, and checkpoint B
+records the state after floor(B / G) updates.
 ``simulate_fixed_budget`` runs a learner that plans from the budget: each checkpoint is a run of
 its own from the start of the stream. Either takes the learner's name first, as a string literal,
-and is compiled once per learner with the learner's pieces inlined (``study.core.hooks``).
+and is compiled once per learner with the learner's pieces inlined (``study.core.hooks``);
+the nested drivers also once per small K (``UNROLLED_ARMS``).
 
-Seeds advance in lockstep, ``LANES`` at a time: the state is a structure of arrays of shape
-(K, LANES) and every loop over lanes is innermost and branch-free, so LLVM turns it into SIMD code
-(the random draws, the exponentials, sampling and the update all vectorize). The blocks of lanes
+Seeds advance in lockstep, ``LANES`` at a time: the state is one array of rows of lanes
+(``study.core.state``) and every loop over lanes is innermost and branch-free, so LLVM turns it
+into SIMD code. A single-rollout episode is two passes over the lanes: the learner's ``prepare``
+(the exponentials), then everything else, with the loops over the arms unrolled; the random
+draws are made ``BUFFERED`` episodes at a time in a loop of their own. (One pass for everything
+was slower: a lane's episode is then a long chain of dependent operations, and the processor
+could not overlap enough lanes to hide its latency.) The blocks of lanes
 are spread over threads with ``prange``; a run writes only its own rows, and its arithmetic does
 not depend on which block or thread it lands in, so results are the same for any thread count or
 chunking. The per-step curves are the one output
@@ -33,23 +38,36 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from study.core.bits import literal_or
 from study.core.gaussian import noise_block
-from study.core.hooks import best_mass, choose, learn, prepare, run_budget, score
-from study.core.jit import jit, parallel_jit
+from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
+from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, unit32
+from study.core.state import (
+    ARM_REWARDS,
+    BEST,
+    BLOCKS,
+    BUFFERED,
+    NORM,
+    PARAMS,
+    PULLS,
+    STRIDE,
+    TOTAL,
+    VALUES,
+    WORK_A,
+    WORK_B,
+    ZERO_SIGNAL,
+    arm_row,
+    lane_row,
+    rows,
+)
 from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
 
-LANES = 64
-"""Seeds advanced together: eight AVX-512 or sixteen AVX2 vectors of doubles per lane loop, so
-that a loop's fixed cost is spread over more seeds (measured with Philox4x32: about 10% less per
-episode than 32 lanes, and 16 lanes cost about twice as much), and the state of K = 100 arms
-still fits in L2.
-The kernels take it as a run-time argument on purpose: with a constant trip count LLVM fully
-unrolls each lane loop and then fails to vectorize the unrolled code (measured: about three times
-the time per exponential)."""
-
-BUFFERED = 64
-"""Episodes whose random draws are made in one go (even: a block serves two episodes)."""
+UNROLLED_ARMS = 10
+"""The largest K the drivers are compiled for one by one (pass K itself up to it, 0 past it): with
+K a constant every loop over the arms is unrolled (``study.core.jit.UNROLL_THRESHOLD``) and the
+lane loop around it vectorizes. Past it the lane loop stays scalar, so one compilation serves
+every larger K."""
 
 CURVE_SCALE = 2.0**24
 """Fixed point of the per-step reward sums: each reward is counted as round(r * 2^24), exactly
@@ -127,170 +145,223 @@ def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
 
 
 @jit
-def _record(name, row, lane, checkpoint, budget, k0, k1, is_best, params, pulls, arm_rewards,
-            total, zero_signal, scores, greedy, p_best, reward_sum, pulls_out, scores_out,
-            finite, zero_signal_out) -> None:  # pragma: no cover
+def _record(name, row, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, scores, greedy,
+            p_best, reward_sum, pulls_out, scores_out, finite,
+            zero_signal_out) -> None:  # pragma: no cover
     """Write lane ``lane``'s state at a checkpoint into output row ``row`` (``is_best``: the
-    lane's best arms, (K,)); the per-arm scores only when ``scores_out`` is not empty. (A call
-    per lane and checkpoint, not per episode, so its reference counting costs nothing.)"""
+    lane's best arms, (K,); ``grid``: the block's state as rows of lanes); the per-arm scores
+    only when ``scores_out`` is not empty. (A call per lane and checkpoint, not per episode, so
+    its reference counting costs nothing.)"""
     nb.literally(name)
-    zero_signal_out[row, checkpoint] = np.int64(zero_signal[lane])
+    params = grid[PARAMS * n_arms:(PARAMS + 1) * n_arms]
+    pulls = grid[PULLS * n_arms:(PULLS + 1) * n_arms]
+    arm_rewards = grid[ARM_REWARDS * n_arms:(ARM_REWARDS + 1) * n_arms]
+    singles = BLOCKS * n_arms
+    zero_signal_out[row, checkpoint] = np.int64(grid[singles + ZERO_SIGNAL, lane])
     ok = score(name, lane, params, pulls, arm_rewards, scores)
     finite[row, checkpoint] = ok
     greedy[row, checkpoint] = _break_tie(scores, k0, k1, budget) if ok else -1
     p_best[row, checkpoint] = best_mass(name, scores, is_best) if ok else np.nan
-    reward_sum[row, checkpoint] = total[lane]
-    for k in range(params.shape[0]):
+    reward_sum[row, checkpoint] = grid[singles + TOTAL, lane]
+    for k in range(n_arms):
         pulls_out[row, checkpoint, k] = np.int64(pulls[k, lane])
     if scores_out.shape[0] > 0:
-        for k in range(params.shape[0]):
+        for k in range(n_arms):
             scores_out[row, checkpoint, k] = scores[k]
 
 
 @jit
-def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, params, pulls,
-                arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum, pulls_out,
-                scores_out, finite, zero_signal_out) -> int:  # pragma: no cover
+def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, grid, n_arms,
+                scores, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                zero_signal_out) -> int:  # pragma: no cover
     """Record every checkpoint B from ``checkpoint`` on that falls after ``updates`` updates
     (floor(B / G) = updates); return the next checkpoint to wait for."""
     nb.literally(name)
     while checkpoint < budgets.shape[0] and budgets[checkpoint] // group == updates:
         for j in range(used):
-            _record(name, j, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], params,
-                    pulls, arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum,
-                    pulls_out, scores_out, finite, zero_signal_out)
+            _record(name, j, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], grid,
+                    n_arms, scores, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                    zero_signal_out)
         checkpoint += 1
     return checkpoint
 
 
-@jit
-def _simulate_block(name, keys, lanes, values, best, reward_model, lr, baseline, group, budgets,
-                    greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out,
-                    curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``
-    rollouts in groups of ``group``, adding the per-step sums of the curves into
-    ``curve_optimal`` and ``curve_reward`` unless they are empty.
+@inline_jit
+def _reward(n_arms, s, j, arm, u_reward, z, gaussian):  # pragma: no cover
+    """Lane j's reward for pulling ``arm``, summed over the arms with [arm = k] (no gather):
+    Bernoulli [u < p[arm]], or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm]
+    exact). Both are computed and one is kept by multiplying by 1.0 or 0.0 (``gaussian``),
+    exactly, as both are finite: a branch here would keep the lane loop from vectorizing."""
+    passed = 0.0
+    mean = 0.0
+    for k in range(n_arms):
+        hit = np.float64(arm == k)
+        value = s[arm_row(n_arms, VALUES, k) + j]
+        passed += np.float64(u_reward < value) * hit
+        mean += value * hit
+    return gaussian * (mean + z) + (1.0 - gaussian) * passed
 
-    One function on purpose: every lane loop below, and in the learner's inlined pieces, is
-    innermost and branch-free so that it vectorizes, and passing the state arrays to helpers that
-    are not inlined would cost numba reference counting (atomic operations) at every call, more
-    than the arithmetic of an episode.
-    """
-    nb.literally(name)
+
+@inline_jit
+def _count(n_arms, s, j, arm, reward):  # pragma: no cover
+    """Add a rollout of lane j to its arm's pulls and reward sum and to its reward sum."""
+    for k in range(n_arms):
+        hit = np.float64(arm == k)
+        s[arm_row(n_arms, PULLS, k) + j] += hit
+        s[arm_row(n_arms, ARM_REWARDS, k) + j] += reward * hit
+    s[lane_row(n_arms, TOTAL) + j] += reward
+
+
+@inline_jit
+def _one_rollout(name, n_arms, t, lanes, lr, baseline, s, actions, draws, noise,
+                 gaussian) -> None:  # pragma: no cover
+    """A single-rollout update of every lane (G = 1): a pass for the learner's ``prepare`` (the
+    exponentials), then one for its ``choose`` and ``learn_one``, the reward and the sums; the
+    arm and the reward are left in the scratch rows for the curves. Nothing in a pass is
+    conditional (a conditional store would keep LLVM from vectorizing it)."""
+    for j in range(np.uint64(lanes)):
+        s[lane_row(n_arms, NORM) + j] = prepare(name, n_arms, s, j)
+    for j in range(np.uint64(lanes)):
+        shared = s[lane_row(n_arms, NORM) + j]
+        arm = choose(name, n_arms, t, s, j, actions[j], shared)
+        reward = _reward(n_arms, s, j, arm, draws[j], noise[j], gaussian)
+        learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared)
+        _count(n_arms, s, j, arm, reward)
+        s[lane_row(n_arms, WORK_A) + j] = arm
+        s[lane_row(n_arms, WORK_B) + j] = reward
+
+
+@jit
+def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
+    curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
+    the totals do not depend on how the seeds are split among blocks, threads or shards."""
+    optimal = 0.0
+    gained = 0.0
+    for j in range(np.uint64(used)):
+        arm = s[lane_row(n_arms, WORK_A) + j]
+        for k in range(n_arms):
+            optimal += s[arm_row(n_arms, BEST, k) + j] * np.float64(arm == k)
+        gained += np.rint(s[lane_row(n_arms, WORK_B) + j] * CURVE_SCALE)
+    curve_optimal[t] += np.int64(optimal)
+    curve_reward[t] += np.int64(gained)
+
+
+@inline_jit
+def _start(n_arms, keys, lanes, values, best):  # pragma: no cover
+    """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
+    its lanes, and room for the draws of ``BUFFERED`` rollouts and for one lane's scores. Unused
+    lanes of a last, partial block repeat the first run; their results are not written and they
+    are left out of the curves."""
     used = keys.shape[0]
-    n_arms = values.shape[1]
-    gaussian = reward_model == GAUSSIAN
-    curves = curve_optimal.shape[0] > 0
-    # Unused lanes of a last, partial block repeat the first run; their results are not written
-    # and they are left out of the curves.
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
-    value = np.empty((n_arms, lanes))  # the arms' values (probabilities or means) per lane
-    is_best = np.empty((n_arms, lanes))  # 1.0 for the lane's best arms
-    for j in range(lanes):
-        row = j if j < used else 0
+    s = np.zeros(rows(n_arms) * STRIDE)
+    for j in range(np.uint64(lanes)):
+        row = j if j < used else np.uint64(0)
         k0[j] = keys[row, 0]
         k1[j] = keys[row, 1]
         for k in range(n_arms):
-            value[k, j] = values[row, k]
-            is_best[k, j] = np.float64(best[row, k])
-    params = np.zeros((n_arms, lanes))
-    weights = np.zeros((n_arms, lanes))
-    pulls = np.zeros((n_arms, lanes))  # counts as doubles: exact to 2^53, and SIMD-friendly
-    arm_rewards = np.zeros((n_arms, lanes))
-    total = np.zeros(lanes)
-    zero_signal = np.zeros(lanes)
-    uniforms = np.empty((2 * BUFFERED, lanes))
-    noise = np.zeros((BUFFERED, lanes))
-    norm = np.empty(lanes)
-    work_a = np.empty(lanes)
-    work_b = np.empty(lanes)
-    arm = np.empty(lanes)
-    reward = np.empty(lanes)
-    count = np.empty(lanes)
-    arms = np.empty((group, lanes))
+            s[arm_row(n_arms, VALUES, k) + j] = values[row, k]
+            s[arm_row(n_arms, BEST, k) + j] = np.float64(best[row, k])
+    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, np.empty((2 * BUFFERED, lanes)),
+            np.zeros((BUFFERED, lanes)), np.empty(n_arms))
+
+
+@inline_jit
+def _draw(t, k0, k1, reward_model, uniforms, noise) -> int:  # pragma: no cover
+    """The row of rollout t's draws: from main-stream block t // 2 (and noise block t // 2), made
+    for ``BUFFERED`` rollouts at a time."""
+    row = t % BUFFERED
+    if row == 0:
+        draw_uniforms(t // 2, k0, k1, uniforms)
+        if reward_model == GAUSSIAN:
+            _draw_noise(t // 2, k0, k1, noise)
+    return row
+
+
+@jit
+def _single_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
+                  greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out,
+                  curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``
+    single-rollout updates, adding the per-step sums of the curves into ``curve_optimal`` and
+    ``curve_reward`` unless they are empty. (One function with the learner's pieces inlined:
+    passing the state to helpers that are not inlined would cost numba reference counting,
+    atomic operations, at every call.)"""
+    nb.literally(name)
+    nb.literally(n_arms)
+    arms = literal_or(n_arms, values.shape[1])
+    used = keys.shape[0]
+    gaussian = np.float64(reward_model == GAUSSIAN)
+    s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
+    checkpoint = _record_due(name, 0, 0, used, 1, k0, k1, best, budgets, grid, arms, scores,
+                             greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                             zero_signal_out)
+    for t in range(budgets[-1]):
+        row = _draw(t, k0, k1, reward_model, uniforms, noise)
+        _one_rollout(name, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
+                     uniforms[2 * row + 1], noise[row], gaussian)
+        if curve_optimal.shape[0] > 0:
+            _add_trace(arms, s, used, t, curve_optimal, curve_reward)
+        # Checked here, so that the call (and numba's reference counting of its arguments)
+        # happens only at a checkpoint, not after every update.
+        if checkpoint < budgets.shape[0] and budgets[checkpoint] == t + 1:
+            checkpoint = _record_due(name, t + 1, checkpoint, used, 1, k0, k1, best, budgets,
+                                     grid, arms, scores, greedy, p_best, reward_sum, pulls_out,
+                                     scores_out, finite, zero_signal_out)
+
+
+@jit
+def _group_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
+                 budgets, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                 zero_signal_out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """``_single_block`` for updates on groups of ``group`` >= 2 rollouts: a pass over the lanes
+    for ``prepare``, one per rollout for ``choose`` and the reward, the learner's ``learn``, and
+    one per rollout for the sums."""
+    nb.literally(name)
+    nb.literally(n_arms)
+    arms = literal_or(n_arms, values.shape[1])
+    used = keys.shape[0]
+    gaussian = np.float64(reward_model == GAUSSIAN)
+    s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
+    pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
-    scores = np.empty(n_arms)
-    checkpoint = _record_due(name, 0, 0, used, group, k0, k1, best, budgets, params, pulls,
-                             arm_rewards, total, zero_signal, scores, greedy, p_best, reward_sum,
-                             pulls_out, scores_out, finite, zero_signal_out)
+    checkpoint = _record_due(name, 0, 0, used, group, k0, k1, best, budgets, grid, arms, scores,
+                             greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                             zero_signal_out)
     for update in range(budgets[-1] // group):
-        prepare(name, params, weights, norm, work_a)
+        for j in range(np.uint64(lanes)):
+            s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
         for i in range(group):
             t = update * group + i
-            # Rollout t's draws come from main-stream block t // 2 (and noise block t // 2),
-            # made for BUFFERED rollouts at a time.
-            row = t % BUFFERED
-            if row == 0:
-                draw_uniforms(t // 2, k0, k1, uniforms)
-                if gaussian:
-                    _draw_noise(t // 2, k0, k1, noise)
-            u_reward = uniforms[2 * row + 1]
-
-            choose(name, t, uniforms[2 * row], params, weights, norm, pulls, arm_rewards, arm,
-                   work_a, work_b)
-
-            # The reward, summed over the arms with [arm = k] (no gather): Bernoulli
-            # [u < p[arm]], or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm]
-            # exact).
-            for j in range(lanes):
-                reward[j] = 0.0
-            if gaussian:
-                for k in range(n_arms):
-                    for j in range(lanes):
-                        reward[j] += value[k, j] * np.float64(arm[j] == k)
-                for j in range(lanes):
-                    reward[j] += noise[row, j]
-            else:
-                for k in range(n_arms):
-                    for j in range(lanes):
-                        reward[j] += (np.float64(u_reward[j] < value[k, j])
-                                      * np.float64(arm[j] == k))
-            for j in range(lanes):
-                arms[i, j] = arm[j]
-                rewards[i, j] = reward[j]
-
-            if curves:
-                # Integer sums (rewards in fixed point), so the totals do not depend on how the
-                # seeds are split among blocks, threads or shards.
-                for j in range(lanes):
-                    count[j] = 0.0
-                for k in range(n_arms):
-                    for j in range(lanes):
-                        count[j] += is_best[k, j] * np.float64(arm[j] == k)
-                optimal = 0.0
-                gained = 0.0
-                for j in range(used):
-                    optimal += count[j]
-                    gained += np.rint(reward[j] * CURVE_SCALE)
-                curve_optimal[t] += np.int64(optimal)
-                curve_reward[t] += np.int64(gained)
-
-        learn(name, update * group, lr, baseline, arms, rewards, advantage, params, weights, norm,
-              pulls, arm_rewards, total, zero_signal, work_a, work_b)
-
+            row = _draw(t, k0, k1, reward_model, uniforms, noise)
+            for j in range(np.uint64(lanes)):
+                arm = choose(name, arms, t, s, j, uniforms[2 * row, j], s[lane_row(arms, NORM) + j])
+                reward = _reward(arms, s, j, arm, uniforms[2 * row + 1, j], noise[row, j],
+                                 gaussian)
+                pulled[i, j] = arm
+                rewards[i, j] = reward
+                s[lane_row(arms, WORK_A) + j] = arm
+                s[lane_row(arms, WORK_B) + j] = reward
+            if curve_optimal.shape[0] > 0:
+                _add_trace(arms, s, used, t, curve_optimal, curve_reward)
+        learn(name, arms, update * group, lr, baseline, s, np.uint64(lanes), pulled, rewards,
+              advantage)
         for i in range(group):
-            for k in range(n_arms):
-                for j in range(lanes):
-                    hit = np.float64(arms[i, j] == k)
-                    pulls[k, j] += hit
-                    arm_rewards[k, j] += rewards[i, j] * hit
-            for j in range(lanes):
-                total[j] += rewards[i, j]
-
-        # Checked here, so that the call (and numba's reference counting of its two dozen
-        # array arguments) happens only at a checkpoint, not after every update.
+            for j in range(np.uint64(lanes)):
+                _count(arms, s, j, pulled[i, j], rewards[i, j])
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
-                                     budgets, params, pulls, arm_rewards, total, zero_signal,
-                                     scores, greedy, p_best, reward_sum, pulls_out, scores_out,
-                                     finite, zero_signal_out)
+                                     budgets, grid, arms, scores, greedy, p_best, reward_sum,
+                                     pulls_out, scores_out, finite, zero_signal_out)
 
 
 @parallel_jit
 def simulate_nested(
     name: str,
+    n_arms: int,
     keys: np.ndarray,
     lanes: int,
     values: np.ndarray,
@@ -298,7 +369,6 @@ def simulate_nested(
     reward_model: int,
     lr: float,
     baseline: int,
-    group: int,
     budgets: np.ndarray,
     greedy: np.ndarray,
     p_best: np.ndarray,
@@ -311,10 +381,13 @@ def simulate_nested(
     curve_reward: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate one run of the nested learner ``name`` per row of ``keys`` (uint64, shape (runs,
-    2)) and fill the outputs; ``lanes`` runs at a time advance in lockstep (pass ``LANES``).
+    2)) and fill the outputs; ``n_arms`` is K up to ``UNROLLED_ARMS`` and 0 past it (numba
+    compiles the driver once per learner and value of ``n_arms``); ``lanes`` runs at a time
+    advance in lockstep (pass ``LANES``).
     ``values`` (runs, K) are each run's arm values (probabilities or means, by ``reward_model``)
-    and ``best`` (runs, K) its best arms; ``lr``, ``baseline`` (the learner's baseline code) and
-    ``group`` (G, rollouts per update) are passed to the learner.
+    and ``best`` (runs, K) its best arms; ``lr`` and ``baseline`` (the learner's baseline code)
+    are passed to the learner, which learns from every rollout (``simulate_groups``: from groups
+    of G).
 
     Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
     the state is not finite), ``p_best`` (policy mass on the best arms; NaN for learners without
@@ -330,17 +403,41 @@ def simulate_nested(
     should be the number of blocks, so that every block is its own parallel task.
     """
     nb.literally(name)
+    nb.literally(n_arms)
     blocks = (keys.shape[0] + lanes - 1) // lanes
     groups = curve_optimal.shape[0]
     for g in nb.prange(groups):
         for b in range(g, blocks, groups):
             lo = b * lanes
             hi = min(lo + lanes, keys.shape[0])
-            _simulate_block(name, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
-                            lr, baseline, group, budgets, greedy[lo:hi], p_best[lo:hi],
-                            reward_sum[lo:hi], pulls[lo:hi],
-                            scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
-                            zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
+            _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
+                          reward_model, lr, baseline, budgets, greedy[lo:hi], p_best[lo:hi],
+                          reward_sum[lo:hi], pulls[lo:hi],
+                          scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
+                          zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
+
+
+@parallel_jit
+def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
+                    budgets, greedy, p_best, reward_sum, pulls, scores, finite, zero_signal,
+                    curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """``simulate_nested`` for a learner that learns from groups of ``group`` >= 2 rollouts
+    (rollout t = u G + i of the run's stream is rollout i of update u; checkpoint B records the
+    state after floor(B / G) updates). A driver of its own, so that a study without groups never
+    compiles the group update, nor one with them the single-rollout pass."""
+    nb.literally(name)
+    nb.literally(n_arms)
+    blocks = (keys.shape[0] + lanes - 1) // lanes
+    groups = curve_optimal.shape[0]
+    for g in nb.prange(groups):
+        for b in range(g, blocks, groups):
+            lo = b * lanes
+            hi = min(lo + lanes, keys.shape[0])
+            _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
+                         reward_model, lr, baseline, group, budgets, greedy[lo:hi],
+                         p_best[lo:hi], reward_sum[lo:hi], pulls[lo:hi],
+                         scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
+                         zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
 
 
 @parallel_jit

@@ -30,36 +30,28 @@ def register() -> None:
     import numpy as np
 
     from study.core.hooks import choose, implement
+    from study.core.state import ARM_REWARDS, PULLS, WEIGHTS, arm_row
 
     @implement(choose, LEARNER.name)
-    def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-                work_b):  # pragma: no cover
-        lanes = arm.shape[0]
-        n_arms = params.shape[0]
-        top, pick = work_a, work_b
-        estimate, tied = weights, norm  # scratch: the estimates Q and a count of tied arms
-        for j in range(lanes):
-            top[j] = -np.inf
+    def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
+        # The estimates Q go into the learner's scratch rows.
+        top = -np.inf
         for k in range(n_arms):
-            for j in range(lanes):
-                estimate[k, j] = arm_rewards[k, j] / max(pulls[k, j], 1.0)
-                top[j] = max(top[j], estimate[k, j])
-        for j in range(lanes):
-            tied[j] = 0.0
+            estimate = (s[arm_row(n_arms, ARM_REWARDS, k) + j]
+                        / np.maximum(s[arm_row(n_arms, PULLS, k) + j], 1.0))
+            s[arm_row(n_arms, WEIGHTS, k) + j] = estimate
+            top = np.maximum(top, estimate)
+        tied = 0.0
         for k in range(n_arms):
-            for j in range(lanes):
-                tied[j] += np.float64(estimate[k, j] == top[j])
-        for j in range(lanes):
-            pick[j] = np.floor((u_action[j] - EPSILON) / (1.0 - EPSILON) * tied[j])
-            tied[j] = 0.0
-            arm[j] = 0.0
+            tied += np.float64(s[arm_row(n_arms, WEIGHTS, k) + j] == top)
+        pick = np.floor((u_action - EPSILON) / (1.0 - EPSILON) * tied)
         # The pick-th greedy arm is the number of arms k < K - 1 with at most pick greedy arms
         # among arms 0 .. k (branch-free, as REINFORCE's inverse CDF).
+        tied = 0.0
+        arm = 0.0
         for k in range(n_arms - 1):
-            for j in range(lanes):
-                tied[j] += np.float64(estimate[k, j] == top[j])
-                arm[j] += np.float64(tied[j] <= pick[j])
-        for j in range(lanes):
-            explore = np.float64(u_action[j] < EPSILON)
-            uniform = min(np.floor(u_action[j] / EPSILON * n_arms), n_arms - 1.0)
-            arm[j] = explore * uniform + (1.0 - explore) * arm[j]
+            tied += np.float64(s[arm_row(n_arms, WEIGHTS, k) + j] == top)
+            arm += np.float64(tied <= pick)
+        explore = np.float64(u_action < EPSILON)
+        uniform = np.minimum(np.floor(u_action / EPSILON * n_arms), n_arms - 1.0)
+        return explore * uniform + (1.0 - explore) * arm

@@ -54,126 +54,139 @@ def register() -> None:
     import numpy as np
 
     from study.core.fastexp import fast_exp
-    from study.core.hooks import best_mass, choose, implement, learn, prepare, score
+    from study.core.hooks import best_mass, choose, implement, learn, learn_one, prepare, score
+    from study.core.jit import inline_jit
+    from study.core.state import (
+        ARM_REWARDS,
+        NORM,
+        PARAMS,
+        PULLS,
+        TOTAL,
+        WEIGHTS,
+        WORK_A,
+        WORK_B,
+        ZERO_SIGNAL,
+        arm_row,
+        lane_row,
+    )
 
     @implement(prepare, LEARNER.name)
-    def _prepare(name, params, weights, norm, work_a):  # pragma: no cover
-        lanes = norm.shape[0]
-        n_arms = params.shape[0]
-        top = work_a
+    def _prepare(name, n_arms, s, j):  # pragma: no cover
         # Softmax weights exp(l - max l) and their sum: the policy of the whole group.
-        for j in range(lanes):
-            top[j] = params[0, j]
-            norm[j] = 0.0
+        top = s[arm_row(n_arms, PARAMS, 0) + j]
         for k in range(1, n_arms):
-            for j in range(lanes):
-                top[j] = np.maximum(top[j], params[k, j])
+            top = np.maximum(top, s[arm_row(n_arms, PARAMS, k) + j])
+        norm = 0.0
         for k in range(n_arms):
-            for j in range(lanes):
-                weights[k, j] = fast_exp(params[k, j] - top[j])
-                norm[j] += weights[k, j]
+            weight = fast_exp(s[arm_row(n_arms, PARAMS, k) + j] - top)
+            s[arm_row(n_arms, WEIGHTS, k) + j] = weight
+            norm += weight
+        return norm
 
     @implement(choose, LEARNER.name)
-    def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-                work_b):  # pragma: no cover
-        lanes = u_action.shape[0]
-        n_arms = params.shape[0]
-        top, cumulative = work_a, work_b
+    def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
         # Inverse CDF without a branch: the arm is the number of arms k < K - 1 whose cumulative
         # weight is <= u * norm, which is the first arm whose cumulative weight exceeds u * norm
         # (cumulative weights only grow). Comparisons become 0.0 or 1.0 by conversion, not by
-        # `x if c else y`: numba lowers the latter to branches, which LLVM turns into masked
-        # stores, microcoded and slow on AMD.
-        for j in range(lanes):
-            top[j] = u_action[j] * norm[j]
-            cumulative[j] = 0.0
-            arm[j] = 0.0
+        # `x if c else y`: numba lowers the latter to branches.
+        threshold = u_action * shared
+        cumulative = 0.0
+        arm = 0.0
         for k in range(n_arms - 1):
-            for j in range(lanes):
-                cumulative[j] += weights[k, j]
-                arm[j] += np.float64(cumulative[j] <= top[j])
+            cumulative += s[arm_row(n_arms, WEIGHTS, k) + j]
+            arm += np.float64(cumulative <= threshold)
+        return arm
+
+    @inline_jit
+    def _baseline(n_arms, baseline, t, s, j, arm, reward):  # pragma: no cover
+        """The baseline of a rollout of lane j computed before its group: b_i. Every baseline
+        is computed and the chosen one kept by multiplying by 1.0 and the others by 0.0, which
+        is exact as all are finite (0 for ``none``, and the running mean before the first
+        rollout): a branch per baseline would keep the lane loop from vectorizing."""
+        total = s[lane_row(n_arms, TOTAL) + j]
+        rewards = 0.0
+        pulls = 0.0
+        for k in range(n_arms):
+            hit = np.float64(arm == k)
+            rewards += s[arm_row(n_arms, ARM_REWARDS, k) + j] * hit
+            pulls += s[arm_row(n_arms, PULLS, k) + j] * hit
+        # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
+        return (np.float64(baseline == _RUNNING_MEAN) * np.float64(t > 0)
+                * (total * (1.0 / np.maximum(t, 1)))
+                + np.float64(baseline == _RUNNING_MEAN_INCLUSIVE)
+                * ((total + reward) * (1.0 / (t + 1)))
+                + np.float64(baseline == _PER_ARM) * (rewards / np.maximum(pulls, 1.0)))
+
+
+    @inline_jit
+    def _step(n_arms, s, j, arm, c, inverse_norm):  # pragma: no cover
+        """logits += c (onehot(arm) - pi), pi = weight * (1 / norm)."""
+        for k in range(n_arms):
+            indicator = np.float64(arm == k)
+            s[arm_row(n_arms, PARAMS, k) + j] += c * (
+                indicator - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse_norm)
+
+    @implement(learn_one, LEARNER.name)
+    def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared):  # pragma: no cover
+        advantage = reward - _baseline(n_arms, baseline, t, s, j, arm, reward)
+        s[lane_row(n_arms, ZERO_SIGNAL) + j] += np.float64(advantage == 0.0)
+        _step(n_arms, s, j, arm, (lr * 1.0) * advantage, 1.0 / shared)
 
     @implement(learn, LEARNER.name)
-    def _learn(name, t, lr, baseline, arms, rewards, advantage, params, weights, norm, pulls,
-               arm_rewards, total, zero_signal, work_a, work_b):  # pragma: no cover
-        group, lanes = arms.shape
-        n_arms = params.shape[0]
-        base, spare = work_a, work_b
+    def _learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+               advantage):  # pragma: no cover
+        group = arms.shape[0]
+        base = lane_row(n_arms, WORK_A)
+        spare = lane_row(n_arms, WORK_B)
+        norm = lane_row(n_arms, NORM)
         if baseline in (_GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT):
             for j in range(lanes):
-                base[j] = 0.0  # the group's reward sum
+                s[base + j] = 0.0  # the group's reward sum
             for i in range(group):
                 for j in range(lanes):
-                    base[j] += rewards[i, j]
+                    s[base + j] += rewards[i, j]
             if baseline == _LEAVE_ONE_OUT:
                 for i in range(group):
                     for j in range(lanes):
-                        advantage[i, j] = rewards[i, j] - (base[j] - rewards[i, j]) / (group - 1)
+                        others = s[base + j] - rewards[i, j]
+                        advantage[i, j] = rewards[i, j] - others / (group - 1)
             else:
                 for j in range(lanes):
-                    base[j] = base[j] / group  # the group's mean
+                    s[base + j] = s[base + j] / group  # the group's mean
                 for i in range(group):
                     for j in range(lanes):
-                        advantage[i, j] = rewards[i, j] - base[j]
+                        advantage[i, j] = rewards[i, j] - s[base + j]
             if baseline == _GROUP_ZSCORE:
                 for j in range(lanes):
-                    spare[j] = 0.0
+                    s[spare + j] = 0.0
                 for i in range(group):
                     for j in range(lanes):
-                        spare[j] += advantage[i, j] * advantage[i, j]
+                        s[spare + j] += advantage[i, j] * advantage[i, j]
                 for j in range(lanes):
-                    spare[j] = np.sqrt(spare[j] / (group - 1)) + ZSCORE_EPSILON
+                    s[spare + j] = np.sqrt(s[spare + j] / (group - 1)) + ZSCORE_EPSILON
                 for i in range(group):
                     for j in range(lanes):
-                        advantage[i, j] = advantage[i, j] / spare[j]
+                        advantage[i, j] = advantage[i, j] / s[spare + j]
         else:
             # A baseline computed before the group, per rollout: A_i = r_i - b_i.
             for i in range(group):
-                if baseline == _RUNNING_MEAN and t > 0:
-                    inverse_t = 1.0 / t
-                    for j in range(lanes):
-                        base[j] = total[j] * inverse_t
-                elif baseline == _RUNNING_MEAN_INCLUSIVE:
-                    inverse_t = 1.0 / (t + 1)
-                    for j in range(lanes):
-                        base[j] = (total[j] + rewards[i, j]) * inverse_t
-                elif baseline == _PER_ARM:
-                    for j in range(lanes):
-                        base[j] = 0.0
-                        spare[j] = 0.0
-                    for k in range(n_arms):
-                        for j in range(lanes):
-                            hit = np.float64(arms[i, j] == k)
-                            base[j] += arm_rewards[k, j] * hit
-                            spare[j] += pulls[k, j] * hit
-                    # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
-                    for j in range(lanes):
-                        base[j] = base[j] / max(spare[j], 1.0)
-                else:
-                    for j in range(lanes):
-                        base[j] = 0.0
                 for j in range(lanes):
-                    advantage[i, j] = rewards[i, j] - base[j]
+                    advantage[i, j] = rewards[i, j] - _baseline(n_arms, baseline, t, s, j,
+                                                                arms[i, j], rewards[i, j])
         # An update carries no signal when every advantage of its group is 0.
         for j in range(lanes):
-            spare[j] = 1.0
+            s[spare + j] = 1.0
         for i in range(group):
             for j in range(lanes):
-                spare[j] *= np.float64(advantage[i, j] == 0.0)
+                s[spare + j] *= np.float64(advantage[i, j] == 0.0)
         for j in range(lanes):
-            zero_signal[j] += spare[j]
+            s[lane_row(n_arms, ZERO_SIGNAL) + j] += s[spare + j]
+            s[norm + j] = 1.0 / s[norm + j]  # reuse: pi = weight * (1 / norm)
         # logits += c_i (onehot(a_i) - pi) with c_i = lr * (1 / G) * A_i, rollout by rollout.
         scale = lr * (1.0 / group)
-        for j in range(lanes):
-            norm[j] = 1.0 / norm[j]  # reuse: pi = weight * (1 / norm)
         for i in range(group):
             for j in range(lanes):
-                advantage[i, j] = scale * advantage[i, j]
-        for k in range(n_arms):
-            for i in range(group):
-                for j in range(lanes):
-                    indicator = np.float64(arms[i, j] == k)
-                    params[k, j] += advantage[i, j] * (indicator - weights[k, j] * norm[j])
+                _step(n_arms, s, j, arms[i, j], scale * advantage[i, j], s[norm + j])
 
     @implement(score, LEARNER.name)
     def _score(name, lane, params, pulls, arm_rewards, scores):  # pragma: no cover

@@ -19,10 +19,10 @@ LEARNER = Learner(
 def register() -> None:
     """Implement the kernel's stubs for uniform allocation (``study.core.hooks``); it learns
     nothing and scores the arms by their empirical means (the stubs' defaults)."""
+    import numpy as np
+
     from study.core.hooks import choose, implement
 
     @implement(choose, LEARNER.name)
-    def _choose(name, t, u_action, params, weights, norm, pulls, arm_rewards, arm, work_a,
-                work_b):  # pragma: no cover
-        for j in range(arm.shape[0]):
-            arm[j] = t % params.shape[0]
+    def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
+        return np.float64(t % n_arms)

@@ -13,7 +13,14 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from study.core.kernel import LANES, REWARD_CODES, simulate_fixed_budget, simulate_nested
+from study.core.kernel import (
+    REWARD_CODES,
+    UNROLLED_ARMS,
+    simulate_fixed_budget,
+    simulate_groups,
+    simulate_nested,
+)
+from study.core.state import LANES
 from study.orchestration.shards import Shard, ShardResult
 from study.spec import registry
 from study.spec.environment import best_arms
@@ -96,9 +103,15 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
                out.zero_signal)
     if learner.nested:
-        simulate_nested(learner.name, philox_keys, LANES, values, best, REWARD_CODES[env.reward],
-                        float(simulation.lr), learner.baseline_code(simulation.baseline), group,
-                        checkpoints_array, *outputs, out.curve_optimal, out.curve_reward)
+        arguments = (learner.name, arms if arms <= UNROLLED_ARMS else 0, philox_keys, LANES,
+                     values, best, REWARD_CODES[env.reward], float(simulation.lr),
+                     learner.baseline_code(simulation.baseline))
+        if group == 1:
+            simulate_nested(*arguments, checkpoints_array, *outputs, out.curve_optimal,
+                            out.curve_reward)
+        else:
+            simulate_groups(*arguments, group, checkpoints_array, *outputs, out.curve_optimal,
+                            out.curve_reward)
     else:
         simulate_fixed_budget(learner.name, philox_keys, values, REWARD_CODES[env.reward],
                               checkpoints_array, *outputs)

@@ -1,0 +1,88 @@
+"""Before and after a change, on this host: the kernel and its floor of another revision against
+this checkout's, each timed in a process of its own, the two alternating round by round.
+
+These hosts are shared and their speed drifts within minutes, so a change is judged by the
+median of several rounds measured interleaved, never by two timings taken apart
+(``python -m benchmarks.ab REVISION [ROUNDS]``; ``make bench`` runs it against ``BENCH_BASE``).
+The other revision is checked out into a temporary git worktree, with a numba cache of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from study.spec.paths import REPO_ROOT
+
+ROUNDS = 5
+SEEDS, BUDGET = 2048, 10_000
+
+_TIMING = textwrap.dedent(f"""
+    import numba, numpy as np
+    from benchmarks.floor import floor_loop
+    from benchmarks.run import SIM, median_seconds
+    from study.orchestration.simulate import simulate
+    from study.spec.streams import kernel_keys, run_keys
+    numba.set_num_threads(1)
+    keys = run_keys(1, np.arange({SEEDS}))
+    episodes = {SEEDS} * {BUDGET} * 1e-9
+    kernel = median_seconds(lambda: simulate(SIM, keys, ({BUDGET},)), 3) / episodes
+    floor = median_seconds(lambda: floor_loop(kernel_keys(keys), 3, {BUDGET}, 64), 3) / episodes
+    print(kernel, floor)
+""")
+
+
+def _timed(tree: Path, cache: Path) -> tuple[float, float]:
+    """(kernel, floor) ns per episode of the checkout at ``tree``, one thread, a fresh process."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-c", _TIMING], cwd=tree, env=env, check=True,
+                          capture_output=True, text=True)
+    kernel, floor = done.stdout.split()
+    return float(kernel), float(floor)
+
+
+def compare(revision: str, rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
+    """Median ns per episode of the kernel and the floor at ``revision`` and here."""
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder) / "base"
+        subprocess.run(["git", "worktree", "add", "--detach", str(base), revision], cwd=REPO_ROOT,
+                       check=True, capture_output=True)
+        try:
+            trees = {revision: base, "this checkout": REPO_ROOT}
+            found: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+            for _ in range(rounds):
+                for name, tree in trees.items():
+                    found[name].append(_timed(tree, Path(folder) / f"cache-{tree.name}"))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO_ROOT,
+                           check=True, capture_output=True)
+    return {name: {"kernel": statistics.median(k for k, _ in rows),
+                   "floor": statistics.median(f for _, f in rows)}
+            for name, rows in found.items()}
+
+
+def markdown(revision: str, result: dict[str, dict[str, float]], rounds: int) -> str:
+    """The comparison as a Markdown table."""
+    lines = [f"Before and after ({rounds} interleaved rounds, separate processes, one thread, "
+             f"{SEEDS} seeds x {BUDGET} episodes, median ns per episode):", "",
+             "| revision | kernel | floor | kernel / floor |", "|---|---:|---:|---:|"]
+    for name, row in result.items():
+        lines.append(f"| {name} | {row['kernel']:.2f} | {row['floor']:.2f} | "
+                     f"{row['kernel'] / row['floor']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Compare the revision named on the command line with this checkout; print the table."""
+    revision = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else ROUNDS
+    print(markdown(revision, compare(revision, rounds), rounds))
+
+
+if __name__ == "__main__":
+    main()

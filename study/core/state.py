@@ -1,0 +1,68 @@
+"""The layout of the state of a block of runs in lockstep: one flat array of rows of ``LANES``
+doubles, one row per quantity (per arm where it has one), lane j of a row at offset j.
+
+The kernel's lane loops write several quantities of an episode at once (logits, pulls, reward
+sums ...). Held in separate arrays, each pair of them would need a run-time overlap check before
+LLVM vectorizes the loop, and past eight such checks it gives up and keeps the loop scalar. Rows
+of one array whose stride is the constant ``LANES`` are a constant distance apart, so LLVM proves
+them disjoint at compile time: no checks, whatever the number of quantities. With K known at
+compile time (the kernel is specialised per K) every row offset below is a constant too.
+
+Offsets and lane indices are unsigned: numba adds the length to a negative signed index, and that
+select in every address keeps LLVM from seeing the rows as a constant distance apart (the loop
+stays scalar); an unsigned index has no such case.
+
+Rows: six blocks of K rows (``PARAMS`` ... ``BEST``), then the single rows (``TOTAL`` ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from study.core.jit import inline_jit
+
+LANES = 64
+"""Seeds advanced together, and the stride of a row: eight AVX-512 or sixteen AVX2 vectors of
+doubles per lane loop, so that a loop's fixed cost is spread over more seeds, and the state of
+K = 100 arms still fits in L2. The kernels take the number of lanes as a run-time argument on
+purpose: with a constant trip count LLVM fully unrolls each lane loop and then fails to vectorize
+the unrolled code."""
+
+STRIDE = LANES + 8
+"""Doubles from one row to the next: a whole number of cache lines, but not a divisor of 4 KiB,
+so that rows a few apart do not fall on the same 4 KiB offset (a load then waits on a store to
+another row that the CPU's quick address check mistakes for its own)."""
+
+PARAMS, WEIGHTS, PULLS, ARM_REWARDS, VALUES, BEST = range(6)
+"""Blocks of K rows: the learner's parameters (REINFORCE's logits; zero at the start); its
+scratch per arm (the softmax weights); each arm's pulls (counts as doubles: exact to 2^53, and
+SIMD-friendly) and reward sum; the arms' values (probabilities or means) and 1.0 for the lane's
+best arms (both read only)."""
+TOTAL, ZERO_SIGNAL, NORM, WORK_A, WORK_B = range(5)
+"""Single rows: the reward sum; the updates whose advantages were all 0; the learner's scratch
+for a group (the softmax weights' sum, then its inverse); two more rows of scratch."""
+BLOCKS = 6
+SINGLES = 5
+BUFFERED = 64
+"""Episodes whose random draws are made in one go (even: a Philox block serves two episodes);
+they are kept in arrays of their own (a row of the state read at an offset known only at run time
+would need a run-time overlap check against every row the pass writes)."""
+
+
+@inline_jit
+def rows(n_arms: int) -> int:  # pragma: no cover
+    """Rows of the state of K = ``n_arms`` arms."""
+    return BLOCKS * n_arms + SINGLES
+
+
+@inline_jit
+def arm_row(n_arms: int, block: int, k: int) -> np.uint64:  # pragma: no cover
+    """Offset of arm k's row of ``block`` (``PARAMS`` ...); lane j is at this plus j."""
+    return np.uint64((block * n_arms + k) * STRIDE)
+
+
+@inline_jit
+def lane_row(n_arms: int, single: int) -> np.uint64:  # pragma: no cover
+    """Offset of the single row ``single`` (``TOTAL`` ...); lane j is at this plus j."""
+    return np.uint64((BLOCKS * n_arms + single) * STRIDE)
+

@@ -22,6 +22,8 @@ from study.spec.paths import REPO_ROOT
 ROUNDS = 5
 SEEDS, BUDGET = 2048, 10_000
 
+# The script runs in either checkout, so it names nothing whose module moved between revisions:
+# 64 is the lanes both pass to the floor, as the kernel's LANES.
 _TIMING = textwrap.dedent(f"""
     import numba, numpy as np
     from benchmarks.floor import floor_loop

@@ -1,7 +1,8 @@
 """Bit-level operations numba does not offer on scalars, as LLVM intrinsics for the kernels.
 
 A bit cast between a 64-bit word and a double (free, and it keeps a loop vectorizable, unlike a
-round trip through a NumPy view), and the fused multiply-add the exponential is built on.
+round trip through a NumPy view), the fused multiply-add the exponential is built on, and an
+integer literal as a compile-time constant (the kernel's K).
 """
 
 from __future__ import annotations

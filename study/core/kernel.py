@@ -1,6 +1,6 @@
 """The kernel's drivers: arrays in, arrays out; no Python objects, no I/O.
 
-``simulate_nested`` runs a learner whose budget-B run is the first B rollouts of a longer one: one
+``simulate_single`` runs a learner whose budget-B run is the first B rollouts of a longer one: one
 call simulates every seed to the largest budget and records the state at each checkpoint, one
 rollout per update. ``simulate_groups`` does the same with groups of G >= 2 rollouts per update:
 rollout j of update u is rollout t = u G + j of the run's stream, whatever G is, and checkpoint B
@@ -16,13 +16,14 @@ into SIMD code. A single-rollout episode is two passes over the lanes: the learn
 (the exponentials), then everything else, with the loops over the arms unrolled; the random
 draws are made ``BUFFERED`` episodes at a time in a loop of their own. (One pass for everything
 was slower: a lane's episode is then a long chain of dependent operations, and the processor
-could not overlap enough lanes to hide its latency.) The blocks of lanes
-are spread over threads with ``prange``; a run writes only its own rows, and its arithmetic does
-not depend on which block or thread it lands in, so results are the same for any thread count or
-chunking. The per-step curves are the one output
-shared by runs: blocks are grouped (one group per thread), each group adds into its own row, and
-the sums are integers (rewards in fixed point, ``CURVE_SCALE``), so the rows add up to the same
-totals however the seeds are grouped, threaded or sharded.
+could not overlap enough lanes to hide its latency.) The nested drivers run the blocks of lanes
+``first``, ``first + step``, ...: the caller runs them on threads (they hold no Python lock),
+one call per thread, rather than a numba ``prange``, whose parallel lowering is compiled again
+for every learner and K. A run writes only its own rows, and its arithmetic does not depend on
+which block or thread it lands in, so results are the same for any thread count or chunking.
+The per-step curves are the one output shared by runs: each call adds into its own curve rows,
+and the sums are integers (rewards in fixed point, ``CURVE_SCALE``), so the rows add up to the
+same totals however the seeds are grouped, threaded or sharded.
 
 Arm values come in per run (drawn instances differ by seed); Bernoulli rewards compare the run's
 reward draw with the pulled arm's probability, Gaussian rewards add the run's noise
@@ -81,6 +82,10 @@ REWARD_CODES: dict[str, int] = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}
 """The kernel's code for each reward model."""
 
 _ZERO = np.uint64(0)
+# Typed as int64, not as the integer literals 0 and 1, so that the checkpoint functions are
+# compiled once for every call (numba compiles a function again for each literal argument).
+_FIRST = np.int64(0)
+_SINGLE = np.int64(1)
 _MAIN_C2 = np.uint64(MAIN_C2)
 _MAIN_C3 = np.uint64(MAIN_C3)
 _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
@@ -145,43 +150,42 @@ def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
 
 
 @jit
-def _record(name, row, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, scores, greedy,
-            p_best, reward_sum, pulls_out, scores_out, finite,
-            zero_signal_out) -> None:  # pragma: no cover
-    """Write lane ``lane``'s state at a checkpoint into output row ``row`` (``is_best``: the
-    lane's best arms, (K,); ``grid``: the block's state as rows of lanes); the per-arm scores
-    only when ``scores_out`` is not empty. (A call per lane and checkpoint, not per episode, so
-    its reference counting costs nothing.)"""
+def _record(name, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, scores,
+            out) -> None:  # pragma: no cover
+    """Write lane ``lane``'s state at a checkpoint into row ``lane`` of the block's outputs
+    ``out`` (greedy, p_best, reward_sum, pulls, scores, finite, zero_signal: those of
+    ``simulate_single``, the block's rows); ``is_best``: the lane's best arms, (K,); ``grid``:
+    the block's state as rows of lanes. The per-arm scores only when ``out``'s are not empty. (A
+    call per lane and checkpoint, not per episode, so its reference counting costs nothing.)"""
     nb.literally(name)
+    greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out = out
     params = grid[PARAMS * n_arms:(PARAMS + 1) * n_arms]
     pulls = grid[PULLS * n_arms:(PULLS + 1) * n_arms]
     arm_rewards = grid[ARM_REWARDS * n_arms:(ARM_REWARDS + 1) * n_arms]
     singles = BLOCKS * n_arms
-    zero_signal_out[row, checkpoint] = np.int64(grid[singles + ZERO_SIGNAL, lane])
+    zero_signal_out[lane, checkpoint] = np.int64(grid[singles + ZERO_SIGNAL, lane])
     ok = score(name, lane, params, pulls, arm_rewards, scores)
-    finite[row, checkpoint] = ok
-    greedy[row, checkpoint] = _break_tie(scores, k0, k1, budget) if ok else -1
-    p_best[row, checkpoint] = best_mass(name, scores, is_best) if ok else np.nan
-    reward_sum[row, checkpoint] = grid[singles + TOTAL, lane]
+    finite[lane, checkpoint] = ok
+    greedy[lane, checkpoint] = _break_tie(scores, k0, k1, budget) if ok else -1
+    p_best[lane, checkpoint] = best_mass(name, scores, is_best) if ok else np.nan
+    reward_sum[lane, checkpoint] = grid[singles + TOTAL, lane]
     for k in range(n_arms):
-        pulls_out[row, checkpoint, k] = np.int64(pulls[k, lane])
+        pulls_out[lane, checkpoint, k] = np.int64(pulls[k, lane])
     if scores_out.shape[0] > 0:
         for k in range(n_arms):
-            scores_out[row, checkpoint, k] = scores[k]
+            scores_out[lane, checkpoint, k] = scores[k]
 
 
 @jit
 def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, grid, n_arms,
-                scores, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                zero_signal_out) -> int:  # pragma: no cover
+                scores, out) -> int:  # pragma: no cover
     """Record every checkpoint B from ``checkpoint`` on that falls after ``updates`` updates
     (floor(B / G) = updates); return the next checkpoint to wait for."""
     nb.literally(name)
     while checkpoint < budgets.shape[0] and budgets[checkpoint] // group == updates:
         for j in range(used):
-            _record(name, j, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], grid,
-                    n_arms, scores, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                    zero_signal_out)
+            _record(name, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], grid,
+                    n_arms, scores, out)
         checkpoint += 1
     return checkpoint
 
@@ -281,23 +285,57 @@ def _draw(t, k0, k1, reward_model, uniforms, noise) -> int:  # pragma: no cover
 
 
 @jit
+def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
+                    first, step, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
+                    zero_signal_out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """Simulate one run of the nested learner ``name`` per row of ``keys`` in blocks ``first``,
+    ``first + step``, ... (block b: rows b * lanes up to (b + 1) * lanes) and fill the outputs'
+    rows of those runs, learning from every rollout (``simulate_groups``: from groups of G).
+    ``n_arms`` is K up to ``UNROLLED_ARMS`` and 0 past it (numba compiles the driver once per
+    learner and value of ``n_arms``); ``lanes`` runs at a time advance in lockstep (pass
+    ``LANES``). A caller runs the blocks on threads by calling this once per thread with its own
+    ``first`` (the function holds no Python lock).
+
+    ``keys`` (uint64, (runs, 2)) are the runs' Philox keys; ``values`` (runs, K) each run's arm
+    values (probabilities or means, by ``reward_model``) and ``best`` (runs, K) its best arms;
+    ``lr`` and ``baseline`` (the learner's baseline code) are passed to the learner.
+
+    Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
+    the state is not finite), ``p_best`` (policy mass on the best arms; NaN for learners without
+    a policy), ``reward_sum`` (float64), ``pulls_out`` (int64), ``finite`` (bool), and
+    ``scores_out`` (the learner's scores of the arms at each checkpoint; pass an empty (0, 0, 0)
+    array to skip them, as the runs table does) and ``zero_signal_out`` (int64: updates so far
+    whose advantages were all 0). The curves (int64, (steps,)) get, for every rollout t < steps,
+    the number of these blocks' runs whose arm was a best arm and the sum of their rewards times
+    ``CURVE_SCALE`` (rounded); with steps = 0 nothing is recorded."""
+    nb.literally(name)
+    nb.literally(n_arms)
+    for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
+        lo = b * lanes
+        hi = min(lo + lanes, keys.shape[0])
+        _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
+                      reward_model, lr, baseline, budgets,
+                      (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls_out[lo:hi],
+                       scores_out[lo:hi] if scores_out.shape[0] > 0 else scores_out,
+                       finite[lo:hi], zero_signal_out[lo:hi]), curve_optimal, curve_reward)
+
+
+@jit
 def _single_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
-                  greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out,
-                  curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """Simulate the runs of ``keys`` (at most ``lanes`` rows) in lockstep to ``budgets[-1]``
-    single-rollout updates, adding the per-step sums of the curves into ``curve_optimal`` and
-    ``curve_reward`` unless they are empty. (One function with the learner's pieces inlined:
-    passing the state to helpers that are not inlined would cost numba reference counting,
-    atomic operations, at every call.)"""
+                  out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """One block of ``simulate_single``: the runs of ``keys`` (at most ``lanes``) in lockstep,
+    their outputs ``out`` (greedy ... zero_signal, the block's rows). One function with the
+    learner's pieces inlined (passing the state to helpers that are not inlined would cost numba
+    reference counting, atomic operations, at every call), but not inlined in the loop over
+    blocks: the same loops placed there ran several times slower."""
     nb.literally(name)
     nb.literally(n_arms)
     arms = literal_or(n_arms, values.shape[1])
-    used = keys.shape[0]
     gaussian = np.float64(reward_model == GAUSSIAN)
+    used = keys.shape[0]
     s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
-    checkpoint = _record_due(name, 0, 0, used, 1, k0, k1, best, budgets, grid, arms, scores,
-                             greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                             zero_signal_out)
+    checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, budgets, grid,
+                             arms, scores, out)
     for t in range(budgets[-1]):
         row = _draw(t, k0, k1, reward_model, uniforms, noise)
         _one_rollout(name, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
@@ -307,30 +345,48 @@ def _single_block(name, n_arms, keys, lanes, values, best, reward_model, lr, bas
         # Checked here, so that the call (and numba's reference counting of its arguments)
         # happens only at a checkpoint, not after every update.
         if checkpoint < budgets.shape[0] and budgets[checkpoint] == t + 1:
-            checkpoint = _record_due(name, t + 1, checkpoint, used, 1, k0, k1, best, budgets,
-                                     grid, arms, scores, greedy, p_best, reward_sum, pulls_out,
-                                     scores_out, finite, zero_signal_out)
+            checkpoint = _record_due(name, t + 1, checkpoint, used, _SINGLE, k0, k1, best,
+                                     budgets, grid, arms, scores, out)
+
+
+@jit
+def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
+                    budgets, first, step, greedy, p_best, reward_sum, pulls_out, scores_out,
+                    finite, zero_signal_out, curve_optimal,
+                    curve_reward) -> None:  # pragma: no cover
+    """``simulate_single`` for a learner that learns from groups of ``group`` >= 2 rollouts
+    (rollout t = u G + i of the run's stream is rollout i of update u; checkpoint B records the
+    state after floor(B / G) updates). A driver of its own, so that a study without groups never
+    compiles the group update, nor one with them the single-rollout pass."""
+    nb.literally(name)
+    nb.literally(n_arms)
+    for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
+        lo = b * lanes
+        hi = min(lo + lanes, keys.shape[0])
+        _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
+                     reward_model, lr, baseline, group, budgets,
+                     (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls_out[lo:hi],
+                      scores_out[lo:hi] if scores_out.shape[0] > 0 else scores_out,
+                      finite[lo:hi], zero_signal_out[lo:hi]), curve_optimal, curve_reward)
 
 
 @jit
 def _group_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
-                 budgets, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                 zero_signal_out, curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """``_single_block`` for updates on groups of ``group`` >= 2 rollouts: a pass over the lanes
-    for ``prepare``, one per rollout for ``choose`` and the reward, the learner's ``learn``, and
-    one per rollout for the sums."""
+                 budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """One block of ``simulate_groups``, as ``_single_block`` is of ``simulate_single``: a pass
+    over the lanes for ``prepare``, one per rollout for ``choose`` and the reward, the learner's
+    ``learn``, and one per rollout for the sums."""
     nb.literally(name)
     nb.literally(n_arms)
     arms = literal_or(n_arms, values.shape[1])
-    used = keys.shape[0]
     gaussian = np.float64(reward_model == GAUSSIAN)
+    used = keys.shape[0]
     s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
-    checkpoint = _record_due(name, 0, 0, used, group, k0, k1, best, budgets, grid, arms, scores,
-                             greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                             zero_signal_out)
+    checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, budgets, grid,
+                             arms, scores, out)
     for update in range(budgets[-1] // group):
         for j in range(np.uint64(lanes)):
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
@@ -338,7 +394,8 @@ def _group_block(name, n_arms, keys, lanes, values, best, reward_model, lr, base
             t = update * group + i
             row = _draw(t, k0, k1, reward_model, uniforms, noise)
             for j in range(np.uint64(lanes)):
-                arm = choose(name, arms, t, s, j, uniforms[2 * row, j], s[lane_row(arms, NORM) + j])
+                arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
+                             s[lane_row(arms, NORM) + j])
                 reward = _reward(arms, s, j, arm, uniforms[2 * row + 1, j], noise[row, j],
                                  gaussian)
                 pulled[i, j] = arm
@@ -354,90 +411,7 @@ def _group_block(name, n_arms, keys, lanes, values, best, reward_model, lr, base
                 _count(arms, s, j, pulled[i, j], rewards[i, j])
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
-                                     budgets, grid, arms, scores, greedy, p_best, reward_sum,
-                                     pulls_out, scores_out, finite, zero_signal_out)
-
-
-@parallel_jit
-def simulate_nested(
-    name: str,
-    n_arms: int,
-    keys: np.ndarray,
-    lanes: int,
-    values: np.ndarray,
-    best: np.ndarray,
-    reward_model: int,
-    lr: float,
-    baseline: int,
-    budgets: np.ndarray,
-    greedy: np.ndarray,
-    p_best: np.ndarray,
-    reward_sum: np.ndarray,
-    pulls: np.ndarray,
-    scores: np.ndarray,
-    finite: np.ndarray,
-    zero_signal: np.ndarray,
-    curve_optimal: np.ndarray,
-    curve_reward: np.ndarray,
-) -> None:  # pragma: no cover
-    """Simulate one run of the nested learner ``name`` per row of ``keys`` (uint64, shape (runs,
-    2)) and fill the outputs; ``n_arms`` is K up to ``UNROLLED_ARMS`` and 0 past it (numba
-    compiles the driver once per learner and value of ``n_arms``); ``lanes`` runs at a time
-    advance in lockstep (pass ``LANES``).
-    ``values`` (runs, K) are each run's arm values (probabilities or means, by ``reward_model``)
-    and ``best`` (runs, K) its best arms; ``lr`` and ``baseline`` (the learner's baseline code)
-    are passed to the learner, which learns from every rollout (``simulate_groups``: from groups
-    of G).
-
-    Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
-    the state is not finite), ``p_best`` (policy mass on the best arms; NaN for learners without
-    a policy), ``reward_sum`` (float64), ``pulls`` (int64), ``finite`` (bool), and ``scores``
-    (the learner's scores of the arms at each checkpoint; pass an empty (0, 0, 0) array to skip
-    them, as the runs table does) and ``zero_signal`` (int64: updates so far whose advantages
-    were all 0).
-
-    The curves: ``curve_optimal`` and ``curve_reward`` (int64, shape (groups, steps)) get, for
-    every rollout t < steps, the number of runs whose arm was a best arm and the sum of the
-    rewards times ``CURVE_SCALE`` (rounded), summed over the runs of each group of blocks of
-    lanes (group g takes blocks g, g + groups, ...). With steps = 0 nothing is recorded and groups
-    should be the number of blocks, so that every block is its own parallel task.
-    """
-    nb.literally(name)
-    nb.literally(n_arms)
-    blocks = (keys.shape[0] + lanes - 1) // lanes
-    groups = curve_optimal.shape[0]
-    for g in nb.prange(groups):
-        for b in range(g, blocks, groups):
-            lo = b * lanes
-            hi = min(lo + lanes, keys.shape[0])
-            _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
-                          reward_model, lr, baseline, budgets, greedy[lo:hi], p_best[lo:hi],
-                          reward_sum[lo:hi], pulls[lo:hi],
-                          scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
-                          zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
-
-
-@parallel_jit
-def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
-                    budgets, greedy, p_best, reward_sum, pulls, scores, finite, zero_signal,
-                    curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """``simulate_nested`` for a learner that learns from groups of ``group`` >= 2 rollouts
-    (rollout t = u G + i of the run's stream is rollout i of update u; checkpoint B records the
-    state after floor(B / G) updates). A driver of its own, so that a study without groups never
-    compiles the group update, nor one with them the single-rollout pass."""
-    nb.literally(name)
-    nb.literally(n_arms)
-    blocks = (keys.shape[0] + lanes - 1) // lanes
-    groups = curve_optimal.shape[0]
-    for g in nb.prange(groups):
-        for b in range(g, blocks, groups):
-            lo = b * lanes
-            hi = min(lo + lanes, keys.shape[0])
-            _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
-                         reward_model, lr, baseline, group, budgets, greedy[lo:hi],
-                         p_best[lo:hi], reward_sum[lo:hi], pulls[lo:hi],
-                         scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi],
-                         zero_signal[lo:hi], curve_optimal[g], curve_reward[g])
+                                     budgets, grid, arms, scores, out)
 
 
 @parallel_jit
@@ -456,7 +430,7 @@ def simulate_fixed_budget(
     zero_signal: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate the learner ``name``, which plans from the budget, once per (run, checkpoint),
-    one seed per thread task; the outputs are those of ``simulate_nested`` (``scores``: the
+    one seed per thread task; the outputs are those of ``simulate_single`` (``scores``: the
     empirical means, -inf for an arm never pulled; empty to skip them)."""
     nb.literally(name)
     n_arms = values.shape[1]

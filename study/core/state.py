@@ -17,9 +17,9 @@ Rows: six blocks of K rows (``PARAMS`` ... ``BEST``), then the single rows (``TO
 
 from __future__ import annotations
 
-import numpy as np
-
-from study.core.jit import inline_jit
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 LANES = 64
 """Seeds advanced together, and the stride of a row: eight AVX-512 or sixteen AVX2 vectors of
@@ -49,20 +49,55 @@ they are kept in arrays of their own (a row of the state read at an offset known
 would need a run-time overlap check against every row the pass writes)."""
 
 
-@inline_jit
-def rows(n_arms: int) -> int:  # pragma: no cover
-    """Rows of the state of K = ``n_arms`` arms."""
-    return BLOCKS * n_arms + SINGLES
+def _row_offset(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    """(block K + index) STRIDE in unsigned 64-bit arithmetic, from (K, block, index)."""
+    n_arms, block, index = (context.cast(builder, value, kind, types.uint64)
+                            for value, kind in zip(args, signature.args, strict=True))
+    rows_before = builder.add(builder.mul(block, n_arms), index)
+    return builder.mul(rows_before, ir.Constant(rows_before.type, STRIDE))
 
 
-@inline_jit
-def arm_row(n_arms: int, block: int, k: int) -> np.uint64:  # pragma: no cover
-    """Offset of arm k's row of ``block`` (``PARAMS`` ...); lane j is at this plus j."""
-    return np.uint64((block * n_arms + k) * STRIDE)
+def _integers(*values: types.Type) -> bool:
+    return all(isinstance(value, types.Integer) for value in values)
 
 
-@inline_jit
-def lane_row(n_arms: int, single: int) -> np.uint64:  # pragma: no cover
-    """Offset of the single row ``single`` (``TOTAL`` ...); lane j is at this plus j."""
-    return np.uint64((BLOCKS * n_arms + single) * STRIDE)
+# The offsets are intrinsics, not inlined numba functions: the kernel computes one at every
+# access, and numba types an inlined function's body again at each call site, which was most of
+# the kernel's compile time (paid once per K).
+@intrinsic
+def rows(typingctx, n_arms):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Rows of the state of K = ``n_arms`` arms (an intp)."""
+    if not _integers(n_arms):
+        return None
 
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        n = context.cast(builder, args[0], signature.args[0], types.intp)
+        return builder.add(builder.mul(n, ir.Constant(n.type, BLOCKS)),
+                           ir.Constant(n.type, SINGLES))
+
+    return types.intp(n_arms), codegen
+
+
+@intrinsic
+def arm_row(typingctx, n_arms, block, k):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Offset of arm k's row of ``block`` (``PARAMS`` ...), a uint64; lane j is at this plus
+    j."""
+    if not _integers(n_arms, block, k):
+        return None
+    return types.uint64(n_arms, block, k), _row_offset
+
+
+@intrinsic
+def lane_row(typingctx, n_arms, single):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Offset of the single row ``single`` (``TOTAL`` ...), a uint64; lane j is at this plus
+    j."""
+    if not _integers(n_arms, single):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        blocks = context.get_constant(types.intp, BLOCKS)
+        return _row_offset(context, builder,
+                           types.uint64(signature.args[0], types.intp, signature.args[1]),
+                           (args[0], blocks, args[1]))
+
+    return types.uint64(n_arms, single), codegen

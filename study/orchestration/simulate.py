@@ -7,8 +7,10 @@ runs once per seed to the largest budget, one that plans from the budget once pe
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numba
 import numpy as np
@@ -18,7 +20,7 @@ from study.core.kernel import (
     UNROLLED_ARMS,
     simulate_fixed_budget,
     simulate_groups,
-    simulate_nested,
+    simulate_single,
 )
 from study.core.state import LANES
 from study.orchestration.shards import Shard, ShardResult
@@ -81,10 +83,10 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     group = simulation.group_size
     # A nested run makes floor(B / G) updates of G rollouts; the curves follow every rollout.
     steps = budgets[-1] // group * group if curves and learner.nested else 0
-    blocks = -(-runs // LANES)
-    # One group of blocks per thread when recording curves (each group sums into its own row);
-    # otherwise a group per block, so every block is a parallel task and nothing is allocated.
-    groups = min(blocks, numba.get_num_threads()) if steps else blocks
+    # The blocks of LANES runs are spread over the threads, thread g taking blocks g, g +
+    # threads, ...; each sums its curves into its own row (integer sums, the same totals however
+    # the blocks are spread).
+    threads = min(-(-runs // LANES), numba.get_num_threads())
     out = KernelOutput(
         greedy=np.empty((runs, checkpoints), dtype=np.int64),
         p_best=np.empty((runs, checkpoints)),
@@ -95,8 +97,8 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         zero_signal=np.empty((runs, checkpoints), dtype=np.int64),
         values=values,
         best=best,
-        curve_optimal=np.zeros((groups, steps), dtype=np.int64),
-        curve_reward=np.zeros((groups, steps), dtype=np.int64),
+        curve_optimal=np.zeros((threads, steps), dtype=np.int64),
+        curve_reward=np.zeros((threads, steps), dtype=np.int64),
     )
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
@@ -107,16 +109,28 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                      values, best, REWARD_CODES[env.reward], float(simulation.lr),
                      learner.baseline_code(simulation.baseline))
         if group == 1:
-            simulate_nested(*arguments, checkpoints_array, *outputs, out.curve_optimal,
-                            out.curve_reward)
+            driver = partial(simulate_single, *arguments, checkpoints_array)
         else:
-            simulate_groups(*arguments, group, checkpoints_array, *outputs, out.curve_optimal,
-                            out.curve_reward)
+            driver = partial(simulate_groups, *arguments, group, checkpoints_array)
+        _on_threads(lambda first: driver(first, threads, *outputs, out.curve_optimal[first],
+                                         out.curve_reward[first]), threads)
     else:
         simulate_fixed_budget(learner.name, philox_keys, values, REWARD_CODES[env.reward],
                               checkpoints_array, *outputs)
     return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
                    curve_reward=out.curve_reward.sum(axis=0))
+
+
+def _on_threads(work: Callable[[int], None], threads: int) -> None:
+    """work(0), ..., work(threads - 1), each on a thread of its own (the kernel's drivers release
+    Python's lock). Threads from Python rather than a numba ``prange``: a parallel driver is a
+    second compilation per learner and K, as long as the driver's own."""
+    if threads == 1:
+        work(0)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        for done in [pool.submit(work, first) for first in range(threads)]:
+            done.result()
 
 
 @lru_cache(maxsize=8)

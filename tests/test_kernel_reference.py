@@ -114,8 +114,11 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
 
 @pytest.mark.slow
 @settings(max_examples=12)
-@given(case=simulations(arms=st.integers(90, 100), most=60), root_seed=st.integers(0, 2**64))
-def test_kernel_agrees_with_reference_with_a_hundred_arms(
+@given(case=simulations(arms=st.just(UNROLLED_ARMS) | st.integers(90, 100), most=60),
+       root_seed=st.integers(0, 2**64))
+def test_kernel_agrees_with_reference_with_many_arms(
         case: tuple[Simulation, tuple[int, ...]], root_seed: int) -> None:
-    # K up to 100 runs the same code path as K = 3; 33 seeds fill one lane block and start another.
+    # The largest K compiled on its own (its lane loops vectorized in part) and K up to 100 (the
+    # scalar path K = UNROLLED_ARMS + 1 takes in the test above); 33 seeds fill one lane block and
+    # start another.
     assert_agrees(*case, root_seed, 33)

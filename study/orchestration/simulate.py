@@ -10,7 +10,7 @@ import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import lru_cache
 
 import numba
 import numpy as np
@@ -109,16 +109,34 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                      values, best, REWARD_CODES[env.reward], float(simulation.lr),
                      learner.baseline_code(simulation.baseline))
         if group == 1:
-            driver = partial(simulate_single, *arguments, checkpoints_array)
+            driver, arguments = simulate_single, (*arguments, checkpoints_array)
         else:
-            driver = partial(simulate_groups, *arguments, group, checkpoints_array)
-        _on_threads(lambda first: driver(first, threads, *outputs, out.curve_optimal[first],
-                                         out.curve_reward[first]), threads)
+            driver, arguments = simulate_groups, (*arguments, group, checkpoints_array)
+
+        def blocks(first: int) -> tuple[object, ...]:
+            return (*arguments, first, threads, *outputs, out.curve_optimal[first],
+                    out.curve_reward[first])
+
+        compiled = _compiled(driver, 2, blocks(0))
+        _on_threads(lambda first: compiled(*blocks(first)), threads)
     else:
-        simulate_fixed_budget(learner.name, philox_keys, values, REWARD_CODES[env.reward],
-                              checkpoints_array, *outputs)
+        arguments = (learner.name, philox_keys, values, REWARD_CODES[env.reward],
+                     checkpoints_array, *outputs)
+        _compiled(simulate_fixed_budget, 1, arguments)(*arguments)
     return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
                    curve_reward=out.curve_reward.sum(axis=0))
+
+
+def _compiled(driver: numba.core.registry.CPUDispatcher, literals: int,
+              arguments: tuple[object, ...]) -> Callable[..., None]:
+    """The machine code of ``driver`` for ``arguments``, the first ``literals`` of them as
+    literals (the drivers ask for their learner's name and K with ``numba.literally``), compiled
+    if it is not yet. Called through its dispatcher, such a driver is typed again at every call,
+    for milliseconds, before the dispatcher retries with the literals; this looks the compiled
+    version up by its signature, in microseconds."""
+    signature = (tuple(numba.types.literal(value) for value in arguments[:literals])
+                 + tuple(numba.typeof(value) for value in arguments[literals:]))
+    return driver.compile(signature)
 
 
 def _on_threads(work: Callable[[int], None], threads: int) -> None:

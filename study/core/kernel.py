@@ -312,14 +312,19 @@ def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, b
     ``CURVE_SCALE`` (rounded); with steps = 0 nothing is recorded."""
     nb.literally(name)
     nb.literally(n_arms)
+    out = (greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out)
     for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
-        lo = b * lanes
-        hi = min(lo + lanes, keys.shape[0])
-        _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
-                      reward_model, lr, baseline, budgets,
-                      (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls_out[lo:hi],
-                       scores_out[lo:hi] if scores_out.shape[0] > 0 else scores_out,
-                       finite[lo:hi], zero_signal_out[lo:hi]), curve_optimal, curve_reward)
+        lo, hi = b * lanes, min((b + 1) * lanes, keys.shape[0])
+        _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
+                      lr, baseline, budgets, _rows(out, lo, hi), curve_optimal, curve_reward)
+
+
+@inline_jit
+def _rows(out, lo, hi):  # pragma: no cover
+    """Rows lo to hi of the outputs (greedy ... zero_signal); the scores only if kept."""
+    greedy, p_best, reward_sum, pulls, scores, finite, zero_signal = out
+    return (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls[lo:hi],
+            scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi], zero_signal[lo:hi])
 
 
 @jit
@@ -362,14 +367,12 @@ def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, b
     compiles the group update, nor one with them the single-rollout pass."""
     nb.literally(name)
     nb.literally(n_arms)
+    out = (greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out)
     for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
-        lo = b * lanes
-        hi = min(lo + lanes, keys.shape[0])
-        _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi],
-                     reward_model, lr, baseline, group, budgets,
-                     (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls_out[lo:hi],
-                      scores_out[lo:hi] if scores_out.shape[0] > 0 else scores_out,
-                      finite[lo:hi], zero_signal_out[lo:hi]), curve_optimal, curve_reward)
+        lo, hi = b * lanes, min((b + 1) * lanes, keys.shape[0])
+        _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
+                     lr, baseline, group, budgets, _rows(out, lo, hi), curve_optimal,
+                     curve_reward)
 
 
 @jit

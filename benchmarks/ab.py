@@ -5,6 +5,8 @@ These hosts are shared and their speed drifts within minutes, so a change is jud
 median of several rounds measured interleaved, never by two timings taken apart
 (``python -m benchmarks.ab REVISION [ROUNDS]``; ``make bench`` runs it against ``BENCH_BASE``).
 The other revision is checked out into a temporary git worktree, with a numba cache of its own.
+The same interleaving compares this checkout compiled for the two vector widths LLVM can be tuned
+for (``compare_widths``), which ``make bench`` always reports.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+
+import llvmlite.binding as llvm
 
 from study.spec.paths import REPO_ROOT
 
@@ -39,9 +43,12 @@ _TIMING = textwrap.dedent(f"""
 """)
 
 
-def _timed(tree: Path, cache: Path) -> tuple[float, float]:
-    """(kernel, floor) ns per episode of the checkout at ``tree``, one thread, a fresh process."""
+def _timed(tree: Path, cache: Path, features: str | None = None) -> tuple[float, float]:
+    """(kernel, floor) ns per episode of the checkout at ``tree``, one thread, a fresh process;
+    numba compiles for the host's CPU with ``features`` (``NUMBA_CPU_FEATURES``) if given."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(tree)}
+    if features is not None:
+        env["NUMBA_CPU_FEATURES"] = features
     done = subprocess.run([sys.executable, "-c", _TIMING], cwd=tree, env=env, check=True,
                           capture_output=True, text=True)
     kernel, floor = done.stdout.split()
@@ -63,16 +70,43 @@ def compare(revision: str, rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO_ROOT,
                            check=True, capture_output=True)
+    return _medians(found)
+
+
+def _medians(found: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
     return {name: {"kernel": statistics.median(k for k, _ in rows),
                    "floor": statistics.median(f for _, f in rows)}
             for name, rows in found.items()}
 
 
+WIDTHS = {"256-bit vectors preferred": "+prefer-256-bit",
+          "512-bit vectors allowed": "-prefer-256-bit"}
+"""LLVM's tuning flag for the vector width, both ways: on some AVX-512 hosts (Intel server
+parts) LLVM's default tuning prefers 256-bit vectors and emits no 512-bit ones, on others it
+emits 512-bit ones; which is faster is this host's to say."""
+
+
+def compare_widths(rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
+    """Median ns per episode of this checkout's kernel and floor compiled with each of
+    ``WIDTHS`` added to the host's CPU features, interleaved round by round (the same bits either
+    way: the vector width never changes a result)."""
+    host = llvm.get_host_cpu_features()
+    host.pop("prefer-256-bit", None)
+    features = host.flatten()
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in WIDTHS}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(rounds):
+            for name, flag in WIDTHS.items():
+                found[name].append(_timed(REPO_ROOT, Path(folder) / flag,
+                                          f"{features},{flag}"))
+    return _medians(found)
+
+
 def markdown(revision: str, result: dict[str, dict[str, float]], rounds: int) -> str:
-    """The comparison as a Markdown table."""
-    lines = [f"Before and after ({rounds} interleaved rounds, separate processes, one thread, "
+    """A comparison as a Markdown table under the title ``revision``."""
+    lines = [f"{revision} ({rounds} interleaved rounds, separate processes, one thread, "
              f"{SEEDS} seeds x {BUDGET} episodes, median ns per episode):", "",
-             "| revision | kernel | floor | kernel / floor |", "|---|---:|---:|---:|"]
+             "| build | kernel | floor | kernel / floor |", "|---|---:|---:|---:|"]
     for name, row in result.items():
         lines.append(f"| {name} | {row['kernel']:.2f} | {row['floor']:.2f} | "
                      f"{row['kernel'] / row['floor']:.2f} |")
@@ -83,7 +117,8 @@ def main() -> None:
     """Compare the revision named on the command line with this checkout; print the table."""
     revision = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else ROUNDS
-    print(markdown(revision, compare(revision, rounds), rounds))
+    print(markdown(f"Before and after, {revision} against this checkout",
+                   compare(revision, rounds), rounds))
 
 
 if __name__ == "__main__":

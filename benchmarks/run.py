@@ -322,6 +322,7 @@ def main() -> None:
         "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
         "scaling": scaling(),
         "start_up": start_up_and_memory(),
+        "vector_width": {"rounds": ab.ROUNDS, "medians": ab.compare_widths()},
     }
     base = os.environ.get("BENCH_BASE")
     if base:
@@ -331,9 +332,12 @@ def main() -> None:
     out = OUT_DIR / "bench"
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "bench.json", json.dumps(result, indent=2) + "\n")
-    text = markdown(result)
+    text = markdown(result) + "\n" + ab.markdown(
+        "The vector width LLVM is tuned for, both ways", result["vector_width"]["medians"],
+        ab.ROUNDS)
     if base:
-        text += "\n" + ab.markdown(base, result["before_and_after"]["medians"], ab.ROUNDS)
+        text += "\n" + ab.markdown(f"Before and after, {base} against this checkout",
+                                    result["before_and_after"]["medians"], ab.ROUNDS)
     write_text(out / "bench.md", text)
     print(text + f"\n({result['bench_seconds']:.0f} s; written to {out})")
 

@@ -30,6 +30,8 @@ SETTLED_SEEDS = 30
 common value. Below it the sum over the differing seeds is far from normal (with 1 or 2 differing
 seeds the t interval's coverage is nowhere near 95%; with none it has zero width), so the interval
 is the bound ``mean_interval`` derives from the counts of seeds above and below that value."""
+CONFIDENCE = 0.95
+"""The level of the cost tables' intervals (and of the net-value table's simultaneous ones)."""
 DEPLOYMENT_FACTORS = (0.1, 1.0, 10.0)
 """The comparison of learners by net value is repeated at these multiples of the configured D:
 the answer depends on c / D, and D is a guess about deployment."""
@@ -70,7 +72,7 @@ class Support:
 
 
 def mean_interval(values: np.ndarray, support: Support,
-                  confidence: float = 0.95) -> MeanInterval:
+                  confidence: float = CONFIDENCE) -> MeanInterval:
     """The mean of per-seed values in ``support``, with an interval valid however many seeds
     agree.
 
@@ -215,9 +217,13 @@ def compare_by_net_value(outcomes: Outcomes, pairs: list[tuple[int, int]],
     """Learner A against learner B by net value, per pair of cells (same bandit and cost), at each
     multiple of D in ``DEPLOYMENT_FACTORS``: each learner's best budget is chosen on the even
     seeds; on the odd seeds the paired difference of net values (seed i of A at its best budget
-    against seed i of B at its), with a 95% interval (``mean_interval``). ``verdict`` names the
-    learner whose interval lies above the other's, else ``unresolved``."""
+    against seed i of B at its), with a 95% interval (``mean_interval``) and a simultaneous one:
+    Bonferroni over the table's rows, each at 1 - 0.05 / rows, so that all of them hold together
+    at 95%. ``higher`` names the learner whose simultaneous interval lies above the other's, else
+    ``unresolved``: a direction read from any row then survives the table's multiplicity, which
+    the per-row interval alone would not."""
     support = deployed_support(outcomes)
+    simultaneous = 1 - (1 - CONFIDENCE) / (len(pairs) * len(DEPLOYMENT_FACTORS))
     even, odd = outcomes.halves()
     described = outcomes.cells.set_index("cell")
     deployed = {cell: outcomes.deployed(cell)
@@ -234,10 +240,12 @@ def compare_by_net_value(outcomes: Outcomes, pairs: list[tuple[int, int]],
                             cost * rollouts[budget])
         (budget_a, values_a, spend_a), (budget_b, values_b, spend_b) = chosen[a], chosen[b]
         shift = spend_b - spend_a
-        difference = mean_interval(pulls * (values_a - values_b) + shift,
-                                   support[a].difference(support[b], pulls, shift))
+        gains = pulls * (values_a - values_b) + shift
+        gain_support = support[a].difference(support[b], pulls, shift)
+        difference = mean_interval(gains, gain_support, CONFIDENCE)
+        together = mean_interval(gains, gain_support, simultaneous)
         names = described.loc[a, "algorithm"], described.loc[b, "algorithm"]
-        verdict = (names[0] if difference.low > 0 else names[1] if difference.high < 0
+        verdict = (names[0] if together.low > 0 else names[1] if together.high < 0
                    else "unresolved")
         rows.append({"cell_a": a, "algorithm_a": names[0], "cell_b": b, "algorithm_b": names[1],
                      "cost": cost, "deployment_pulls": pulls, "best_budget_a": int(budget_a),
@@ -246,5 +254,6 @@ def compare_by_net_value(outcomes: Outcomes, pairs: list[tuple[int, int]],
                      "net_value_b": pulls * values_b.mean() - spend_b,
                      "difference": difference.mean, "ci_low": difference.low,
                      "ci_high": difference.high, "interval": difference.method,
+                     "simultaneous_low": together.low, "simultaneous_high": together.high,
                      "higher": verdict})
     return pd.DataFrame(rows)

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.stats import binom, binomtest
 
 from analysis.budget_to_target import budget_ratio, budget_to_target
+from analysis.cost import Support, mean_interval
 from analysis.families import declare, family_name
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes, verdict
@@ -249,12 +250,18 @@ def zscore_table(outcomes: Outcomes, best: pd.DataFrame, pass_rates: dict[str, t
     return _family(rows, family)
 
 
+SHARE = Support((0.0, 1.0), discrete=False)
+"""What a seed's share of updates without signal can be: anything in [0, 1]."""
+
+
 def zero_signal_table(outcomes: Outcomes, best: pd.DataFrame,
                       pass_rates: dict[str, tuple[float, float]]) -> pd.DataFrame:
     """The share of updates (and so of rollouts) spent on groups with no signal by the largest
     checkpoint, per arm at its best lr on the odd seeds (question 5): the mean of the seeds'
-    shares with a 95% t interval (a mean of values in [0, 1] over thousands of seeds; where every
-    seed's share is 0, the exact upper limit of the fraction of seeds with any), and its
+    shares with its 95% interval by the package's rule (``analysis.cost.mean_interval``: a t
+    interval with at least ``SETTLED_SEEDS`` seeds off the most common share, else bounds from
+    Clopper-Pearson limits of the counts of seeds above and below it; ``interval`` says which),
+    clipped to [0, 1], and its
     exact value for a policy that stays uniform (at the mean pass rate p) and for one that always
     pulls the best arm: p^G + (1 - p)^G for a group estimator (all rewards equal), (1 - p)^G with
     no baseline (all rewards 0); none for a baseline from earlier rollouts."""
@@ -266,19 +273,14 @@ def zero_signal_table(outcomes: Outcomes, best: pd.DataFrame,
         if updates == 0:
             continue
         share = outcomes.zero_signal[outcomes.row(arm.cell)][odd, last] / updates
-        mean = float(share.mean())
-        half = 1.96 * float(share.std(ddof=1)) / math.sqrt(len(share))
-        if half == 0.0:
-            # Every seed's share is the same (0: no update without signal): a t interval would
-            # have width 0. A seed's share is at most 1 when it has any such update, so the mean
-            # is at most the fraction of seeds that have one, here 0 of n: its exact upper limit.
-            half = binomtest(int((share > 0).sum()), len(share)).proportion_ci(0.95).high
+        interval = mean_interval(share, SHARE)
         mean_rate, best_rate = pass_rates[arm.environment]
         group = arm.group_size
         rows.append({"environment": arm.environment, "baseline": arm.baseline,
                      "group_size": group, "lr": arm.best_lr, "updates": int(updates),
-                     "seeds": len(share), "zero_signal_share": mean,
-                     "ci_low": max(mean - half, 0.0), "ci_high": min(mean + half, 1.0),
+                     "seeds": len(share), "zero_signal_share": interval.mean,
+                     "ci_low": max(interval.low, 0.0), "ci_high": min(interval.high, 1.0),
+                     "interval": interval.method,
                      "uniform_policy": _no_signal(arm.baseline, mean_rate, group),
                      "best_arm_policy": _no_signal(arm.baseline, best_rate, group)})
     return pd.DataFrame(rows)

@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy.stats import linregress
+from scipy.stats import t as student_t
 
 from analysis.budget_to_target import BOOTSTRAP, TARGET, bootstrap_weights, crossing
 from study.spec import registry
@@ -34,6 +36,17 @@ def _fit(h: np.ndarray, budgets: np.ndarray) -> tuple[float, float]:
     return float(slope), float(intercept)
 
 
+def bandit_interval(h: np.ndarray, budgets: np.ndarray,
+                    confidence: float = 0.95) -> tuple[float, float]:
+    """The slope's interval with the bandits as the unit: least squares of log budget on log H,
+    the t interval of its slope from the residuals (n - 2 degrees of freedom). It answers
+    whether budgets of bandits like these, not only these, grow as H does: the residuals carry
+    what K and the shape of the gaps add beyond H, which the seed bootstrap holds fixed."""
+    fit = linregress(np.log(h), np.log(budgets))
+    half = float(student_t.ppf(0.5 + confidence / 2, len(h) - 2) * fit.stderr)
+    return float(fit.slope) - half, float(fit.slope) + half
+
+
 def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
                     budgets: pd.DataFrame, resamples: int = BOOTSTRAP,
                     seed: int = 0) -> dict[str, pd.DataFrame]:
@@ -44,7 +57,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
     algorithm: the slope of log budget on log H, its 95% percentile interval, the budget per H at
     the median H, exp(intercept) * median H ^ (slope - 1), and the standard deviation of the log
     residuals about the line: the interval covers seed noise for these bandits, not the scatter
-    that K and the shape of the gaps add beyond H)."""
+    that K and the shape of the gaps add beyond H; ``bandit_ci_low`` and ``bandit_ci_high`` are
+    the interval with the bandits as the unit, ``bandit_interval``, which does)."""
     chosen = budgets[(~budgets["algorithm"].isin(registry.trained())
                       & (budgets["selection"] == "this lr"))
                      | budgets["selection"].str.startswith("best lr")]
@@ -84,9 +98,11 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         draws = np.array([_fit(h, b)[0] for b in fitted])
         low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
         middle = float(np.median(h))
+        across = bandit_interval(h, point)
         slopes.append({"algorithm": name, "bandits": len(group),
                        "bandits_reached": int(reached.sum()), "slope": slope,
                        "ci_low": float(low), "ci_high": float(high),
+                       "bandit_ci_low": across[0], "bandit_ci_high": across[1],
                        "budget_per_H_at_median_H": math.exp(intercept) * middle ** (slope - 1),
                        "median_H": middle, "seeds": seeds,
                        "residual_sd_log": float(residuals.std(ddof=2)),

@@ -21,6 +21,7 @@ from scipy.stats import binomtest
 from analysis.accuracy import accuracy_table, cell_environments, cells_frame, chance_levels
 from analysis.bands import sup_t_band
 from analysis.budget_to_target import (
+    MORE_RESAMPLES,
     BudgetEstimate,
     budget_ratio,
     budget_to_target,
@@ -313,7 +314,9 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
     odd seeds only, since the even seeds chose it (a family of its own); and the ratio of that
     cell's budget to 0.9 to each reference's, on the odd seeds, with a paired bootstrap
     interval; ``as_efficient`` when two one-sided tests put the ratio within
-    [1 / ratio_margin, ratio_margin]."""
+    [1 / ratio_margin, ratio_margin], and ``equivalence`` the verdict with its Monte Carlo
+    error: ``unresolved`` where a 90% limit's range (``ci90_*_mc_*``, from ``MORE_RESAMPLES``
+    resamples once ``BOOTSTRAP`` leave the verdict within it) contains the margin."""
     if not reference_learners(cells, nested=False):
         return {}
     best_rows = budgets[budgets["selection"].str.startswith("best lr")
@@ -342,15 +345,24 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
     rows = []
     ours = outcomes.outcomes(best, odd)
     for reference in partners(reference_learners(cells)):
-        ratio = budget_ratio(ours, outcomes.outcomes(reference, odd), outcomes.budgets)
+        theirs = outcomes.outcomes(reference, odd)
+        ratio = budget_ratio(ours, theirs, outcomes.budgets)
+        if ratio.equivalence(ratio_margin) == "unresolved":
+            ratio = budget_ratio(ours, theirs, outcomes.budgets, resamples=MORE_RESAMPLES)
+        verdict = ratio.equivalence(ratio_margin)
         rows.append({"reinforce_cell": best,
                      "lr": cells.set_index("cell").loc[best, "lr"],
                      "reference": algorithm[reference], "ratio": ratio.ratio,
                      "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds,
                      "undefined_resamples": ratio.undefined_resamples,
                      "ci90_low": ratio.ci90_low, "ci90_high": ratio.ci90_high,
-                     "ratio_margin": ratio_margin,
-                     "as_efficient": ratio.equivalent(ratio_margin)})
+                     "resamples": ratio.resamples,
+                     "ci90_low_mc_low": ratio.ci90_low_range[0],
+                     "ci90_low_mc_high": ratio.ci90_low_range[1],
+                     "ci90_high_mc_low": ratio.ci90_high_range[0],
+                     "ci90_high_mc_high": ratio.ci90_high_range[1],
+                     "ratio_margin": ratio_margin, "equivalence": verdict,
+                     "as_efficient": verdict == "equivalent"})
     return {**tables, "budget_ratio": pd.DataFrame(rows)}
 
 

@@ -55,13 +55,24 @@ def p_text(p: float) -> str:
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
+ROUNDING_NOISE = 1e-12
+"""Magnitude below which a table's value (other than a p-value) is shown as 0: differences and
+sums of numbers of order 1 that should cancel leave rounding residues near 1e-15, which a reader
+would take for a result; no quantity the tables hold means anything at that scale."""
+
+
 def readable(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with its p-value columns (``p_value``, ``p_vs_chance``, ... ) as text floored at
-    ``P_FLOOR``; NaN stays empty."""
+    """``table`` for reading: its p-value columns (``p_value``, ``p_vs_chance``, ... ) as text
+    floored at ``P_FLOOR`` (NaN stays empty), and rounding residues (``ROUNDING_NOISE``) of its
+    other floating-point columns as 0."""
     shown = table.copy()
     for column in shown.columns:
+        if not pd.api.types.is_float_dtype(shown[column]):
+            continue
         if re.fullmatch(r"p(_[a-z]+)*", str(column)):
             shown[column] = [shown_pvalue(p) if pd.notna(p) else "" for p in shown[column]]
+        else:
+            shown[column] = shown[column].mask(shown[column].abs() < ROUNDING_NOISE, 0.0)
     return shown
 
 

@@ -99,7 +99,7 @@ def budget_by_group(budgets: pd.DataFrame, out_dir: Path, name: str) -> list[Pat
 
 def zero_signal_by_group(zero: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """The share of updates whose advantages were all 0, against G, per group estimator at its
-    best lr (95% t intervals over the odd seeds, narrower than the markers), with its exact value
+    best lr (the table's 95% intervals over the odd seeds), with its exact value
     for a policy that stays uniform and for one that pulls only the best arm."""
     environments = list(dict.fromkeys(zero["environment"]))
     figure, axes = plt.subplots(1, len(environments),

@@ -152,7 +152,9 @@ class Paper:
             put(f"Ratio{name}High", f"{r.ci_high:.2f}")
             put(f"Ratio{name}LowNinety", f"{r.ci90_low:.3f}")
             put(f"Ratio{name}HighNinety", f"{r.ci90_high:.3f}")
-            put(f"Ratio{name}Verdict", "inside" if r.as_efficient.value else "not inside")
+            put(f"Ratio{name}Verdict", {"equivalent": "inside", "not shown": "not inside",
+                                        "unresolved": "within Monte Carlo error of"}[
+                                            r.equivalence.value])
         put("RatioMargin", f"{cite.first(ratios).ratio_margin:g}")
 
     def groups(self) -> None:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis.families import ALPHA, hypothesis_query, plain
 from analysis.study_tables import CLAIM_COLUMN, HEADLINE_BUDGETS
-from analysis.tables import latex_macros, p_text
+from analysis.tables import latex_macros, p_text, readable
 from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from study.spec import registry
@@ -87,6 +87,9 @@ def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
     return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
 
 
+MONTE_CARLO = "analysis.budget_to_target.MONTE_CARLO_CONFIDENCE"
+
+
 def ratio_verdict(row: object) -> str:
     """What a budget ratio (REINFORCE over another algorithm) shows: fewer or more rollouts
     (95% interval below or above 1), within the margin (TOST), both, or neither."""
@@ -94,6 +97,10 @@ def ratio_verdict(row: object) -> str:
             else "")
     if row.as_efficient:
         return f"{side}, by less than the margin" if side else "as efficient"
+    if row.equivalence == "unresolved":
+        return (f"{side}; " if side else "") + ("equivalence unresolved (a limit of the "
+                                                "narrower interval is within its Monte Carlo "
+                                                "error of the margin)")
     return side or "unresolved (the interval is all these seeds say)"
 
 
@@ -167,7 +174,7 @@ class Report:
         shown = frame.fillna({c: "" for c in text})
         shown = shown.assign(**{c: shown[c].map(lambda v: unmark(v) if isinstance(v, str) else v)
                                 for c in text})
-        self.add(shown.to_markdown(index=False, floatfmt=".5g"), "")
+        self.add(readable(shown).to_markdown(index=False, floatfmt=".5g"), "")
 
     def family_text(self, table: pd.DataFrame, column: str = "family") -> str:
         """The Holm family (or families) of a table's p-values and their sizes, e.g.
@@ -389,11 +396,17 @@ class Report:
                  f"{cell(low)} to {cell(high)}. " + design + "So the data do not say that the "
                  "per-arm baseline stays at chance; they say it is " + "; ".join(findings) + ".")
         second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, "
-                  f"{cite.literal('0')} before its first pull. After an arm's first pull "
-                  f"{cite.literal('E[r - b_a | a] = p_a - p_a = 0')} for every arm, so the "
-                  "expected policy-gradient step is zero and the logits drift without direction; "
-                  "only the first pull of each arm, whose advantage is its whole reward, pushes "
-                  "the policy towards arms that passed.")
+                  f"{cite.literal('0')} before its first pull. After an arm's first pull, "
+                  "averaged over histories, "
+                  f"{cite.literal('E[r - b_a | a] = p_a - E[b_a]')}, about "
+                  f"{cite.literal('0')} for every arm (about, not exactly: b_a is the mean of a "
+                  "number of pulls the policy chose, and such means are biased). That holds "
+                  "only unconditionally: given the history the advantage has mean "
+                  f"{cite.literal('p_a - b_a')}, which moves the logits towards arms whose past "
+                  "mean understates them, a signal about estimation error rather than about "
+                  "which arm is better, so the logits drift without direction; only the first "
+                  "pull of each arm, whose advantage is its whole reward, pushes the policy "
+                  "towards arms that passed.")
         if len(above_rows):
             counts = ", ".join(
                 f"lr {lr:g}: {cite.count(chance, f'{above} and lr == {plain(lr.value)}')}"
@@ -491,7 +504,17 @@ class Report:
                      f"[{1 / margin:.2f}, {margin:g}] is as efficient; two one-sided tests on the "
                      f"{self.level90:.0%} bootstrap interval): "
                      + "; ".join(f"{r.reference.shown(display)}: {ratio_verdict(r)}"
-                                 for r in self.cite.rows(ratios)) + ".", "")
+                                 for r in self.cite.rows(ratios)) + ". A bootstrap limit is "
+                     "itself a Monte Carlo estimate: the table gives the resamples and, for "
+                     f"each {self.level90:.0%} limit, the range that holds its value for "
+                     "infinitely many resamples with confidence "
+                     f"{self.cite.constant(MONTE_CARLO):g} (order statistics at binomial "
+                     "ranks); a verdict whose margin falls in that range is rerun with more "
+                     "resamples and, if it still does, reported unresolved.", "")
+            self.markdown(ratios[["reference", "ratio", "ci_low", "ci_high", "ci90_low",
+                                  "ci90_high", "resamples", "ci90_low_mc_low",
+                                  "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
+                                  "equivalence"]])
             listed = ", ".join(f"{b:,}" for b in self._distinct(
                 versus[versus["budget"].isin(COMPARED_AT[study])], "budget"))
             if held_out is None:
@@ -569,13 +592,17 @@ class Report:
             verdicts.append(f"at D = {pulls:,.0f}: " + "; ".join(parts))
         self.add("REINFORCE against uniform allocation by net value, each at its own best budget "
                  "(chosen on the even seeds), paired on the odd seeds (difference = REINFORCE "
-                 f"minus uniform; {self.level:.0%} intervals, one per row, not adjusted for the "
-                 f"table's {self.cite.count(versus)} rows). The answer depends on c / D, and D "
-                 "is a guess, so the table repeats it at several D: " + "; ".join(verdicts)
+                 f"minus uniform, with its {self.level:.0%} interval per row, and the "
+                 "simultaneous interval that holds for all the table's "
+                 f"{self.cite.count(versus)} rows together, Bonferroni: each at "
+                 f"{self.level:.0%} adjusted for the rows). A row's direction (higher) is read "
+                 "from the simultaneous interval only. The answer depends on c / D, and D is a "
+                 "guess, so the table repeats it at several D: " + "; ".join(verdicts)
                  + ".", "")
         self.markdown(versus[["deployment_pulls", "cost", "best_budget_a", "best_budget_b",
                               "net_value_a", "net_value_b", "difference", "ci_low", "ci_high",
-                              "interval", "higher"]].rename(columns={
+                              "interval", "simultaneous_low", "simultaneous_high",
+                              "higher"]].rename(columns={
                                   "best_budget_a": "reinforce_budget",
                                   "best_budget_b": "uniform_budget",
                                   "net_value_a": "reinforce_net", "net_value_b": "uniform_net"}))
@@ -805,18 +832,21 @@ class Report:
             self.add(f"**{self.cite.literal('5.')} Rollouts spent on groups with no signal**: "
                      "the share of updates whose advantages were all zero by the largest budget "
                      "(each update is G rollouts, so it is also the share of rollouts), at each "
-                     f"arm's best lr, {self.level:.0%} t interval over odd seeds, beside its exact "
-                     "value for a policy that stays uniform and for one that pulls only the best "
-                     "arm (all rewards equal for a group estimator, all zero without a "
-                     "baseline):", "")
+                     f"arm's best lr, with its {self.level:.0%} interval over odd seeds (a t "
+                     "interval where at least "
+                     f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ from the "
+                     "most common share, else bounds from Clopper-Pearson limits of the counts of "
+                     "seeds above and below it: column interval), beside its exact value for a "
+                     "policy that stays uniform and for one that pulls only the best arm (all "
+                     "rewards equal for a group estimator, all zero without a baseline):", "")
             self.markdown(zero[["environment", "baseline", "group_size", "lr", "updates",
-                                "zero_signal_share", "ci_low", "ci_high", "uniform_policy",
-                                "best_arm_policy"]])
+                                "zero_signal_share", "ci_low", "ci_high", "interval",
+                                "uniform_policy", "best_arm_policy"]])
             self.figure(f"group_zero_signal_{study}", "share of updates with no signal against "
-                        f"G, per estimator at its best lr; bars are {self.level:.0%} t intervals "
-                        "over odd seeds; dashed and dotted: exact values for the group "
-                        "estimators under a uniform policy and under one that pulls only the "
-                        "best arm.")
+                        f"G, per estimator at its best lr; bars are the table's "
+                        f"{self.level:.0%} intervals over odd seeds; dashed and dotted: exact "
+                        "values for the group estimators under a uniform policy and under one "
+                        "that pulls only the best arm.")
 
     def hardness(self) -> None:
         self.add("## 10. Budget against hardness", "")
@@ -828,7 +858,8 @@ class Report:
         cite = self.cite
         fits = "; ".join(
             f"{r.algorithm.shown(display)}: slope {r.slope:.2f} [{r.ci_low:.2f}, "
-            f"{r.ci_high:.2f}], {r.budget_per_H_at_median_H:.2f} H at the median H"
+            f"{r.ci_high:.2f}] over seeds, [{r.bandit_ci_low:.2f}, {r.bandit_ci_high:.2f}] "
+            f"over bandits, {r.budget_per_H_at_median_H:.2f} H at the median H"
             for r in cite.rows(slopes))
         bandits = cite.count(points, f"algorithm == {plain(points['algorithm'].iat[0])}")
         self.add(f"The budget to {self.target:g} accuracy on {bandits} fixed bandits of K = "
@@ -837,21 +868,25 @@ class Report:
                  f"{cite.largest(points, 'hardness_H'):,.0f}, each algorithm on the same "
                  f"{cite.first(points).seeds:,} odd seeds (REINFORCE at its best lr per bandit, "
                  "chosen on the even seeds), and the slope of log budget on log H: a slope of "
-                 f"{cite.literal('1')} means the budget grows in proportion to H. Intervals are "
-                 f"{self.level:.0%} percentile bootstrap intervals, one resample of seeds shared "
-                 f"by every bandit. {fits}. The intervals cover the seeds' noise for these "
-                 "bandits only: about the fitted lines the budgets scatter by a standard "
+                 f"{cite.literal('1')} means the budget grows in proportion to H. Each slope "
+                 f"has two {self.level:.0%} intervals, for two questions. Over seeds (a "
+                 "percentile bootstrap, one resample of seeds shared by every bandit): how "
+                 "precisely these seeds fix the line through these bandits. Over bandits (the t "
+                 "interval of the least-squares slope from its residuals, the bandits as the "
+                 "unit): whether budgets grow with H for bandits like these, beyond the ones "
+                 f"chosen. {fits}. About the fitted lines the budgets scatter by a standard "
                  f"deviation of {cite.smallest(slopes, 'residual_sd_log'):.2f} to "
                  f"{cite.largest(slopes, 'residual_sd_log'):.2f} in log budget, what K and the "
-                 "shape of the gaps add beyond H, so other bandits of the same H can sit off the "
-                 "line.", "")
+                 "shape of the gaps add beyond H: the seed intervals leave that out, the bandit "
+                 "intervals carry it, so only they speak for other bandits of the same H.", "")
         self.figure("hardness", f"rollouts to {self.target:g} accuracy against H on log-log "
                     f"axes, one colour per algorithm; bars are {self.level:.0%} percentile "
                     "bootstrap intervals over odd seeds (drawn up to the estimate where unbounded "
                     "above), lines the fitted log budget on log H; points at one H are spread "
                     "sideways to stay visible.")
         self.markdown(slopes[["algorithm", "bandits", "bandits_reached", "slope", "ci_low",
-                              "ci_high", "budget_per_H_at_median_H", "residual_sd_log",
+                              "ci_high", "bandit_ci_low", "bandit_ci_high",
+                              "budget_per_H_at_median_H", "residual_sd_log",
                               "censored_resamples"]])
 
     def methods(self) -> None:

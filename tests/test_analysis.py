@@ -20,6 +20,7 @@ from analysis.budget_to_target import (
     budget_to_target,
     crossing,
     hardness,
+    percentile_range,
 )
 from analysis.cost import (
     SETTLED_SEEDS,
@@ -31,7 +32,7 @@ from analysis.cost import (
     net_value_table,
 )
 from analysis.families import declare, family_sizes, holm
-from analysis.hardness import hardness_tables
+from analysis.hardness import bandit_interval, hardness_tables
 from analysis.outcomes import Outcomes
 from analysis.paired import PairedTable, compare_outcomes, mcnemar_power, paired_table
 from analysis.power import (
@@ -221,6 +222,27 @@ def test_budget_ratio_equivalence_is_two_one_sided_tests_on_the_90_percent_inter
     assert not BudgetRatio(1.0, 0.5, 2.0, 100, 0, 0.6, 1.7).equivalent(1.25)
 
 
+def test_an_equivalence_verdict_within_monte_carlo_error_is_unresolved() -> None:
+    # The referee's case: an upper 90% limit of 1.2488 against the margin 1.25, with a Monte
+    # Carlo range of about +-0.005 around it, could as well have been 1.2528.
+    close = BudgetRatio(1.0, 0.7, 1.4, 100, 0, 0.82, 1.2488, 1000, (0.81, 0.83), (1.244, 1.254))
+    assert close.equivalent(1.25) and close.equivalence(1.25) == "unresolved"
+    clear = BudgetRatio(1.0, 0.7, 1.4, 100, 0, 0.82, 1.2, 1000, (0.81, 0.83), (1.19, 1.21))
+    assert clear.equivalence(1.25) == "equivalent" and clear.equivalence(1.15) == "not shown"
+    assert clear.equivalence(1 / 0.825) == "unresolved"  # the lower limit's range holds 0.825
+
+
+def test_percentile_range_covers_the_true_quantile_at_its_level() -> None:
+    # Ranks from the binomial(n, q) count below the quantile: coverage is at least 95% by
+    # construction. 2,000 replicates of 1,000 uniform draws estimate it with a standard error
+    # of sqrt(0.95 * 0.05 / 2000) = 0.0049; three of them below 0.95 is the failure line.
+    rng = np.random.default_rng(7)
+    for q in (0.05, 0.95):
+        covered = np.mean([low <= q <= high for low, high in
+                           (percentile_range(rng.random(1000), q) for _ in range(2000))])
+        assert covered >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 2000)
+
+
 def test_hardness_of_the_headline_and_narrow_instances() -> None:
     assert hardness((0.5, 0.55, 0.6)) == pytest.approx(1 / 0.1**2 + 1 / 0.05**2)
     assert hardness((0.50, 0.51, 0.52)) == pytest.approx(2500 + 10_000)
@@ -355,6 +377,26 @@ def test_net_value_comparison_names_the_higher_learner_or_none() -> None:
     assert set(table["deployment_pulls"]) == {100.0, 1000.0, 10_000.0}
 
 
+def test_net_value_direction_needs_the_simultaneous_interval() -> None:
+    # Odd seeds (100): REINFORCE right and uniform wrong on 25, the reverse on 12, both right on
+    # the rest; both right on every even seed and at both budgets, so each deploys the same at
+    # either best budget. The paired gains D * 0.1 * {+1, -1, 0} have t = 0.13 / (s / 10) = 2.19
+    # (s = 0.594) at every D: past the per-row 95% t quantile (1.98, 99 df) but not the
+    # Bonferroni one of the table's 3 rows (1 - 0.05 / 6: 2.43), so no direction is claimed.
+    seeds = 200
+    odd = np.arange(100)
+    ours_odd = (odd < 25) | (odd >= 37)
+    theirs_odd = odd >= 25
+    ours, theirs = np.ones(seeds, dtype=bool), np.ones(seeds, dtype=bool)
+    ours[1::2], theirs[1::2] = ours_odd, theirs_odd
+    table = compare_by_net_value(outcomes_of(
+        runs_frame(np.c_[ours, ours], [10, 20]),
+        runs_frame(np.c_[theirs, theirs], [10, 20], cell=1).assign(algorithm="uniform")),
+        [(0, 1)], 1000)
+    assert (table["interval"] == "t").all() and (table["ci_low"] > 0).all()
+    assert (table["simultaneous_low"] < 0).all() and (table["higher"] == "unresolved").all()
+
+
 def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
     from analysis.tables import p_text, readable
     from figures.report import pvalue
@@ -364,11 +406,13 @@ def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
     assert pvalue(2e-15) == "= 2e-15"
     assert pvalue(0.0) == "< 1e-15"
     table = pd.DataFrame({"p_value": [0.5, 1e-300, np.nan], "p_vs_chance_holm": [1e-16, 1.0, 0.04],
-                          "pulls": [1e-300, 2.0, 3.0]})
+                          "gain": [6.1846e-15, -2.0, 1e-12], "arm": ["a", "b", "c"]})
     shown = readable(table)
     assert shown["p_value"].tolist() == ["0.5", "< 1e-15", ""]
     assert shown["p_vs_chance_holm"].tolist() == ["< 1e-15", "1", "0.04"]
-    assert shown["pulls"].tolist() == table["pulls"].tolist()  # not a p-value: untouched
+    # Not a p-value: a rounding residue is 0, anything at or above ROUNDING_NOISE is kept.
+    assert shown["gain"].tolist() == [0.0, -2.0, 1e-12]
+    assert shown["arm"].tolist() == ["a", "b", "c"]
 
 
 def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
@@ -425,6 +469,16 @@ def test_hardness_slope_recovers_a_known_power_law() -> None:
     got = slope.iloc[0]
     assert got["slope"] == pytest.approx(0.8, abs=0.05)
     assert got["ci_low"] <= 0.8 <= got["ci_high"]
+
+
+def test_bandit_interval_is_the_least_squares_slopes_t_interval() -> None:
+    # An independent reference: statsmodels' OLS of log budget on log H and its 95% interval.
+    import statsmodels.api as sm
+
+    h = np.array([125.0, 400.0, 900.0, 2500.0, 7600.0])
+    budgets = np.array([300.0, 1100.0, 1700.0, 6000.0, 14000.0])
+    fit = sm.OLS(np.log(budgets), sm.add_constant(np.log(h))).fit()
+    assert bandit_interval(h, budgets) == pytest.approx(tuple(fit.conf_int(0.05)[1]), rel=1e-12)
 
 
 def test_writing_tables_removes_a_table_no_longer_made(tmp_path: Path) -> None:

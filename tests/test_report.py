@@ -12,6 +12,7 @@ import pandas as pd
 import pymupdf
 import pytest
 
+from analysis.tables import P_FLOOR, ROUNDING_NOISE
 from conftest import REPO
 from figures.cite import expected_text
 from figures.report import HEADLINE, SOURCES_FILE, pvalue
@@ -58,6 +59,31 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
     # 10 figures of sections 1 to 8, 3 for each of the two group studies (section 9) and the
     # hardness figure (section 10).
     assert report.count("*Figure:") == 17 and "Wilson" in report and "Newcombe" in report
+    # The tables show p-values floored as the prose does, and no rounding residue as a number.
+    for header, cells in table_cells(report):
+        for column, cell in zip(header, cells, strict=True):
+            if re.fullmatch(r"p(_[a-z]+)*", column) and cell not in ("", "< 1e-15"):
+                assert float(cell) >= P_FLOOR, (column, cell)
+            elif re.fullmatch(r"-?[0-9.]+e-[0-9]+", cell):
+                assert abs(float(cell)) >= ROUNDING_NOISE, (column, cell)
+
+
+def table_cells(report: str) -> list[tuple[list[str], list[str]]]:
+    """(header, row) for every row of every Markdown table in ``report``, cells stripped (a row
+    with a "|" inside a cell, which splits into more cells than its header, is left out)."""
+    found = []
+    header: list[str] = []
+    for line in report.splitlines():
+        if not line.startswith("|"):
+            header = []
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not header:
+            header = cells
+        elif (len(cells) == len(header)
+              and not all(re.fullmatch(r":?-+:?", cell) for cell in cells)):
+            found.append((header, cells))
+    return found
 
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:

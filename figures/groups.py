@@ -33,7 +33,13 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
                                 figsize=(3.4 * len(environments), 2.7 * len(selections) + 0.9),
                                 squeeze=False, layout="constrained")
     groups = sorted(accuracy["group_size"].unique())
-    colours = dict(zip(groups, ordered_colours(len(groups)), strict=True))
+    # Single rollouts, the reference, in black and dashed, drawn last so no group hides it; the
+    # group sizes along the ordered palette, which then spans G = 2 to the largest only.
+    sizes = [g for g in groups if g != 1]
+    styles = {g: {"color": c, "linestyle": "-", "marker": "o", "zorder": 2}
+              for g, c in zip(sizes, ordered_colours(len(sizes)), strict=True)}
+    styles[1] = {"color": "black", "linestyle": "--", "marker": "s", "zorder": 3}
+    groups = [*sizes, 1] if 1 in groups else sizes
     for row, selection in enumerate(selections):
         for column, environment in enumerate(environments):
             ax = axes[row][column]
@@ -46,10 +52,10 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
                 if line.empty:
                     continue
                 label = "G = 1 (running mean)" if group == 1 else f"G = {group}"
-                ax.plot(line["rollouts"], line["accuracy"], "o-", markersize=3,
-                        color=colours[group], label=label)
+                ax.plot(line["rollouts"], line["accuracy"], markersize=3, label=label,
+                        **styles[group])
                 ax.fill_between(line["rollouts"], line["ci_low"], line["ci_high"],
-                                color=colours[group], alpha=BAND_ALPHA, linewidth=0)
+                                color=styles[group]["color"], alpha=BAND_ALPHA, linewidth=0)
             ax.axhline(1 / 3, label="chance (1/3)", **REFERENCE)
             ax.set_xscale("log")
             ax.set_title(f"{_title(environment)}\n{selection}")

@@ -43,13 +43,14 @@ def _trained(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _references_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
-    """The nested reference learners in the table (uniform allocation), in black and grey, and
-    the chance level."""
-    nested = [name for name in registry.references() if registry.learner(name).nested]
-    for colour, name in zip(("black", "0.45"), nested, strict=False):
+    """The nested reference learners the table has (uniform allocation), in black and then
+    reddish purple, colours the ordered palette of the lr lines (blue through grey to yellow)
+    does not use, and the chance level."""
+    nested = [name for name in registry.references() if registry.learner(name).nested
+              and (accuracy["algorithm"] == name).any()]
+    for colour, name in zip(("black", OKABE_ITO[4]), nested, strict=False):
         rows = accuracy[accuracy["algorithm"] == name].sort_values("budget")
-        if len(rows):
-            _band(ax, rows, "budget", "accuracy", colour, registry.display(name))
+        _band(ax, rows, "budget", "accuracy", colour, registry.display(name))
     ax.axhline(accuracy["chance"].iat[0], label="never-training sampler (chance)", **REFERENCE)
 
 
@@ -242,19 +243,34 @@ def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
 
 
 def net_value(net: pd.DataFrame, best: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
-    """Expected net value against budget, a line per cost with its 95% band, the optimum marked."""
-    figure, ax = plt.subplots(figsize=(6.2, 3.6), layout="constrained")
-    colours = _series(ax, _trained(net), "cost", "net_value", "c = {:g}")
-    for cost, colour in colours.items():
-        top = _trained(best)[_trained(best)["cost"] == cost].iloc[0]
-        # The best budget is chosen on the even seeds; the star sits on the curve of all seeds.
-        curve = _trained(net)[(_trained(net)["cost"] == cost)].set_index("budget")
-        ax.plot([top["best_budget"]], [curve.loc[top["best_budget"], "net_value"]], "*",
-                color=colour, markersize=9, markeredgecolor="black", markeredgewidth=0.5)
-    ax.set_xscale("log")
-    ax.set_xlabel(BUDGET_LABEL)
-    ax.set_ylabel("expected net value (reward units)")
-    outside_legend(figure, ax, title="per-pull cost\n(star: best budget)")
+    """Expected net value against budget, a line per cost with its 95% band, the optimum marked
+    (a hollow star, over the band, not on top of it); the right panel zooms on the budgets from
+    the smallest best one on, where the bands are wider than a line."""
+    trained, chosen = _trained(net), _trained(best)
+    figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.6), layout="constrained")
+    for ax in axes:
+        colours = _series(ax, trained, "cost", "net_value", "c = {:g}")
+        for cost, colour in colours.items():
+            top = chosen[chosen["cost"] == cost].iloc[0]
+            # The best budget is chosen on the even seeds; the star sits on the curve of all
+            # seeds.
+            curve = trained[trained["cost"] == cost].set_index("budget")
+            ax.plot([top["best_budget"]], [curve.loc[top["best_budget"], "net_value"]], "*",
+                    markersize=8, markerfacecolor="none", markeredgecolor=colour,
+                    markeredgewidth=1.0, zorder=3)
+        ax.set_xscale("log")
+        ax.set_xlabel(BUDGET_LABEL)
+    axes[0].set_ylabel("expected net value (reward units)")
+    start = chosen["best_budget"].min()
+    near = trained[trained["budget"] >= start]
+    stars = trained.merge(chosen[["cost", "best_budget"]], left_on=["cost", "budget"],
+                          right_on=["cost", "best_budget"])
+    low, high = stars["ci_low"].min(), near["ci_high"].max()
+    axes[1].set_xlim(start / 1.5, near["budget"].max() * 1.5)
+    axes[1].set_ylim(low - 0.5 * (high - low), high + 0.1 * (high - low))
+    axes[0].set_title("all budgets")
+    axes[1].set_title("zoom: from the smallest best budget on")
+    outside_legend(figure, axes[1], title="per-pull cost\n(star: best budget)")
     return save(figure, out_dir, name)
 
 

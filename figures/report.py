@@ -575,7 +575,9 @@ class Report:
         self.markdown(steps[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high",
                              "interval"]])
         self.figure("net_value", "expected net value against budget per per-pull cost, all "
-                    "seeds; stars mark the best budget (chosen on the even seeds). Bands are "
+                    "seeds, all budgets (left) and zoomed on the budgets from the smallest best "
+                    "one on (right); hollow stars mark the best budget (chosen on the even "
+                    "seeds). Bands are "
                     f"{self.level:.0%} intervals of the mean over seeds (t, or the "
                     "Clopper-Pearson bound where fewer than "
                     f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ).")

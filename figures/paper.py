@@ -40,6 +40,8 @@ PRIMARY = "family.str.endswith('/primary')"
 POWER_EFFECT = 0.05
 """The gain over chance whose seeds the paper quotes (one of the effects the study states)."""
 EQUIVALENT = "verdict.str.startswith('equivalent')"
+SOLVED = 0.99
+"""Accuracy above which a learner has solved the bandit: two such are equivalent trivially."""
 
 
 class Paper:
@@ -101,6 +103,10 @@ class Paper:
         put("UniformFamily", f"{cite.count(versus)}")
         put("UniformMargin", f"{cite.first(versus).margin:g}")
         put("UniformEquivalent", f"{cite.count(versus, EQUIVALENT)}")
+        solved = cite.constant("figures.paper.SOLVED")
+        put("Solved", f"{solved:g}")
+        both_solved = f"{EQUIVALENT} and accuracy_a > {SOLVED} and accuracy_b > {SOLVED}"
+        put("UniformEquivalentSolved", f"{cite.count(versus, both_solved)}")
         default = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
                          & versus["budget"].isin(HEADLINE_BUDGETS)]
         for r in cite.rows(default):
@@ -171,6 +177,12 @@ class Paper:
         put("GroupRatio", f"{largest.ratio_to_single:.2f}")
         put("GroupRatioLow", f"{largest.ratio_to_single_low:.2f}")
         put("GroupRatioHigh", f"{largest.ratio_to_single_high:.2f}")
+        for r in cite.rows(groups[groups["group_size"] < groups["group_size"].max()]):
+            word = number_word(int(r.group_size.value))
+            put(f"GroupSize{word}", f"{r.group_size}")
+            put(f"GroupRatio{word}", f"{r.ratio_to_single:.2f}")
+            put(f"GroupRatio{word}Low", f"{r.ratio_to_single_low:.2f}")
+            put(f"GroupRatio{word}High", f"{r.ratio_to_single_high:.2f}")
 
     def seeds(self) -> None:
         cite, put = self.cite, self.put

@@ -12,6 +12,7 @@ A target not reached by the largest budget is reported as a lower bound, never e
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -54,6 +55,19 @@ def bootstrap_weights(seeds: int, resamples: int, seed: int) -> np.ndarray:
     weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples)
     weights.setflags(write=False)
     return weights
+
+
+def _weight_chunks(seeds: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """``bootstrap_weights`` (cached) up to ``BOOTSTRAP`` resamples; past it the same draws
+    ``BOOTSTRAP`` rows at a time (a generator's multinomial rows come in order), so that the
+    weights of ``MORE_RESAMPLES`` resamples of thousands of seeds are never held at once."""
+    if resamples <= BOOTSTRAP:
+        yield bootstrap_weights(seeds, resamples, seed)
+        return
+    rng = np.random.default_rng(seed)
+    for start in range(0, resamples, BOOTSTRAP):
+        yield rng.multinomial(seeds, np.full(seeds, 1.0 / seeds),
+                              size=min(BOOTSTRAP, resamples - start))
 
 
 @dataclass(frozen=True)
@@ -125,14 +139,16 @@ class BudgetRatio:
         return 1 / margin < self.ci90_low and self.ci90_high < margin
 
     def equivalence(self, margin: float) -> str:
-        """``equivalent`` or ``not shown`` (``equivalent``'s verdict), or ``unresolved`` when a
-        90% limit's Monte Carlo range (``ci90_low_range``, ``ci90_high_range``) contains the
-        margin on its side: another set of resamples could give the other verdict."""
-        for (low, high), bound in ((self.ci90_low_range, 1 / margin),
-                                   (self.ci90_high_range, margin)):
-            if low <= bound <= high:
-                return "unresolved"
-        return "equivalent" if self.equivalent(margin) else "not shown"
+        """``equivalent`` when both 90% limits' Monte Carlo ranges (``ci90_low_range``,
+        ``ci90_high_range``) lie inside [1 / margin, margin]; ``not shown`` when either range
+        lies wholly on the failing side of its margin (whatever the other does); otherwise
+        ``unresolved``: another set of resamples could give the other verdict."""
+        (low_lo, low_hi), (high_lo, high_hi) = self.ci90_low_range, self.ci90_high_range
+        if low_hi <= 1 / margin or high_lo >= margin:
+            return "not shown"
+        if low_lo > 1 / margin and high_hi < margin:
+            return "equivalent"
+        return "unresolved"
 
 
 def percentile_range(values: np.ndarray, q: float,
@@ -161,7 +177,6 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
     budgets = np.asarray(budgets, dtype=float)
     other = budgets if budgets_b is None else np.asarray(budgets_b, dtype=float)
     seeds = correct_a.shape[0]
-    weights = bootstrap_weights(seeds, resamples, seed)
 
     def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
         a, b = crossing(budgets, curve_a, target), crossing(other, curve_b, target)
@@ -169,8 +184,9 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
             return math.nan
         return a / b if math.isfinite(b) else 0.0
 
-    values = np.array([ratio(a, b) for a, b in zip(weights @ correct_a / seeds,
-                                                   weights @ correct_b / seeds, strict=True)])
+    values = np.array([ratio(a, b) for weights in _weight_chunks(seeds, resamples, seed)
+                       for a, b in zip(weights @ correct_a / seeds, weights @ correct_b / seeds,
+                                       strict=True)])
     undefined = np.isnan(values)
     as_low, as_high = np.where(undefined, 0.0, values), np.where(undefined, math.inf, values)
     low = np.quantile(as_low, [0.025, 0.05], method="inverted_cdf")

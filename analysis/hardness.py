@@ -98,7 +98,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         draws = np.array([_fit(h, b)[0] for b in fitted])
         low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
         middle = float(np.median(h))
-        across = bandit_interval(h, point)
+        # A budget that is only a lower bound is no observation for the regression's residuals.
+        across = bandit_interval(h, point) if reached.all() else (math.nan, math.nan)
         slopes.append({"algorithm": name, "bandits": len(group),
                        "bandits_reached": int(reached.sum()), "slope": slope,
                        "ci_low": float(low), "ci_high": float(high),

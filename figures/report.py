@@ -101,7 +101,8 @@ def ratio_verdict(row: object) -> str:
         return (f"{side}; " if side else "") + ("equivalence unresolved (a limit of the "
                                                 "narrower interval is within its Monte Carlo "
                                                 "error of the margin)")
-    return side or "unresolved (the interval is all these seeds say)"
+    return side or ("not shown to be as efficient, nor fewer or more rollouts (the interval is "
+                    "all these seeds say)")
 
 
 def lr_choice(row: object) -> str:
@@ -398,13 +399,14 @@ class Report:
         second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, "
                   f"{cite.literal('0')} before its first pull. After an arm's first pull, "
                   "averaged over histories, "
-                  f"{cite.literal('E[r - b_a | a] = p_a - E[b_a]')}, about "
+                  f"{cite.literal('E[r - b_a | a] = p_a - E[b_a | a]')}, about "
                   f"{cite.literal('0')} for every arm (about, not exactly: b_a is the mean of a "
                   "number of pulls the policy chose, and such means are biased). That holds "
                   "only unconditionally: given the history the advantage has mean "
                   f"{cite.literal('p_a - b_a')}, which moves the logits towards arms whose past "
                   "mean understates them, a signal about estimation error rather than about "
-                  "which arm is better, so the logits drift without direction; only the first "
+                  "which arm is better, so the logits drift with no direction towards the "
+                  "better arm; only the first "
                   "pull of each arm, whose advantage is its whole reward, pushes the policy "
                   "towards arms that passed.")
         if len(above_rows):
@@ -510,7 +512,9 @@ class Report:
                      "infinitely many resamples with confidence "
                      f"{self.cite.constant(MONTE_CARLO):g} (order statistics at binomial "
                      "ranks); a verdict whose margin falls in that range is rerun with more "
-                     "resamples and, if it still does, reported unresolved.", "")
+                     "resamples and, if it still does, reported unresolved. (Only the limits "
+                     f"of the {self.level90:.0%} interval get this check; the "
+                     f"{self.level:.0%} limits, which say fewer or more rollouts, do not.)", "")
             self.markdown(ratios[["reference", "ratio", "ci_low", "ci_high", "ci90_low",
                                   "ci90_high", "resamples", "ci90_low_mc_low",
                                   "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
@@ -875,12 +879,15 @@ class Report:
                  "percentile bootstrap, one resample of seeds shared by every bandit): how "
                  "precisely these seeds fix the line through these bandits. Over bandits (the t "
                  "interval of the least-squares slope from its residuals, the bandits as the "
-                 "unit): whether budgets grow with H for bandits like these, beyond the ones "
-                 f"chosen. {fits}. About the fitted lines the budgets scatter by a standard "
-                 f"deviation of {cite.smallest(slopes, 'residual_sd_log'):.2f} to "
+                 "unit; none where a bandit's budget is only a lower bound): whether budgets "
+                 "grow with H for bandits like these, if these were a random sample of such "
+                 "bandits (they were chosen, and their K grows with their H, so the slope "
+                 f"carries some of K). {fits}. About the fitted lines the budgets scatter by a "
+                 f"standard deviation of {cite.smallest(slopes, 'residual_sd_log'):.2f} to "
                  f"{cite.largest(slopes, 'residual_sd_log'):.2f} in log budget, what K and the "
                  "shape of the gaps add beyond H: the seed intervals leave that out, the bandit "
-                 "intervals carry it, so only they speak for other bandits of the same H.", "")
+                 "intervals carry it. Neither is a prediction for another bandit of the same "
+                 "H, which the residual scatter describes.", "")
         self.figure("hardness", f"rollouts to {self.target:g} accuracy against H on log-log "
                     f"axes, one colour per algorithm; bars are {self.level:.0%} percentile "
                     "bootstrap intervals over odd seeds (drawn up to the estimate where unbounded "

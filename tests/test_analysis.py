@@ -230,6 +230,9 @@ def test_an_equivalence_verdict_within_monte_carlo_error_is_unresolved() -> None
     clear = BudgetRatio(1.0, 0.7, 1.4, 100, 0, 0.82, 1.2, 1000, (0.81, 0.83), (1.19, 1.21))
     assert clear.equivalence(1.25) == "equivalent" and clear.equivalence(1.15) == "not shown"
     assert clear.equivalence(1 / 0.825) == "unresolved"  # the lower limit's range holds 0.825
+    # A range wholly on the failing side settles it, whatever the other limit's range holds.
+    far = BudgetRatio(1.0, 0.7, 1.7, 100, 0, 0.8, 1.55, 1000, (0.79, 0.81), (1.5, 1.6))
+    assert far.equivalence(1.25) == "not shown"
 
 
 def test_percentile_range_covers_the_true_quantile_at_its_level() -> None:

@@ -1,10 +1,10 @@
 """The kernel's drivers: arrays in, arrays out; no Python objects, no I/O.
 
-``simulate_single`` runs a learner whose budget-B run is the first B rollouts of a longer one: one
-call simulates every seed to the largest budget and records the state at each checkpoint, one
-rollout per update. ``simulate_groups`` does the same with groups of G >= 2 rollouts per update:
-rollout j of update u is rollout t = u G + j of the run's stream, whatever G is, and checkpoint B
-records the state after floor(B / G) updates.
+``simulate_single`` runs a block of runs of a learner whose budget-B run is the first B rollouts
+of a longer one: one call simulates the block's seeds to the largest budget and records the state
+at each checkpoint, one rollout per update. ``simulate_groups`` does the same with groups of
+G >= 2 rollouts per update: rollout j of update u is rollout t = u G + j of the run's stream,
+whatever G is, and checkpoint B records the state after floor(B / G) updates.
 ``simulate_fixed_budget`` runs a learner that plans from the budget: each checkpoint is a run of
 its own from the start of the stream. Either takes the learner's name first, as a string literal,
 and is compiled once per learner with the learner's pieces inlined (``study.core.hooks``);
@@ -16,14 +16,15 @@ into SIMD code. A single-rollout episode is two passes over the lanes: the learn
 (the exponentials), then everything else, with the loops over the arms unrolled; the random
 draws are made ``BUFFERED`` episodes at a time in a loop of their own. (One pass for everything
 was slower: a lane's episode is then a long chain of dependent operations, and the processor
-could not overlap enough lanes to hide its latency.) The nested drivers run the blocks of lanes
-``first``, ``first + step``, ...: the caller runs them on threads (they hold no Python lock),
-one call per thread, rather than a numba ``prange``, whose parallel lowering is compiled again
-for every learner and K. A run writes only its own rows, and its arithmetic does not depend on
-which block or thread it lands in, so results are the same for any thread count or chunking.
-The per-step curves are the one output shared by runs: each call adds into its own curve rows,
-and the sums are integers (rewards in fixed point, ``CURVE_SCALE``), so the rows add up to the
-same totals however the seeds are grouped, threaded or sharded.
+could not overlap enough lanes to hide its latency.) The nested drivers simulate one block of
+lanes per call: the caller spreads the blocks over threads (the drivers hold no Python lock),
+rather than a numba ``prange``, whose parallel lowering is compiled again for every learner and
+K, as is any numba loop over blocks around a driver. A run writes only its own rows, and its
+arithmetic does not depend on which block or thread it lands in, so results are the same for any
+thread count or chunking. The per-step curves are the one output shared by runs: each thread
+adds into its own curve rows, and the sums are integers (rewards in fixed point,
+``CURVE_SCALE``), so the rows add up to the same totals however the seeds are grouped, threaded
+or sharded.
 
 Arm values come in per run (drawn instances differ by seed); Bernoulli rewards compare the run's
 reward draw with the pulled arm's probability, Gaussian rewards add the run's noise
@@ -288,53 +289,28 @@ def _draw(t, k0, k1, reward_model, uniforms, noise) -> int:  # pragma: no cover
 
 @jit
 def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
-                    first, step, greedy, p_best, reward_sum, pulls_out, scores_out, finite,
-                    zero_signal_out, curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """Simulate one run of the nested learner ``name`` per row of ``keys`` in blocks ``first``,
-    ``first + step``, ... (block b: rows b * lanes up to (b + 1) * lanes) and fill the outputs'
-    rows of those runs, learning from every rollout (``simulate_groups``: from groups of G).
-    ``n_arms`` is K up to ``UNROLLED_ARMS`` and 0 past it (numba compiles the driver once per
-    learner and value of ``n_arms``); ``lanes`` runs at a time advance in lockstep (pass
-    ``LANES``). A caller runs the blocks on threads by calling this once per thread with its own
-    ``first`` (the function holds no Python lock).
+                    out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+    """Simulate one block of runs of the nested learner ``name`` in lockstep, one run per row of
+    ``keys`` (at most ``lanes`` of them; pass ``LANES``), learning from every rollout
+    (``simulate_groups``: from groups of G), and fill the outputs. ``n_arms`` is K up to
+    ``UNROLLED_ARMS`` and 0 past it (numba compiles the driver once per learner and value of
+    ``n_arms``). A caller runs the blocks of a simulation on threads (the function holds no
+    Python lock).
 
     ``keys`` (uint64, (runs, 2)) are the runs' Philox keys; ``values`` (runs, K) each run's arm
     values (probabilities or means, by ``reward_model``) and ``best`` (runs, K) its best arms;
     ``lr`` and ``baseline`` (the learner's baseline code) are passed to the learner.
 
-    Outputs have shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy`` (int64, -1 when
-    the state is not finite), ``p_best`` (policy mass on the best arms; NaN for learners without
-    a policy), ``reward_sum`` (float64), ``pulls_out`` (int64), ``finite`` (bool), and
-    ``scores_out`` (the learner's scores of the arms at each checkpoint; pass an empty (0, 0, 0)
-    array to skip them, as the runs table does) and ``zero_signal_out`` (int64: updates so far
-    whose advantages were all 0). The curves (int64, (steps,)) get, for every rollout t < steps,
-    the number of these blocks' runs whose arm was a best arm and the sum of their rewards times
-    ``CURVE_SCALE`` (rounded); with steps = 0 nothing is recorded."""
-    nb.literally(name)
-    nb.literally(n_arms)
-    out = (greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out)
-    for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
-        lo, hi = b * lanes, min((b + 1) * lanes, keys.shape[0])
-        _single_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
-                      lr, baseline, budgets, _rows(out, lo, hi), curve_optimal, curve_reward)
-
-
-@inline_jit
-def _rows(out, lo, hi):  # pragma: no cover
-    """Rows lo to hi of the outputs (greedy ... zero_signal); the scores only if kept."""
-    greedy, p_best, reward_sum, pulls, scores, finite, zero_signal = out
-    return (greedy[lo:hi], p_best[lo:hi], reward_sum[lo:hi], pulls[lo:hi],
-            scores[lo:hi] if scores.shape[0] > 0 else scores, finite[lo:hi], zero_signal[lo:hi])
-
-
-@jit
-def _single_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
-                  out, curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """One block of ``simulate_single``: the runs of ``keys`` (at most ``lanes``) in lockstep,
-    their outputs ``out`` (greedy ... zero_signal, the block's rows). One function with the
-    learner's pieces inlined (passing the state to helpers that are not inlined would cost numba
-    reference counting, atomic operations, at every call), but not inlined in the loop over
-    blocks: the same loops placed there ran several times slower."""
+    ``out`` holds the outputs, of shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy``
+    (int64, -1 when the state is not finite), ``p_best`` (policy mass on the best arms; NaN for
+    learners without a policy), ``reward_sum`` (float64), ``pulls`` (int64), ``scores`` (the
+    learner's scores of the arms at each checkpoint; an empty (0, 0, 0) array skips them, as
+    the runs table does), ``finite`` (bool) and ``zero_signal`` (int64: updates so far whose
+    advantages were all 0). The curves (int64, (steps,)) get, for every rollout t < steps, the
+    number of the block's runs whose arm was a best arm and the sum of their rewards times
+    ``CURVE_SCALE`` (rounded), added to what they hold; with steps = 0 nothing is recorded.
+    (One function with the learner's pieces inlined: passing the state to helpers that are not
+    inlined would cost numba reference counting, atomic operations, at every call.)"""
     nb.literally(name)
     nb.literally(n_arms)
     arms = literal_or(n_arms, values.shape[1])
@@ -358,29 +334,13 @@ def _single_block(name, n_arms, keys, lanes, values, best, reward_model, lr, bas
 
 @jit
 def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
-                    budgets, first, step, greedy, p_best, reward_sum, pulls_out, scores_out,
-                    finite, zero_signal_out, curve_optimal,
-                    curve_reward) -> None:  # pragma: no cover
+                    budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """``simulate_single`` for a learner that learns from groups of ``group`` >= 2 rollouts
     (rollout t = u G + i of the run's stream is rollout i of update u; checkpoint B records the
-    state after floor(B / G) updates). A driver of its own, so that a study without groups never
-    compiles the group update, nor one with them the single-rollout pass."""
-    nb.literally(name)
-    nb.literally(n_arms)
-    out = (greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out)
-    for b in range(first, (keys.shape[0] + lanes - 1) // lanes, step):
-        lo, hi = b * lanes, min((b + 1) * lanes, keys.shape[0])
-        _group_block(name, n_arms, keys[lo:hi], lanes, values[lo:hi], best[lo:hi], reward_model,
-                     lr, baseline, group, budgets, _rows(out, lo, hi), curve_optimal,
-                     curve_reward)
-
-
-@jit
-def _group_block(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
-                 budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """One block of ``simulate_groups``, as ``_single_block`` is of ``simulate_single``: a pass
-    over the lanes for ``prepare``, one per rollout for ``choose`` and the reward, the learner's
-    ``learn``, and one per rollout for the sums."""
+    state after floor(B / G) updates): a pass over the lanes for ``prepare``, one per rollout
+    for ``choose`` and the reward, the learner's ``learn``, and one per rollout for the sums. A
+    driver of its own, so that a study without groups never compiles the group update, nor one
+    with them the single-rollout pass."""
     nb.literally(name)
     nb.literally(n_arms)
     arms = literal_or(n_arms, values.shape[1])

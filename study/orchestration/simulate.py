@@ -105,20 +105,25 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
                out.zero_signal)
     if learner.nested:
-        arguments = (learner.name, arms if arms <= UNROLLED_ARMS else 0, philox_keys, LANES,
-                     values, best, REWARD_CODES[env.reward], float(simulation.lr),
-                     learner.baseline_code(simulation.baseline))
+        literal_arms = arms if arms <= UNROLLED_ARMS else 0
+        settings = (REWARD_CODES[env.reward], float(simulation.lr),
+                    learner.baseline_code(simulation.baseline))
         if group == 1:
-            driver, arguments = simulate_single, (*arguments, checkpoints_array)
+            driver, settings = simulate_single, (*settings, checkpoints_array)
         else:
-            driver, arguments = simulate_groups, (*arguments, group, checkpoints_array)
+            driver, settings = simulate_groups, (*settings, group, checkpoints_array)
 
-        def blocks(first: int) -> tuple[object, ...]:
-            return (*arguments, first, threads, *outputs, out.curve_optimal[first],
-                    out.curve_reward[first])
+        def blocks(first: int) -> None:
+            # Thread ``first`` takes blocks first, first + threads, ..., and its own curve rows.
+            for lo in range(first * LANES, runs, threads * LANES):
+                rows = slice(lo, lo + LANES)
+                arguments = (learner.name, literal_arms, philox_keys[rows], LANES, values[rows],
+                             best[rows], *settings,
+                             tuple(o[rows] if len(o) else o for o in outputs),
+                             out.curve_optimal[first], out.curve_reward[first])
+                _compiled(driver, 2, arguments)(*arguments)
 
-        compiled = _compiled(driver, 2, blocks(0))
-        _on_threads(lambda first: compiled(*blocks(first)), threads)
+        _on_threads(blocks, threads)
     else:
         arguments = (learner.name, philox_keys, values, REWARD_CODES[env.reward],
                      checkpoints_array, *outputs)

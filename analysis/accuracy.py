@@ -11,7 +11,8 @@ from study.spec.environment import Environment
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
              "cost"]
-ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters"]
+ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters",
+                       "reward_parameters"]
 """The structured description of a cell's bandit (``study.spec.schema``)."""
 
 
@@ -23,7 +24,8 @@ def cells_frame(outcomes: Outcomes) -> pd.DataFrame:
 def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:
     """The bandit of every cell, from its structured columns."""
     return {int(row.cell): Environment.from_columns(
-        row.reward_model, row.draw, row.arms, row.arm_values, row.draw_parameters)
+        row.reward_model, row.draw, row.arms, row.arm_values, row.draw_parameters,
+        row.reward_parameters)
         for row in outcomes.cells[["cell", *ENVIRONMENT_COLUMNS]].itertuples()}
 
 

@@ -80,6 +80,7 @@ BAD_CONFIGS = {
                                                 {"draw": "normal", "arms": 4}]), "grid.means[1]"),
     "unknown baseline variant": (config_text(baseline=["running_mean_exclusive"]),
                                  "grid.baseline[0]"),
+    "unknown reward model": (config_text(reward_model="poisson"), "grid.reward_model"),
     "group size zero": (config_text(group_size=[0, 4]), "grid.group_size[0]"),
     "group size too large": (config_text(group_size=[4, 5000]), "grid.group_size[1]"),
     "fractional group size": (config_text(group_size=[2.5]), "grid.group_size[0]"),

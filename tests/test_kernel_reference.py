@@ -1,5 +1,6 @@
 """The numba kernel against the pure-Python reference (tests/reference/), same random stream:
-every reward model, fixed and drawn arm values, every learner of the registry and every baseline,
+every reward model of the registry with its parameters, fixed and drawn arm values, every learner
+of the registry and every baseline,
 groups of 1 to 9 rollouts per update (budgets that are not multiples of the group), and the
 per-step curves."""
 
@@ -7,15 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from reference import fixed_budget_run, instance
 from reference import run as reference_run
 from study.core.kernel import CURVE_SCALE, UNROLLED_ARMS
 from study.orchestration.simulate import simulate
+from study.rewards import RewardModel
 from study.spec import registry
-from study.spec.environment import Environment
+from study.spec.environment import DRAW_VALUES, Environment
 from study.spec.grid import Simulation
 from study.spec.streams import run_keys
 
@@ -24,23 +26,42 @@ means = st.floats(-50.0, 50.0, allow_nan=False)
 
 
 @st.composite
+def reward_parameters(draw: st.DrawFn, model: RewardModel) -> tuple[float, ...]:
+    """Values of the model's parameters in their ranges, the ends and the default often, that
+    the model accepts."""
+    chosen = tuple(draw(st.sampled_from([p.low, p.default, p.high])
+                        | st.floats(p.low, p.high, allow_nan=False)) for p in model.parameters)
+    assume(model.constraint is None or model.constraint(chosen) is None)
+    return chosen
+
+
+@st.composite
 def environments(draw: st.DrawFn, arms: st.SearchStrategy[int]) -> Environment:
-    k = draw(arms)
     kind = draw(st.sampled_from(["probs", "means", "uniform", "beta", "normal"]))
+    model = draw(st.sampled_from([m for m in registry.reward_models()
+                                  if m.values == DRAW_VALUES.get(kind, kind)]))
+    # A driver is compiled per reward model and K, for seconds: the models after the first of
+    # their values key run on one small K and the scalar path only.
+    first = next(m for m in registry.reward_models() if m.values == model.values)
+    k = draw(arms if model == first else arms.filter(lambda n: n != 2))
+    parameters = draw(reward_parameters(model))
     if kind == "probs":
         # Repeated probabilities on purpose: they exercise ties between best arms.
-        return Environment.fixed(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0])
-                                               | probabilities, min_size=k, max_size=k)))
-    if kind == "means":
-        return Environment.fixed(draw(st.lists(st.sampled_from([0.0, 1.0]) | means,
-                                               min_size=k, max_size=k)), "gaussian")
-    if kind == "uniform":
+        env = Environment.fixed(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 1.0])
+                                              | probabilities, min_size=k, max_size=k)))
+    elif kind == "means":
+        env = Environment.fixed(draw(st.lists(st.sampled_from([0.0, 1.0]) | means,
+                                              min_size=k, max_size=k)), "gaussian")
+    elif kind == "uniform":
         low = draw(probabilities)
-        return Environment.drawn("uniform", k, (low, draw(st.floats(low, 1.0))))
-    if kind == "beta":
-        return Environment.drawn("beta", k, (draw(st.floats(0.1, 10.0)),
-                                             draw(st.floats(0.1, 10.0))))
-    return Environment.drawn("normal", k, (draw(st.floats(-5.0, 5.0)), draw(st.floats(0.0, 3.0))))
+        env = Environment.drawn("uniform", k, (low, draw(st.floats(low, 1.0))))
+    elif kind == "beta":
+        env = Environment.drawn("beta", k, (draw(st.floats(0.1, 10.0)),
+                                            draw(st.floats(0.1, 10.0))))
+    else:
+        env = Environment.drawn("normal", k, (draw(st.floats(-5.0, 5.0)),
+                                              draw(st.floats(0.0, 3.0))))
+    return env.with_reward(model.name, parameters)
 
 
 SMALL = st.sampled_from([2, 3, UNROLLED_ARMS + 1])
@@ -82,12 +103,13 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
         assert out.values[i].tolist() == values
         if sim.learner.nested:
             expected, steps = reference_run(keys[i], values, env.reward, sim.algorithm, sim.lr,
-                                            sim.baseline, list(budgets), sim.group_size)
+                                            sim.baseline, list(budgets), sim.group_size,
+                                            env.reward_parameters)
             optimal += np.array([s.optimal for s in steps], dtype=np.int64)
             gained += np.array([round(s.reward * CURVE_SCALE) for s in steps], dtype=np.int64)
         else:
-            expected = [fixed_budget_run(keys[i], values, env.reward, sim.algorithm, b)
-                        for b in budgets]
+            expected = [fixed_budget_run(keys[i], values, env.reward, sim.algorithm, b,
+                                         env.reward_parameters) for b in budgets]
         for c, point in enumerate(expected):
             assert out.greedy[i, c] == point.greedy
             assert out.finite[i, c] == point.finite

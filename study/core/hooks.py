@@ -40,8 +40,10 @@ def implement(stub: Callable[..., object], learner: str) -> Callable[[Callable],
     return register
 
 
-def _resolve(stub: str, name: types.Type, default: Callable[..., object] | None
-             ) -> Callable[..., object] | None:
+def resolve(stub: str, name: types.Type, default: Callable[..., object] | None
+            ) -> Callable[..., object] | None:
+    """The implementation of ``stub`` registered for the literal ``name`` (``default`` if there is
+    none); None while ``name`` is not yet a literal (numba then retries with the literal)."""
     if not isinstance(name, types.StringLiteral):
         return None
     return _IMPLEMENTATIONS.get((stub, name.literal_value), default)
@@ -112,45 +114,47 @@ def _no_policy(name, scores, is_best):  # type: ignore[no-untyped-def]  # pragma
     return math.nan
 
 
-def run_budget(name, k0, k1, values, gaussian, budget, pulls,
+def run_budget(name, model, k0, k1, values, parameters, budget, pulls,
                means):  # type: ignore[no-untyped-def]
     """One whole run with budget ``budget`` of a learner that plans from the budget (its runs are
-    not nested): fill ``pulls`` and ``means`` (K,) and return (recommended arm, reward sum)."""
+    not nested), its rewards from the reward model ``model`` (a string literal) with
+    ``parameters`` (``study.core.fixed_budget.pull``): fill ``pulls`` and ``means`` (K,) and
+    return (recommended arm, reward sum)."""
 
 
 @overload(prepare, inline="always")
 def _prepare(name, n_arms, s, j):  # type: ignore[no-untyped-def]
-    return _resolve("prepare", name, _nothing_shared)
+    return resolve("prepare", name, _nothing_shared)
 
 
 @overload(choose, inline="always")
 def _choose(name, n_arms, t, s, j, u_action, shared):  # type: ignore[no-untyped-def]
-    return _resolve("choose", name, None)
+    return resolve("choose", name, None)
 
 
 @overload(learn_one, inline="always")
 def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
                shared):  # type: ignore[no-untyped-def]
-    return _resolve("learn_one", name, _learn_nothing_from_one)
+    return resolve("learn_one", name, _learn_nothing_from_one)
 
 
 @overload(learn, inline="always")
 def _learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
            advantage):  # type: ignore[no-untyped-def]
-    return _resolve("learn", name, _learn_nothing)
+    return resolve("learn", name, _learn_nothing)
 
 
 @overload(score, inline="always")
 def _score(name, lane, params, pulls, arm_rewards, scores):  # type: ignore[no-untyped-def]
-    return _resolve("score", name, _empirical_means)
+    return resolve("score", name, _empirical_means)
 
 
 @overload(best_mass, inline="always")
 def _best_mass(name, scores, is_best):  # type: ignore[no-untyped-def]
-    return _resolve("best_mass", name, _no_policy)
+    return resolve("best_mass", name, _no_policy)
 
 
 @overload(run_budget)
-def _run_budget(name, k0, k1, values, gaussian, budget, pulls,
+def _run_budget(name, model, k0, k1, values, parameters, budget, pulls,
                 means):  # type: ignore[no-untyped-def]
-    return _resolve("run_budget", name, None)
+    return resolve("run_budget", name, None)

@@ -26,10 +26,10 @@ adds into its own curve rows, and the sums are integers (rewards in fixed point,
 ``CURVE_SCALE``), so the rows add up to the same totals however the seeds are grouped, threaded
 or sharded.
 
-Arm values come in per run (drawn instances differ by seed); Bernoulli rewards compare the run's
-reward draw with the pulled arm's probability, Gaussian rewards add the run's noise
-(``study.core.gaussian``) to the pulled arm's mean. Random numbers come from the sub-streams of
-``study.core.streams``.
+Arm values come in per run (drawn instances differ by seed); the reward of a pull is the reward
+model's (``study.core.reward_hooks``), from the pulled arm's value, the pull's reward draw and the
+model's own draw; the drivers are compiled once per reward model too, with its pieces inlined.
+Random numbers come from the sub-streams of ``study.core.streams``.
 
 The model is specified in README.md ("The model") and, executably, by ``tests/reference/``; the
 two agree exactly on the same random stream.
@@ -41,10 +41,10 @@ import numba as nb
 import numpy as np
 
 from study.core.bits import literal_or
-from study.core.gaussian import noise_block
 from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, unit32
+from study.core.reward_hooks import draws_own, outcome, own_pair
 from study.core.state import (
     ARM_REWARDS,
     BEST,
@@ -78,11 +78,6 @@ CURVE_SCALE = 2.0**24
 for Bernoulli rewards and to within 2^-25 for Gaussian ones. With |r| < 2^12 (config limits on
 means and spreads, plus noise under 8.6) and at most 10^7 seeds a step's sum stays below 2^60,
 inside int64, and integer sums do not depend on the order of addition."""
-
-BERNOULLI = 0
-GAUSSIAN = 1
-REWARD_CODES: dict[str, int] = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}
-"""The kernel's code for each reward model."""
 
 _ZERO = np.uint64(0)
 # Typed as int64, not as the integer literals 0 and 1, so that the checkpoint functions are
@@ -141,15 +136,15 @@ def draw_uniforms(first_block: int, k0: np.ndarray, k1: np.ndarray,
 
 
 @jit
-def _draw_noise(first_block: int, k0: np.ndarray, k1: np.ndarray,
-                noise: np.ndarray) -> None:  # pragma: no cover
-    """Gaussian reward noise of the episodes of noise blocks first_block, first_block + 1, ...
-    of every lane (``study.core.gaussian``), one row of ``noise`` per episode."""
-    for b in range(noise.shape[0] // 2):
+def _draw_own(model, first_block, k0, k1, own) -> None:  # pragma: no cover
+    """The reward model's own draws of the episodes of its stream's blocks first_block,
+    first_block + 1, ... of every lane, one row of ``own`` per episode."""
+    nb.literally(model)
+    for b in range(own.shape[0] // 2):
         for j in range(k0.shape[0]):
-            z0, z1 = noise_block(first_block + b, k0[j], k1[j])
-            noise[2 * b, j] = z0
-            noise[2 * b + 1, j] = z1
+            z0, z1 = own_pair(model, first_block + b, k0[j], k1[j])
+            own[2 * b, j] = z0
+            own[2 * b + 1, j] = z1
 
 
 @jit
@@ -194,19 +189,13 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, g
 
 
 @inline_jit
-def _reward(n_arms, s, j, arm, u_reward, z, gaussian):  # pragma: no cover
-    """Lane j's reward for pulling ``arm``, summed over the arms with [arm = k] (no gather):
-    Bernoulli [u < p[arm]], or Gaussian mean[arm] + z (adding the zero terms leaves mean[arm]
-    exact). Both are computed and one is kept by multiplying by 1.0 or 0.0 (``gaussian``),
-    exactly, as both are finite: a branch here would keep the lane loop from vectorizing."""
-    passed = 0.0
-    mean = 0.0
+def _reward(model, n_arms, s, j, arm, u_reward, own, parameters):  # pragma: no cover
+    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value, found
+    as the sum over the arms of value[k] [arm = k] (no gather; the zero terms leave it exact)."""
+    value = 0.0
     for k in range(n_arms):
-        hit = np.float64(arm == k)
-        value = s[arm_row(n_arms, VALUES, k) + j]
-        passed += np.float64(u_reward < value) * hit
-        mean += value * hit
-    return gaussian * (mean + z) + (1.0 - gaussian) * passed
+        value += s[arm_row(n_arms, VALUES, k) + j] * np.float64(arm == k)
+    return outcome(model, value, u_reward, own, parameters)
 
 
 @inline_jit
@@ -220,8 +209,8 @@ def _count(n_arms, s, j, arm, reward):  # pragma: no cover
 
 
 @inline_jit
-def _one_rollout(name, n_arms, t, lanes, lr, baseline, s, actions, draws, noise,
-                 gaussian) -> None:  # pragma: no cover
+def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws, own,
+                 parameters) -> None:  # pragma: no cover
     """A single-rollout update of every lane (G = 1): a pass for the learner's ``prepare`` (the
     exponentials), then one for its ``choose`` and ``learn_one``, the reward and the sums; the
     arm and the reward are left in the scratch rows for the curves. Nothing in a pass is
@@ -231,7 +220,7 @@ def _one_rollout(name, n_arms, t, lanes, lr, baseline, s, actions, draws, noise,
     for j in range(np.uint64(lanes)):
         shared = s[lane_row(n_arms, NORM) + j]
         arm = choose(name, n_arms, t, s, j, actions[j], shared)
-        reward = _reward(n_arms, s, j, arm, draws[j], noise[j], gaussian)
+        reward = _reward(model, n_arms, s, j, arm, draws[j], own[j], parameters)
         learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared)
         _count(n_arms, s, j, arm, reward)
         s[lane_row(n_arms, WORK_A) + j] = arm
@@ -257,7 +246,8 @@ def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # prag
 @inline_jit
 def _start(n_arms, keys, lanes, values, best):  # pragma: no cover
     """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
-    its lanes, and room for the draws of ``BUFFERED`` rollouts and for one lane's scores. Unused
+    its lanes, and room for the draws of ``BUFFERED`` rollouts (the reward model's own draws
+    zero for a model without them) and for one lane's scores. Unused
     lanes of a last, partial block repeat the first run; their results are not written and they
     are left out of the curves."""
     used = keys.shape[0]
@@ -276,30 +266,31 @@ def _start(n_arms, keys, lanes, values, best):  # pragma: no cover
 
 
 @inline_jit
-def _draw(t, k0, k1, reward_model, uniforms, noise) -> int:  # pragma: no cover
-    """The row of rollout t's draws: from main-stream block t // 2 (and noise block t // 2), made
-    for ``BUFFERED`` rollouts at a time."""
+def _draw(t, k0, k1, model, uniforms, own) -> int:  # pragma: no cover
+    """The row of rollout t's draws: from main-stream block t // 2 (and block t // 2 of the reward
+    model's own stream), made for ``BUFFERED`` rollouts at a time."""
     row = t % BUFFERED
     if row == 0:
         draw_uniforms(t // 2, k0, k1, uniforms)
-        if reward_model == GAUSSIAN:
-            _draw_noise(t // 2, k0, k1, noise)
+        if draws_own(model):
+            _draw_own(model, t // 2, k0, k1, own)
     return row
 
 
 @jit
-def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, budgets,
-                    out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, lr, baseline,
+                    budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Simulate one block of runs of the nested learner ``name`` in lockstep, one run per row of
     ``keys`` (at most ``lanes`` of them; pass ``LANES``), learning from every rollout
     (``simulate_groups``: from groups of G), and fill the outputs. ``n_arms`` is K up to
-    ``UNROLLED_ARMS`` and 0 past it (numba compiles the driver once per learner and value of
-    ``n_arms``). A caller runs the blocks of a simulation on threads (the function holds no
-    Python lock).
+    ``UNROLLED_ARMS`` and 0 past it; ``model`` is the reward model's name (numba compiles the
+    driver once per learner, value of ``n_arms`` and reward model). A caller runs the blocks of
+    a simulation on threads (the function holds no Python lock).
 
     ``keys`` (uint64, (runs, 2)) are the runs' Philox keys; ``values`` (runs, K) each run's arm
-    values (probabilities or means, by ``reward_model``) and ``best`` (runs, K) its best arms;
-    ``lr`` and ``baseline`` (the learner's baseline code) are passed to the learner.
+    values (probabilities or means, by the reward model) and ``best`` (runs, K) its best arms;
+    ``parameters`` (float64) the reward model's; ``lr`` and ``baseline`` (the learner's baseline
+    code) are passed to the learner.
 
     ``out`` holds the outputs, of shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy``
     (int64, -1 when the state is not finite), ``p_best`` (policy mass on the best arms; NaN for
@@ -313,16 +304,16 @@ def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, b
     inlined would cost numba reference counting, atomic operations, at every call.)"""
     nb.literally(name)
     nb.literally(n_arms)
+    nb.literally(model)
     arms = literal_or(n_arms, values.shape[1])
-    gaussian = np.float64(reward_model == GAUSSIAN)
     used = keys.shape[0]
-    s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
+    s, grid, k0, k1, uniforms, own, scores = _start(arms, keys, lanes, values, best)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, budgets, grid,
                              arms, scores, out)
     for t in range(budgets[-1]):
-        row = _draw(t, k0, k1, reward_model, uniforms, noise)
-        _one_rollout(name, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
-                     uniforms[2 * row + 1], noise[row], gaussian)
+        row = _draw(t, k0, k1, model, uniforms, own)
+        _one_rollout(name, model, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
+                     uniforms[2 * row + 1], own[row], parameters)
         if curve_optimal.shape[0] > 0:
             _add_trace(arms, s, used, t, curve_optimal, curve_reward)
         # Checked here, so that the call (and numba's reference counting of its arguments)
@@ -333,8 +324,8 @@ def simulate_single(name, n_arms, keys, lanes, values, best, reward_model, lr, b
 
 
 @jit
-def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, baseline, group,
-                    budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
+def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, lr, baseline,
+                    group, budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """``simulate_single`` for a learner that learns from groups of ``group`` >= 2 rollouts
     (rollout t = u G + i of the run's stream is rollout i of update u; checkpoint B records the
     state after floor(B / G) updates): a pass over the lanes for ``prepare``, one per rollout
@@ -343,10 +334,10 @@ def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, b
     with them the single-rollout pass."""
     nb.literally(name)
     nb.literally(n_arms)
+    nb.literally(model)
     arms = literal_or(n_arms, values.shape[1])
-    gaussian = np.float64(reward_model == GAUSSIAN)
     used = keys.shape[0]
-    s, grid, k0, k1, uniforms, noise, scores = _start(arms, keys, lanes, values, best)
+    s, grid, k0, k1, uniforms, own, scores = _start(arms, keys, lanes, values, best)
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
@@ -357,12 +348,12 @@ def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, b
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
         for i in range(group):
             t = update * group + i
-            row = _draw(t, k0, k1, reward_model, uniforms, noise)
+            row = _draw(t, k0, k1, model, uniforms, own)
             for j in range(np.uint64(lanes)):
                 arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
                              s[lane_row(arms, NORM) + j])
-                reward = _reward(arms, s, j, arm, uniforms[2 * row + 1, j], noise[row, j],
-                                 gaussian)
+                reward = _reward(model, arms, s, j, arm, uniforms[2 * row + 1, j], own[row, j],
+                                 parameters)
                 pulled[i, j] = arm
                 rewards[i, j] = reward
                 s[lane_row(arms, WORK_A) + j] = arm
@@ -382,9 +373,10 @@ def simulate_groups(name, n_arms, keys, lanes, values, best, reward_model, lr, b
 @parallel_jit
 def simulate_fixed_budget(
     name: str,
+    model: str,
     keys: np.ndarray,
     values: np.ndarray,
-    reward_model: int,
+    parameters: np.ndarray,
     budgets: np.ndarray,
     greedy: np.ndarray,
     p_best: np.ndarray,
@@ -395,15 +387,17 @@ def simulate_fixed_budget(
     zero_signal: np.ndarray,
 ) -> None:  # pragma: no cover
     """Simulate the learner ``name``, which plans from the budget, once per (run, checkpoint),
-    one seed per thread task; the outputs are those of ``simulate_single`` (``scores``: the
-    empirical means, -inf for an arm never pulled; empty to skip them)."""
+    one seed per thread task, with the rewards of the reward model ``model`` (``parameters``);
+    the outputs are those of ``simulate_single`` (``scores``: the empirical means, -inf for an
+    arm never pulled; empty to skip them)."""
     nb.literally(name)
+    nb.literally(model)
     n_arms = values.shape[1]
     for i in nb.prange(keys.shape[0]):
         means = np.empty(n_arms)
         for c in range(budgets.shape[0]):
             greedy[i, c], reward_sum[i, c] = run_budget(
-                name, keys[i, 0], keys[i, 1], values[i], reward_model == GAUSSIAN, budgets[c],
+                name, model, keys[i, 0], keys[i, 1], values[i], parameters, budgets[c],
                 pulls[i, c], means)
             p_best[i, c] = np.nan
             finite[i, c] = True

@@ -29,17 +29,18 @@ def register() -> None:
     from study.core.hooks import implement, run_budget
 
     @implement(run_budget, LEARNER.name)
-    def _run_budget(name, k0, k1, values, gaussian, budget, pulls, means):  # pragma: no cover
+    def _run_budget(name, model, k0, k1, values, parameters, budget, pulls,
+                    means):  # pragma: no cover
         arms = values.shape[0]
-        alive, wins, phase_wins, priority, decision, cache, noise = new_run(pulls)
+        alive, wins, phase_wins, priority, decision, cache, own = new_run(pulls)
         t = 0
         survivors = arms
         rounds = math.ceil(math.log2(arms))
         for phase in range(1, rounds + 1):
             each = budget // (survivors * rounds)
             phase_wins[:] = 0
-            t = pull_phase(k0, k1, values, gaussian, alive, each, t, pulls, wins, phase_wins,
-                           cache, noise)
+            t = pull_phase(model, k0, k1, values, parameters, alive, each, t, pulls, wins,
+                           phase_wins, cache, own)
             for a in range(arms):
                 decision[a] = phase_wins[a] / each if each > 0 else -np.inf
             priorities(k0, k1, budget, phase, priority)

@@ -30,9 +30,10 @@ def register() -> None:
     from study.core.hooks import implement, run_budget
 
     @implement(run_budget, LEARNER.name)
-    def _run_budget(name, k0, k1, values, gaussian, budget, pulls, means):  # pragma: no cover
+    def _run_budget(name, model, k0, k1, values, parameters, budget, pulls,
+                    means):  # pragma: no cover
         arms = values.shape[0]
-        alive, wins, phase_wins, priority, decision, cache, noise = new_run(pulls)
+        alive, wins, phase_wins, priority, decision, cache, own = new_run(pulls)
         log_bar = 0.5
         for i in range(2, arms + 1):
             log_bar += 1.0 / i
@@ -40,8 +41,8 @@ def register() -> None:
         previous = 0
         for phase in range(1, arms):
             target = max(math.ceil((budget - arms) / (log_bar * (arms + 1 - phase))), 0)
-            t = pull_phase(k0, k1, values, gaussian, alive, target - previous, t, pulls, wins,
-                           phase_wins, cache, noise)
+            t = pull_phase(model, k0, k1, values, parameters, alive, target - previous, t, pulls,
+                           wins, phase_wins, cache, own)
             previous = target
             for a in range(arms):
                 decision[a] = wins[a] / pulls[a] if pulls[a] > 0 else -np.inf

@@ -16,7 +16,6 @@ import numba
 import numpy as np
 
 from study.core.kernel import (
-    REWARD_CODES,
     UNROLLED_ARMS,
     simulate_fixed_budget,
     simulate_groups,
@@ -102,12 +101,12 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     )
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
+    parameters = np.asarray(env.reward_parameters, dtype=np.float64)
     outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
                out.zero_signal)
     if learner.nested:
         literal_arms = arms if arms <= UNROLLED_ARMS else 0
-        settings = (REWARD_CODES[env.reward], float(simulation.lr),
-                    learner.baseline_code(simulation.baseline))
+        settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))
         if group == 1:
             driver, settings = simulate_single, (*settings, checkpoints_array)
         else:
@@ -117,17 +116,17 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
             # Thread ``first`` takes blocks first, first + threads, ..., and its own curve rows.
             for lo in range(first * LANES, runs, threads * LANES):
                 rows = slice(lo, lo + LANES)
-                arguments = (learner.name, literal_arms, philox_keys[rows], LANES, values[rows],
-                             best[rows], *settings,
+                arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], LANES,
+                             values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs),
                              out.curve_optimal[first], out.curve_reward[first])
-                _compiled(driver, 2, arguments)(*arguments)
+                _compiled(driver, 3, arguments)(*arguments)
 
         _on_threads(blocks, threads)
     else:
-        arguments = (learner.name, philox_keys, values, REWARD_CODES[env.reward],
-                     checkpoints_array, *outputs)
-        _compiled(simulate_fixed_budget, 1, arguments)(*arguments)
+        arguments = (learner.name, env.reward, philox_keys, values, parameters, checkpoints_array,
+                     *outputs)
+        _compiled(simulate_fixed_budget, 2, arguments)(*arguments)
     return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
                    curve_reward=out.curve_reward.sum(axis=0))
 
@@ -135,7 +134,8 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
 def _compiled(driver: numba.core.registry.CPUDispatcher, literals: int,
               arguments: tuple[object, ...]) -> Callable[..., None]:
     """The machine code of ``driver`` for ``arguments``, the first ``literals`` of them as
-    literals (the drivers ask for their learner's name and K with ``numba.literally``), compiled
+    literals (the drivers ask for their learner's name, K and reward model with
+    ``numba.literally``), compiled
     if it is not yet. Called through its dispatcher, such a driver is typed again at every call,
     for milliseconds, before the dispatcher retries with the literals; this looks the compiled
     version up by its signature, in microseconds."""

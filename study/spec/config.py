@@ -8,6 +8,7 @@ before anything is simulated or written.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -16,8 +17,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from study.rewards import VALUE_KEYS, RewardModel
 from study.spec import registry
-from study.spec.environment import DRAW_REWARD, DRAWS, Environment
+from study.spec.environment import DRAW_VALUES, DRAWS, Environment
 
 DEFAULT_LR = 0.1
 """The learning rate a config gets when it names none (README, "Choosing the default lr")."""
@@ -58,7 +60,8 @@ STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
-_GRID_KEYS = {"algorithm", "probs", "means", "lr", "baseline", "group_size", "cost", "budgets"}
+_GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
+              "budgets"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin", "ratio_margin",
                   "same_simulation_as"}
 
@@ -161,7 +164,9 @@ def config_from_dict(data: object) -> StudyConfig:
     analysis = _table("analysis", data.get("analysis", {}))
     _check_keys("analysis", analysis, _ANALYSIS_KEYS, required=set())
     _check_keys("study", study, _STUDY_KEYS, required={"name", "root_seed", "seeds"})
-    _check_keys("grid", grid, _GRID_KEYS, required={"budgets"})
+    model = _reward_model(grid)
+    _check_keys("grid", grid, _GRID_KEYS | {p.name for p in model.parameters},
+                required={"budgets"})
     if "probs" not in grid and "means" not in grid:
         raise ConfigError("grid.probs", None, "is missing (give grid.probs, grid.means or both)")
 
@@ -191,7 +196,7 @@ def config_from_dict(data: object) -> StudyConfig:
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
         algorithm=_choices("grid.algorithm", grid.get("algorithm", ["reinforce"]),
                            registry.names()),
-        environments=_environments(grid),
+        environments=_environments(grid, model),
         lr=_unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
                    enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR]))))),
         baseline=_choices("grid.baseline", grid.get("baseline", ["running_mean"]),
@@ -316,33 +321,78 @@ def _number(field: str, value: object) -> float:
     return value
 
 
-def _environments(grid: dict[str, Any]) -> tuple[Environment, ...]:
-    """The bandits of ``grid.probs`` (Bernoulli) and ``grid.means`` (Gaussian), in that order."""
+def _reward_model(grid: dict[str, Any]) -> RewardModel:
+    """``grid.reward_model``: the model of the bandits under its values key (``probs`` or
+    ``means``); the other key's bandits get the first model of the registry for it. Without it,
+    the first model for ``probs`` (Bernoulli)."""
+    name = grid.get("reward_model", _default_model("probs").name)
+    if name not in {model.name for model in registry.reward_models()}:
+        raise ConfigError("grid.reward_model", name,
+                          f"is not one of {', '.join(m.name for m in registry.reward_models())}")
+    return registry.reward_model(name)
+
+
+def _default_model(key: str) -> RewardModel:
+    return next(model for model in registry.reward_models() if model.values == key)
+
+
+def _environments(grid: dict[str, Any], model: RewardModel) -> tuple[Environment, ...]:
+    """The bandits of ``grid.probs`` and then of ``grid.means``, each under its reward model,
+    the entries crossed with the model's parameter axes (in the order the model declares
+    them)."""
     found: list[Environment] = []
-    for key, reward in (("probs", "bernoulli"), ("means", "gaussian")):
+    for key in VALUE_KEYS:
         if key not in grid:
             continue
-        entries = tuple(_environment(f"grid.{key}[{i}]", entry, reward)
-                        for i, entry in enumerate(_axis(f"grid.{key}", grid[key])))
+        chosen = model if model.values == key else _default_model(key)
+        settings = _reward_settings(grid, chosen)
+        entries = tuple(_environment(f"grid.{key}[{i}]", entry, key).with_reward(
+            chosen.name, parameters)
+            for i, entry in enumerate(_axis(f"grid.{key}", grid[key])) for parameters in settings)
         found += _unique(f"grid.{key}", entries)
     return tuple(found)
 
 
-def _environment(field: str, value: object, reward: str) -> Environment:
-    """One entry of ``grid.probs`` or ``grid.means``: a list of fixed arm values, or a table
-    ``{draw = ..., arms = K, <parameters>}`` for values drawn per seed."""
+def _reward_settings(grid: dict[str, Any], model: RewardModel) -> list[tuple[float, ...]]:
+    """Every combination of the model's parameter axes (``grid.<parameter>``, each a list of
+    values in the parameter's range; its default alone when absent)."""
+    axes = []
+    for parameter in model.parameters:
+        field = f"grid.{parameter.name}"
+        values = tuple(float(_number(f"{field}[{i}]", v)) for i, v in
+                       enumerate(_axis(field, grid.get(parameter.name, [parameter.default]))))
+        for i, value in enumerate(values):
+            if not parameter.low <= value <= parameter.high:
+                raise ConfigError(f"{field}[{i}]", value, f"is outside [{parameter.low:g}, "
+                                  f"{parameter.high:g}] ({parameter.meaning})")
+        axes.append(_unique(field, values))
+    settings = list(itertools.product(*axes))
+    for setting in settings:
+        reason = model.constraint(setting) if model.constraint else None
+        if reason is not None:
+            raise ConfigError(f"grid.{model.parameters[-1].name}",
+                              dict(zip((p.name for p in model.parameters), setting, strict=True)),
+                              reason)
+    return settings
+
+
+def _environment(field: str, value: object, key: str) -> Environment:
+    """One entry of ``grid.probs`` or ``grid.means`` (``key``): a list of fixed arm values, or a
+    table ``{draw = ..., arms = K, <parameters>}`` for values drawn per seed (under the key's
+    first reward model; the caller sets the model)."""
+    default = _default_model(key).name
     if isinstance(value, dict):
-        return _drawn(field, value, reward)
-    what = "arm probabilities" if reward == "bernoulli" else "arm means"
+        return _drawn(field, value, key)
+    what = "arm probabilities" if key == "probs" else "arm means"
     if not isinstance(value, list) or not 2 <= len(value) <= MAX_ARMS:
         raise ConfigError(field, value, f"is not a list of 2 to {MAX_ARMS} {what} "
                           "or a {draw = ...} table")
     for k, v in enumerate(value):
-        if reward == "bernoulli" and not _is_number(v, 0.0, 1.0):
+        if key == "probs" and not _is_number(v, 0.0, 1.0):
             raise ConfigError(f"{field}[{k}]", v, "is not a probability in [0, 1]")
-        if reward == "gaussian" and not _is_number(v, -MAX_MEAN, MAX_MEAN):
+        if key == "means" and not _is_number(v, -MAX_MEAN, MAX_MEAN):
             raise ConfigError(f"{field}[{k}]", v, f"is not a mean in [-{MAX_MEAN:g}, {MAX_MEAN:g}]")
-    return Environment.fixed(value, reward)
+    return Environment.fixed(value, default)
 
 
 def _is_number(value: object, low: float, high: float) -> bool:
@@ -354,11 +404,11 @@ _DRAW_DEFAULTS = {"uniform": {"low": 0.0, "high": 1.0}, "beta": {},
                   "normal": {"mean": 0.0, "sd": 1.0}}
 
 
-def _drawn(field: str, table: dict[str, Any], reward: str) -> Environment:
+def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
     """A ``{draw = ..., arms = K, ...}`` table: which distribution, how many arms, its
     parameters (beta's a and b are required; the others default to uniform(0, 1), normal(0, 1))."""
     draw = table.get("draw")
-    allowed = [name for name, model in DRAW_REWARD.items() if model == reward]
+    allowed = [name for name, values in DRAW_VALUES.items() if values == key]
     if draw not in allowed:
         raise ConfigError(f"{field}.draw", draw, f"is not one of {', '.join(allowed)}")
     _check_keys(field, table, {"draw", "arms", *DRAWS[draw]}, required={"arms"})

@@ -1,8 +1,9 @@
 """Bandit environments: how an arm's reward is drawn (the reward model) and what the arms' values
 are, fixed for every seed or drawn anew for each seed.
 
-* Reward models: ``bernoulli`` (the arm's value is its pass probability, the reward is 0 or 1) and
-  ``gaussian`` (the arm's value is its mean, the reward is N(mean, 1)).
+* Reward models (``study.rewards``, one module each): ``bernoulli`` (the arm's value is its pass
+  probability, the reward is 0 or 1), ``gaussian`` (the arm's value is its mean, the reward is
+  N(mean, 1)), and any other the registry finds, with its parameters (``reward_parameters``).
 * Arm values: a fixed list, or drawn per seed from a named distribution: ``uniform(low, high)``
   and ``beta(a, b)`` for Bernoulli probabilities, ``normal(mean, sd)`` for Gaussian means (the
   10-armed testbed of Sutton and Barto, chapter 2, is ``normal(0, 1)`` or, for their Figure 2.5,
@@ -18,7 +19,7 @@ the tests check their distribution with a goodness-of-fit test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,54 +30,75 @@ FIXED = "fixed"
 DRAWS: dict[str, tuple[str, ...]] = {"uniform": ("low", "high"), "beta": ("a", "b"),
                                      "normal": ("mean", "sd")}
 """Each distribution arm values can be drawn from, with its parameters in order."""
+DRAW_VALUES = {"uniform": "probs", "beta": "probs", "normal": "means"}
+"""What each distribution draws: pass probabilities or means (``study.rewards.VALUE_KEYS``)."""
 DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian"}
-"""The reward model each distribution draws values for: probabilities or means."""
+"""The reward model a drawn environment has when none is named."""
 
 
 @dataclass(frozen=True)
 class Environment:
-    """A bandit: a reward model and the arms' values, fixed (``values``) or drawn per seed from
-    ``draw`` with ``params`` (in the order ``DRAWS`` lists them)."""
+    """A bandit: a reward model with its parameters (``reward_parameters``, in the order the model
+    declares them) and the arms' values, fixed (``values``) or drawn per seed from ``draw`` with
+    ``params`` (in the order ``DRAWS`` lists them)."""
 
     reward: str
     arms: int
     values: tuple[float, ...] | None = None
     draw: str | None = None
     params: tuple[float, ...] = ()
+    reward_parameters: tuple[float, ...] = ()
 
     @staticmethod
-    def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli") -> Environment:
+    def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli",
+              reward_parameters: tuple[float, ...] = ()) -> Environment:
         """Arms with the same values for every seed."""
         values = tuple(float(v) for v in values)
-        return Environment(reward, len(values), values=values)
+        return Environment(reward, len(values), values=values,
+                           reward_parameters=tuple(float(p) for p in reward_parameters))
 
     @staticmethod
-    def drawn(draw: str, arms: int, params: tuple[float, ...]) -> Environment:
-        """Arms whose values are drawn per seed (the reward model follows from the draw)."""
-        return Environment(DRAW_REWARD[draw], arms, draw=draw,
-                           params=tuple(float(p) for p in params))
+    def drawn(draw: str, arms: int, params: tuple[float, ...], reward: str | None = None,
+              reward_parameters: tuple[float, ...] = ()) -> Environment:
+        """Arms whose values are drawn per seed (the reward model, if not named, is the draw's
+        ``DRAW_REWARD``)."""
+        return Environment(reward or DRAW_REWARD[draw], arms, draw=draw,
+                           params=tuple(float(p) for p in params),
+                           reward_parameters=tuple(float(p) for p in reward_parameters))
 
     @staticmethod
     def from_columns(reward_model: str, draw: str, arms: int, arm_values: tuple[float, ...],
-                     draw_parameters: tuple[float, ...]) -> Environment:
+                     draw_parameters: tuple[float, ...],
+                     reward_parameters: tuple[float, ...] = ()) -> Environment:
         """The environment of a runs-table row, from its structured columns (``columns``)."""
         if draw == FIXED:
-            return Environment.fixed(arm_values, reward_model)
-        return Environment.drawn(draw, int(arms), tuple(draw_parameters))
+            return Environment.fixed(arm_values, reward_model, tuple(reward_parameters))
+        return Environment.drawn(draw, int(arms), tuple(draw_parameters), reward_model,
+                                 tuple(reward_parameters))
+
+    def with_reward(self, reward: str, parameters: tuple[float, ...]) -> Environment:
+        """The same arms under the reward model ``reward`` with ``parameters``."""
+        return replace(self, reward=reward, reward_parameters=tuple(float(p) for p in parameters))
 
     def columns(self) -> dict[str, object]:
         """The runs table's structured columns of this environment (``study.spec.schema``)."""
         return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
                 "draw": FIXED if self.values is not None else self.draw,
-                "arm_values": self.values or (), "draw_parameters": self.params}
+                "arm_values": self.values or (), "draw_parameters": self.params,
+                "reward_parameters": self.reward_parameters}
 
     @property
     def text(self) -> str:
-        """The arm values as the runs table writes them: ``0.5,0.55,0.6`` when fixed,
-        ``normal(4,1)x10`` when drawn."""
+        """The bandit as the runs table writes it: ``0.5,0.55,0.6`` when fixed, ``normal(4,1)x10``
+        when drawn, followed by the reward model's parameters when it has any
+        (``0.5,0.6 noisy_verifier(0.1,0)``)."""
         if self.values is not None:
-            return ",".join(repr(v) for v in self.values)
-        return f"{self.draw}({','.join(f'{p:g}' for p in self.params)})x{self.arms}"
+            text = ",".join(repr(v) for v in self.values)
+        else:
+            text = f"{self.draw}({','.join(f'{p:g}' for p in self.params)})x{self.arms}"
+        if self.reward_parameters:
+            text += f" {self.reward}({','.join(f'{p:g}' for p in self.reward_parameters)})"
+        return text
 
     @property
     def chance(self) -> float:
@@ -88,11 +110,14 @@ class Environment:
         return sum(v == max(self.values) for v in self.values) / self.arms
 
     def to_dict(self) -> dict[str, object]:
-        """Plain JSON-ready form (configs, manifests, cache keys)."""
+        """Plain JSON-ready form (configs, manifests, cache keys); the reward parameters only
+        when the model has any, so the other environments' forms are those they always had."""
+        extra = ({"reward_parameters": list(self.reward_parameters)} if self.reward_parameters
+                 else {})
         if self.values is not None:
-            return {"reward": self.reward, "values": list(self.values)}
+            return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,
-                **dict(zip(DRAWS[self.draw], self.params, strict=True))}
+                **dict(zip(DRAWS[self.draw], self.params, strict=True)), **extra}
 
     def arm_values(self, keys: np.ndarray) -> np.ndarray:
         """The arms' values for each run, shape (len(keys), K): the fixed values repeated, or one

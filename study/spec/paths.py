@@ -18,14 +18,15 @@ NUMBA_CACHE_ROOT: Path = OUT_DIR / "numba-cache"
 
 
 def numba_cache_dir() -> Path:
-    """``out/numba-cache/<hash>``, the hash of the numba layer's and the learners' source.
+    """``out/numba-cache/<hash>``, the hash of the source of the numba layer, the learners and
+    the reward models.
 
     numba checks a cached function against its own file only, not against the files of the
     functions it calls or inlines (the drivers inline every learner's pieces), so a cache that
     outlived an edit of a learner would run the old code. A folder per source hash cannot.
     """
     digest = hashlib.sha256()
-    for folder in ("core", "learners"):
+    for folder in ("core", "learners", "rewards"):
         for path in sorted((PACKAGE_DIR / folder).glob("*.py")):
             digest.update(path.name.encode() + path.read_bytes())
     return NUMBA_CACHE_ROOT / digest.hexdigest()[:16]

@@ -1,7 +1,8 @@
-"""The learner registry: the one place that knows which learners exist.
+"""The registry of learners and reward models: the one place that knows which exist.
 
 It is built from the modules of ``study/learners/`` (each declares a ``LEARNER``; see
-``study.learners``), found by listing the folder, so adding a learner needs no edit here. Config
+``study.learners``) and of ``study/rewards/`` (each declares a ``REWARD``; see
+``study.rewards``), found by listing the folders, so adding one needs no edit here. Config
 validation, the grid, the shard cache key, analysis, figures, the report and the tests' strategies
 all ask this module. Reading the declarations does not load numba; ``register_kernels`` does,
 when a kernel is about to run.
@@ -15,19 +16,28 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-import study.learners as _package
+import study.learners as _learners
+import study.rewards as _rewards
 from study.learners import Learner
+from study.rewards import RewardModel
+
+
+def _declared(package: ModuleType, attribute: str) -> dict[str, ModuleType]:
+    """The modules of ``package``'s folder by the name their ``attribute`` declares (which must be
+    the module's own name)."""
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if getattr(module, attribute).name != info.name:
+            raise ImportError(f"{package.__name__}.{info.name} declares "
+                              f"{getattr(module, attribute).name!r}")
+        found[info.name] = module
+    return found
 
 
 @cache
 def _modules() -> dict[str, ModuleType]:
-    found = {}
-    for info in pkgutil.iter_modules(_package.__path__):
-        module = importlib.import_module(f"{_package.__name__}.{info.name}")
-        declared: Learner = module.LEARNER
-        if declared.name != info.name:
-            raise ImportError(f"study/learners/{info.name}.py declares {declared.name!r}")
-        found[declared.name] = module
+    found = _declared(_learners, "LEARNER")
     # Learners that train first, then the other nested ones, then those that plan from the
     # budget; by name within each: the order of listings, legends and error messages.
     return dict(sorted(found.items(), key=lambda item: (
@@ -70,13 +80,33 @@ def references() -> tuple[str, ...]:
     return tuple(item.name for item in learners() if not item.trains)
 
 
+@cache
+def _reward_modules() -> dict[str, ModuleType]:
+    # Bernoulli first (the default of a config's probabilities), then by name.
+    return dict(sorted(_declared(_rewards, "REWARD").items(),
+                       key=lambda item: (item[0] != "bernoulli", item[0])))
+
+
+def reward_models() -> tuple[RewardModel, ...]:
+    """Every reward model, in the registry's order."""
+    return tuple(module.REWARD for module in _reward_modules().values())
+
+
+def reward_model(name: str) -> RewardModel:
+    """The reward model called ``name`` (``KeyError`` if there is none)."""
+    return _reward_modules()[name].REWARD
+
+
 def source_files() -> tuple[Path, ...]:
-    """The learner modules' files (their source is part of a shard's cache key)."""
-    return tuple(Path(module.__file__) for module in _modules().values())
+    """The learner and reward model modules' files (their source is part of a shard's cache
+    key)."""
+    return tuple(Path(module.__file__) for module in (*_modules().values(),
+                                                      *_reward_modules().values()))
 
 
 @cache
 def register_kernels() -> None:
-    """Give the kernel every learner's numba pieces (``study.core.hooks``); loads numba."""
-    for module in _modules().values():
+    """Give the kernel every learner's and reward model's numba pieces (``study.core.hooks``,
+    ``study.core.reward_hooks``); loads numba."""
+    for module in (*_modules().values(), *_reward_modules().values()):
         module.register()

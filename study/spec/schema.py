@@ -25,16 +25,19 @@ that stopped half-way is redone."""
 NUMBERS_FILE = "numbers.json"
 
 CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "reward_model",
-                "environment", "arms", "draw", "arm_values", "draw_parameters", "cost")
+                "environment", "arms", "draw", "arm_values", "draw_parameters",
+                "reward_parameters", "cost")
 """The columns of the runs table that describe a cell (the same on every row of the cell).
 
 ``environment`` is the bandit as display text (``0.5,0.55,0.6`` when its values are fixed,
 ``normal(4,1)x10`` when they are drawn per seed); the structured columns say the same for code:
 ``arms`` (K), ``draw`` (``fixed``, or the distribution the values are drawn from per seed),
 ``arm_values`` (the fixed values, empty when drawn) and ``draw_parameters`` (the distribution's
-parameters in the order ``study.spec.environment.DRAWS`` lists them, empty when fixed)."""
+parameters in the order ``study.spec.environment.DRAWS`` lists them, empty when fixed);
+``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
+empty for Bernoulli and Gaussian rewards)."""
 
-LIST_COLUMNS = ("arm_values", "draw_parameters")
+LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
 
 RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct", "p_best",

@@ -4,25 +4,27 @@ randomgen in ``tests/test_philox.py``) and elementary functions of its own (``el
 This package is the spec; README.md, "The model", says the same in words. Kernel and reference
 must agree exactly.
 
-It mirrors ``study/learners/``: this file holds the environment, the streams and the loop over
-updates of G rollouts; ``<learner>.py`` beside it holds each learner's part, found by the
-learner's name. A nested learner's module defines ``choose(t, u_action, state, shared)`` -> arm
-and may define ``prepare(state)`` -> shared (what the rollouts of an update share), ``learn(t,
-lr, baseline, arms, rewards, state, shared)`` -> whether every advantage was 0, ``scores(state)``
--> (scores, finite) and ``best_mass(scores, is_best)``; a learner that plans from the budget
-defines ``run_budget(run, budget)`` on a ``FixedBudgetRun``.
+It mirrors ``study/learners/`` and ``study/rewards/``: this file holds the environment, the
+streams and the loop over updates of G rollouts; ``<learner>.py`` beside it holds each learner's
+part, found by the learner's name, and ``rewards/<model>.py`` each reward model's. A nested
+learner's module defines ``choose(t, u_action, state, shared)`` -> arm and may define
+``prepare(state)`` -> shared (what the rollouts of an update share), ``learn(t, lr, baseline,
+arms, rewards, state, shared)`` -> whether every advantage was 0, ``scores(state)`` -> (scores,
+finite) and ``best_mass(scores, is_best)``; a learner that plans from the budget defines
+``run_budget(run, budget)`` on a ``FixedBudgetRun``.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 
 import numpy as np
 
-from reference.elementary import cos_sin_turns, exp, log
+from reference.elementary import exp
 
 __all__ = ["exp"]  # the learners' references take the softmax's exp from here
 
@@ -75,17 +77,18 @@ def learner(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
-def normals(key: np.ndarray, n: int) -> list[float]:
-    """z_0 .. z_n-1 of the run's noise stream, by Box-Muller on noise block (j, 0, 1, 0):
-    u1 = 1 - unit53(w0, w1), u2 = unit53(w2, w3), R = sqrt(-2 ln u1), z_2j = R cos(2 pi u2),
-    z_2j+1 = R sin(2 pi u2)."""
-    out = []
-    for j in range((n + 1) // 2):
-        w = philox((j, 0, 1, 0), key_words(key))
-        radius = math.sqrt(-2.0 * log(1.0 - unit53(w[0], w[1])))
-        cosine, sine = cos_sin_turns(unit53(w[2], w[3]))
-        out += [radius * cosine, radius * sine]
-    return out[:n]
+def reward_model(name: str) -> ModuleType:
+    """The reference module of the reward model called ``name``."""
+    return importlib.import_module(f"{__name__}.rewards.{name}")
+
+
+def payoff(key: np.ndarray, values: list[float], reward: str, parameters: tuple[float, ...],
+            n: int) -> Callable[[int, int, float], float]:
+    """The reward of pull t of arm a, given its reward draw u: the model's outcome with its own
+    draw of pull t (0.0 for a model without a stream)."""
+    model = reward_model(reward)
+    own = model.own(key, n)
+    return lambda t, a, u: model.outcome(values[a], u, own[t] if own else 0.0, parameters)
 
 
 def instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> list[float]:
@@ -145,19 +148,20 @@ def empirical_means(state: State) -> tuple[list[float], bool]:
             for k in range(len(state.pulls))], True
 
 
-def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str, lr: float,
-        baseline: str, budgets: list[int],
-        group_size: int = 1) -> tuple[list[Checkpoint], list[Step]]:
+def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: float,
+        baseline: str, budgets: list[int], group_size: int = 1,
+        reward_parameters: tuple[float, ...] = ()) -> tuple[list[Checkpoint], list[Step]]:
     """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
-    ``values`` (pass probabilities, or Gaussian means): floor(max(budgets) / G) updates of G =
-    ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the stream; one
-    Checkpoint per budget B (after floor(B / G) updates) and one Step per rollout."""
+    ``values`` (pass probabilities, or Gaussian means) under the reward model ``reward``:
+    floor(max(budgets) / G) updates of G = ``group_size`` rollouts, rollout j of update u being
+    rollout t = u G + j of the stream; one Checkpoint per budget B (after floor(B / G) updates)
+    and one Step per rollout."""
     part = learner(algorithm)
     n_arms = len(values)
     top_p = max(values)
     updates = budgets[-1] // group_size
     uniforms = draws(key, updates * group_size)
-    noise = normals(key, updates * group_size) if reward_model == "gaussian" else None
+    pay = payoff(key, values, reward, reward_parameters, updates * group_size)
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
     record = []
     steps = []
@@ -178,24 +182,21 @@ def run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
     checkpoints(0)
     for update in range(updates):
         shared = part.prepare(state) if hasattr(part, "prepare") else None
-        arms, rewards = [], []
+        arms, paid_rewards = [], []
         for t in range(update * group_size, (update + 1) * group_size):
             u_action, u_reward = uniforms[t]
             arm = part.choose(t, u_action, state, shared)
-            if noise is None:
-                reward = 1.0 if u_reward < values[arm] else 0.0
-            else:
-                reward = values[arm] + noise[t]
-            steps.append(Step(values[arm] == top_p, reward))
+            paid = pay(t, arm, u_reward)
+            steps.append(Step(values[arm] == top_p, paid))
             arms.append(arm)
-            rewards.append(reward)
+            paid_rewards.append(paid)
         if hasattr(part, "learn"):
-            zero_signal += part.learn(update * group_size, lr, baseline, arms, rewards, state,
+            zero_signal += part.learn(update * group_size, lr, baseline, arms, paid_rewards, state,
                                       shared)
-        for arm, reward in zip(arms, rewards, strict=True):
+        for arm, paid in zip(arms, paid_rewards, strict=True):
             state.pulls[arm] += 1
-            state.arm_rewards[arm] += reward
-            state.total += reward
+            state.arm_rewards[arm] += paid
+            state.total += paid
         checkpoints(update + 1)
     return record, steps
 
@@ -208,13 +209,14 @@ def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[floa
 
 @dataclass
 class FixedBudgetRun:
-    """A run of a learner that plans from the budget: pull t draws its reward as episode t does
-    (or noise z_t), and the surviving arms are ``alive``."""
+    """A run of a learner that plans from the budget: pull t draws its reward as episode t does,
+    and the surviving arms are ``alive``."""
 
     key: np.ndarray
     values: list[float]
-    reward_model: str
+    reward: str
     budget: int
+    reward_parameters: tuple[float, ...] = ()
     alive: list[int] = field(default_factory=list)
     pulls: list[int] = field(default_factory=list)
     wins: list[float] = field(default_factory=list)
@@ -224,15 +226,12 @@ class FixedBudgetRun:
         arms = len(self.values)
         self.alive, self.pulls, self.wins = list(range(arms)), [0] * arms, [0.0] * arms
         self._draws = draws(self.key, self.budget)
-        self._noise = (normals(self.key, self.budget) if self.reward_model == "gaussian"
-                       else None)
+        self._pay = payoff(self.key, self.values, self.reward, self.reward_parameters,
+                            self.budget)
 
     def pull(self, a: int) -> float:
         """Pull arm a once; its reward."""
-        if self._noise is None:
-            reward = 1.0 if self._draws[self.t][1] < self.values[a] else 0.0
-        else:
-            reward = self.values[a] + self._noise[self.t]
+        reward = self._pay(self.t, a, self._draws[self.t][1])
         self.t += 1
         self.pulls[a] += 1
         self.wins[a] += reward
@@ -244,10 +243,10 @@ class FixedBudgetRun:
         self.alive.remove(min(self.alive, key=lambda a: (means[a], priority[a])))
 
 
-def fixed_budget_run(key: np.ndarray, values: list[float], reward_model: str, algorithm: str,
-                     budget: int) -> Checkpoint:
+def fixed_budget_run(key: np.ndarray, values: list[float], reward: str, algorithm: str,
+                     budget: int, reward_parameters: tuple[float, ...] = ()) -> Checkpoint:
     """The learner ``algorithm``, which plans from the budget, with budget ``budget``."""
-    run_ = FixedBudgetRun(key, values, reward_model, budget)
+    run_ = FixedBudgetRun(key, values, reward, budget, reward_parameters)
     learner(algorithm).run_budget(run_, budget)
     scores = [run_.wins[a] / run_.pulls[a] if run_.pulls[a] else -math.inf
               for a in range(len(values))]

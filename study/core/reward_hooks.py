@@ -1,0 +1,58 @@
+"""The reward-model protocol: the numba pieces a reward model supplies to the kernel.
+
+As for the learners (``study.core.hooks``), each function below is a stub that the kernel calls
+with the reward model's name as a string literal first argument; a model implements it with
+``implement(stub, name)`` (``study.rewards``), and numba inlines the implementation where the
+kernel compiles for that model, so a model's reward is computed with no dispatch, in the lane
+loops, which still vectorize. Every pull t of a run has two draws: the reward word u of the main
+stream (``study.core.streams``' MAIN), and, for a model with a stream of its own, the model's own
+draw of pull t, made two pulls at a time (``own_pair``).
+"""
+
+from __future__ import annotations
+
+from numba.extending import overload
+
+from study.core.hooks import implement, resolve
+
+__all__ = ["draws_own", "implement", "outcome", "own_pair"]
+
+
+def outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
+    """The reward of a pull of an arm with value ``value`` (its pass probability or mean): a
+    function of the pull's reward draw ``u_reward`` (uniform in [0, 1)), its own draw ``own``
+    (0.0 for a model without a stream) and the model's ``parameters`` (float64 array, in the
+    order the model declares them). Branch-free where it can be: it runs in the lane loops."""
+
+
+def draws_own(model):  # type: ignore[no-untyped-def]
+    """Whether the model draws from a stream of its own (a constant; the kernel skips the draws
+    when not). Default: no."""
+
+
+def _no_own_draws(model):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return False
+
+
+def own_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]
+    """The model's own draws of pulls 2 ``block`` and 2 ``block`` + 1 of the run with Philox key
+    (``k0``, ``k1``), from its stream's block ``block``."""
+
+
+def _no_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return 0.0, 0.0
+
+
+@overload(outcome, inline="always")
+def _outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
+    return resolve("outcome", model, None)
+
+
+@overload(draws_own, inline="always")
+def _draws_own(model):  # type: ignore[no-untyped-def]
+    return resolve("draws_own", model, _no_own_draws)
+
+
+@overload(own_pair, inline="always")
+def _own_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]
+    return resolve("own_pair", model, _no_pair)

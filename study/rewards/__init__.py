@@ -1,0 +1,59 @@
+"""The reward models: one module per model, each declaring itself in a ``REWARD`` and supplying
+its numba pieces in a ``register()`` function, as the learners do (``study.learners``).
+
+A reward model module holds, in one place:
+
+* ``REWARD = RewardModel(...)``: its name (the runs table's ``reward_model``), which grid key of
+  a config holds its arm values (``probs`` for pass probabilities, ``means`` for Gaussian means),
+  its parameters (each a ``[grid]`` axis of the config, with its range and default), and the
+  Philox counter range (c2, c3) of its own random stream, if it draws one
+  (``study.core.streams``);
+* ``register()``: implements the kernel's reward stubs for it (``study.core.reward_hooks``):
+  ``outcome`` (the reward of a pull, from the pulled arm's value, the pull's reward draw and its
+  own draw), and for a model with a stream of its own ``draws_own`` and ``own_pair``. The numba
+  imports sit inside ``register()``, so the declaration can be read without loading numba.
+
+``study.spec.registry`` finds every module of this folder; nothing else lists the models. To add
+one, write ``study/rewards/<name>.py`` and its pure-Python reference
+``tests/reference/rewards/<name>.py``; the kernel-against-reference tests and config validation
+pick both up by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+VALUE_KEYS = ("probs", "means")
+"""The ``[grid]`` keys that hold arm values: pass probabilities (in [0, 1]) and Gaussian means."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A reward model's parameter: a ``[grid]`` axis of the config (a list of values, every one
+    crossed with the bandits of the model's value key), in ``[low, high]``."""
+
+    name: str
+    low: float
+    high: float
+    default: float
+    meaning: str
+
+
+@dataclass(frozen=True)
+class RewardModel:
+    """What the rest of the package knows of a reward model (see the module docstring).
+    ``constraint`` returns why a combination of parameter values is refused (None if it is
+    not)."""
+
+    name: str
+    display: str
+    values: str
+    stream: tuple[int, int] | None = None
+    parameters: tuple[Parameter, ...] = ()
+    constraint: Callable[[tuple[float, ...]], str | None] | None = None
+    summary: str = ""
+
+    def defaults(self) -> tuple[float, ...]:
+        """The parameter values a config gets when it gives none."""
+        return tuple(p.default for p in self.parameters)

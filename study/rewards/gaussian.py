@@ -1,0 +1,34 @@
+"""Gaussian rewards: pulling an arm with mean m gives m + z, z standard normal from the run's
+own noise stream (``study.core.gaussian``: Box-Muller on noise block (j, 0, 1, 0) gives z of
+pulls 2j and 2j + 1)."""
+
+from __future__ import annotations
+
+from study.core.streams import NOISE_C2, NOISE_C3
+from study.rewards import RewardModel
+
+REWARD = RewardModel(
+    name="gaussian",
+    display="Gaussian",
+    values="means",
+    stream=(NOISE_C2, NOISE_C3),
+    summary="reward the arm's mean plus standard normal noise",
+)
+
+
+def register() -> None:
+    """Implement the kernel's reward stubs for Gaussian rewards (``study.core.reward_hooks``)."""
+    from study.core.gaussian import noise_block
+    from study.core.reward_hooks import draws_own, implement, outcome, own_pair
+
+    @implement(outcome, REWARD.name)
+    def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
+        return value + own
+
+    @implement(draws_own, REWARD.name)
+    def _draws_own(model):  # pragma: no cover
+        return True
+
+    @implement(own_pair, REWARD.name)
+    def _own_pair(model, block, k0, k1):  # pragma: no cover
+        return noise_block(block, k0, k1)

@@ -25,9 +25,9 @@ from study.spec import registry
 
 
 def is_hardness_study(budgets: pd.DataFrame) -> bool:
-    """A study with several fixed bandits of different H: one budget-to-target row per bandit
+    """A study with fixed bandits of at least three different H: one budget-to-target row per bandit
     and algorithm makes a slope."""
-    return budgets["hardness_H"].notna().all() and budgets["environment"].nunique() >= 3
+    return budgets["hardness_H"].notna().all() and budgets["hardness_H"].nunique() >= 3
 
 
 def _fit(h: np.ndarray, budgets: np.ndarray) -> tuple[float, float]:

@@ -44,6 +44,7 @@ from analysis.power import (
     exact_mcnemar_power,
     paired_power_mc,
 )
+from analysis.reward_noise import reward_noise_cost
 from analysis.tables import macro_name, number_word
 from study.orchestration.storage import read_manifest
 from study.spec import registry
@@ -586,6 +587,9 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
                 outcomes, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
         tables.update(group_tables(outcomes, pass_rates(outcomes), study))
+    noise_cost = reward_noise_cost(outcomes, cells)
+    if len(noise_cost):
+        tables["reward_noise_cost"] = noise_cost
     numbers = headline_numbers(study, tables, headline)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,

@@ -4,12 +4,17 @@ verifier's rewards against their law, and against Bernoulli rewards when it make
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import reference
+from analysis.accuracy import cells_frame
+from analysis.reward_noise import reward_noise_cost
+from analysis.study_tables import load
 from conftest import config_text
+from study.cli import run_and_write
 from study.core.streams import MAIN_C2, MAIN_C3, NOISE_C2, NOISE_C3, TIE_BREAK_C3
 from study.orchestration.simulate import simulate
 from study.spec import registry
@@ -80,3 +85,20 @@ def test_noisy_verifier_rewards_follow_their_law() -> None:
         observed = out.scores[:, 0, arm].mean()
         assert abs(observed - expected) < 5.0 * math.sqrt(expected * (1 - expected) / n), arm
 
+
+def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(tmp_path: Path) -> None:
+    config = parse_config(config_text({"seeds": 300}, reward_model="noisy_verifier",
+                                      false_positive=[0.0, 0.2], false_negative=[0.0, 0.1],
+                                      baseline=["running_mean", "none"],
+                                      budgets=[10, 100, 1000, 10000]))
+    run_and_write(config, tmp_path, quiet=True)
+    outcomes, _ = load(tmp_path)
+    table = reward_noise_cost(outcomes, cells_frame(outcomes))
+    # Three noisy verifiers per baseline, each paired with the exact verifier of its baseline.
+    assert len(table) == 6
+    for row in table.itertuples():
+        exact = outcomes.cells[outcomes.cells["cell"] == row.exact_cell].iloc[0]
+        assert exact["baseline"] == row.baseline and exact["reward_parameters"] == (0.0, 0.0)
+        assert row.predicted_ratio == pytest.approx(
+            1.0 / (1.0 - row.false_positive - row.false_negative) ** 2)
+        assert row.ci_low <= row.ratio <= row.ci_high

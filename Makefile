@@ -26,6 +26,9 @@ CONFIGS := $(wildcard study/configs/*.toml)
 STUDIES := $(patsubst study/configs/%.toml,%,$(CONFIGS))
 STUDY_RUNS := $(STUDIES:%=$(OUT)/%/runs.parquet)
 STUDY_TABLES := $(STUDIES:%=$(OUT)/tables/%/index.json)
+STUDY_STAMPS := $(STUDIES:%=$(OUT)/%/simulation.json)
+# Kept: a stamp make deleted as an intermediate file would be written again, newer than the runs.
+.SECONDARY: $(STUDY_STAMPS)
 # The notebook API (study/api.py) only calls the simulation, so changing it re-runs nothing.
 SIMULATION_CODE := $(filter-out study/api.py,$(wildcard study/*.py study/*/*.py))
 ANALYSIS_CODE := $(wildcard analysis/*.py)
@@ -46,11 +49,17 @@ $(INSTALLED): pyproject.toml
 
 venv: $(INSTALLED) ## create .venv and install the pinned dependencies from pyproject.toml
 
-$(OUT)/%/runs.parquet: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m study run $< --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
+# A study's runs depend on the simulation its config describes, not on the TOML: the stamp holds
+# the config without its [analysis] table and is rewritten only when that changes, so editing a
+# margin or the compared budgets re-runs the analysis and nothing before it.
+$(OUT)/%/simulation.json: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
+	$(PY) -m study stamp $< --out $@ $(SEEDS_FLAG)
 
-$(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet $(ANALYSIS_CODE)
-	$(PY) -m analysis $(OUT)/$* --out $(OUT)/tables/$*
+$(OUT)/%/runs.parquet: $(OUT)/%/simulation.json $(SIMULATION_CODE) $(INSTALLED)
+	$(PY) -m study run study/configs/$*.toml --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
+
+$(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet study/configs/%.toml $(ANALYSIS_CODE)
+	$(PY) -m analysis $(OUT)/$* --config study/configs/$*.toml --out $(OUT)/tables/$*
 
 $(OUT)/figures/index.json: $(STUDY_TABLES) $(FIGURE_CODE)
 	$(PY) -m figures $(OUT)/tables --out $(OUT)/figures

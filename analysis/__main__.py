@@ -1,5 +1,6 @@
-"""``python -m analysis RUN_DIR --out TABLE_DIR``: every table of one study (see
-``analysis.study_tables``), as CSV and Markdown, with its headline numbers.
+"""``python -m analysis RUN_DIR --config CONFIG --out TABLE_DIR``: every table of one study (see
+``analysis.study_tables``), as Parquet, CSV and Markdown, with its headline numbers, analysed as
+the config's ``[analysis]`` table says.
 ``python -m analysis plan TEST ...``: the seeds a test needs (``analysis.plan``)."""
 
 from __future__ import annotations
@@ -10,17 +11,29 @@ from pathlib import Path
 
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
+from study.spec.config import ConfigError, StudyConfig, load_config
+
+
+def check_simulation(config: StudyConfig, manifest: dict) -> None:
+    """ConfigError unless ``config`` describes the simulation whose manifest is ``manifest``
+    (at the seeds it ran with): the ``[analysis]`` table of one config must not be applied to
+    another config's runs."""
+    if config.with_seeds(manifest["seeds"]).content_hash() != manifest.get("config_hash"):
+        raise ConfigError("--config", config.name, "does not describe the simulation in run_dir "
+                          "(its [study] or [grid] changed since the run: simulate it again)")
 
 
 def main() -> int:
     """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if its runs are
-    missing or cannot be read."""
+    missing or cannot be read, or its config is bad or not the runs'."""
     if sys.argv[1:2] == ["plan"]:
         from analysis.plan import main as plan
 
         return plan(sys.argv[2:])
     parser = argparse.ArgumentParser(prog="python -m analysis")
     parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--config", type=Path, required=True,
+                        help="the study's TOML config, whose [analysis] table the analysis reads")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     try:
@@ -28,7 +41,13 @@ def main() -> int:
     except (ValueError, OSError) as error:
         print(f"error: run_dir: {str(args.run_dir)!r} {error}", file=sys.stderr)
         return 2
-    tables, numbers = analyze_outcomes(outcomes, manifest, args.run_dir)
+    try:
+        config = load_config(args.config)
+        check_simulation(config, manifest)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    tables, numbers = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     write_tables(tables, numbers, args.out)
     return 0
 

@@ -7,7 +7,7 @@ uses the odd seeds only, so the choice does not bias what is reported. Paired co
 the seeds' common random numbers: the exact McNemar test, Newcombe's interval, Holm's correction
 within each table (one family per table, named in the report), and an equivalence verdict only
 where the 90% interval (two one-sided tests at 0.05) lies inside the margin stated before the
-run, ``MARGIN``.
+run (the config's ``analysis.equivalence_margin``).
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ from analysis.budget_to_target import budget_ratio, budget_to_target
 from analysis.cost import Support, mean_interval
 from analysis.families import declare, family_name
 from analysis.outcomes import Outcomes
-from analysis.paired import compare_outcomes, verdict
+from analysis.paired import compare_outcomes, judge
+from analysis.roles import LrRole, typed
 from study.spec import registry
-from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR
+from study.spec.config import DEFAULT_LR
 
-MARGIN = DEFAULT_EQUIVALENCE_MARGIN
-"""Equivalence margin for a paired accuracy difference, stated in issue 13 before the run."""
 ROBUST = 0.01
 """An lr is in an arm's robust range when its mean accuracy is within this of the arm's best."""
 ZSCORE_EPSILON = 1e-4
@@ -83,7 +82,8 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
 
 def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
     """Accuracy against rollouts per arm on the odd seeds, at its best lr and at the package's
-    default lr (question 1), with 95% Wilson intervals."""
+    default lr (question 1), with 95% Wilson intervals; ``lr_role`` says which of the two a row
+    is (``analysis.roles.LrRole``), ``selection`` says it for people."""
     rows = []
     cells = outcomes.cells
     _, odd = outcomes.halves()
@@ -91,8 +91,8 @@ def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
         ["environment", "baseline", "group_size"])["cell"]
     for arm in best.itertuples():
         key = (arm.environment, arm.baseline, arm.group_size)
-        for selection, cell in (("best lr (chosen on even seeds)", arm.cell),
-                                (f"lr {DEFAULT_LR:g}", fixed.get(key))):
+        for role, selection, cell in ((LrRole.BEST, "best lr (chosen on even seeds)", arm.cell),
+                                      (LrRole.DEFAULT, f"lr {DEFAULT_LR:g}", fixed.get(key))):
             if cell is None:
                 continue
             tested = outcomes.outcomes(int(cell), odd)
@@ -101,19 +101,21 @@ def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
                 k, n = int(tested[:, c].sum()), tested.shape[0]
                 low, high = _wilson(k, n)
                 rows.append({"environment": arm.environment, "baseline": arm.baseline,
-                             "group_size": arm.group_size, "selection": selection, "lr": lr,
+                             "group_size": arm.group_size, "selection": selection,
+                             "lr_role": role, "lr": lr,
                              "budget": int(budget),
                              "rollouts": int(outcomes.spent(int(cell))[c]),
                              "seeds": n, "accuracy": k / n, "ci_low": low, "ci_high": high})
-    return pd.DataFrame(rows)
-
-
-def _family(rows: list[dict[str, object]], family: str) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     if len(table):
-        table = declare(table, family)
-        table["verdict"] = table.apply(verdict, axis=1, margin=MARGIN)
+        table["lr_role"] = typed(table["lr_role"], LrRole)
     return table
+
+
+def _family(rows: list[dict[str, object]], family: str, margin: float) -> pd.DataFrame:
+    """Rows of paired comparisons as the Holm family ``family``, judged against ``margin``."""
+    table = pd.DataFrame(rows)
+    return judge(declare(table, family), margin) if len(table) else table
 
 
 def _trained_checkpoints(outcomes: Outcomes, cell: int) -> list[int]:
@@ -123,7 +125,8 @@ def _trained_checkpoints(outcomes: Outcomes, cell: int) -> list[int]:
     return [c for c, spent in enumerate(outcomes.spent(cell)) if spent > 0]
 
 
-def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str) -> pd.DataFrame:
+def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str,
+                        margin: float) -> pd.DataFrame:
     """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
     baseline (B) at its best lr, on the odd seeds, at every checkpoint where A has made an update
     (question 1). One Holm family: the whole table."""
@@ -145,7 +148,7 @@ def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str) -> 
                              "rollouts": int(outcomes.spent(arm.cell)[c]),
                              **compare_outcomes(outcomes.outcomes(arm.cell, odd)[:, c],
                                                 outcomes.outcomes(reference, odd)[:, c])})
-    return _family(rows, family)
+    return _family(rows, family, margin)
 
 
 def best_arm_table(best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
@@ -171,18 +174,19 @@ def best_arm_table(best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def budget_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
+def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.DataFrame:
     """Rollouts to 0.9 accuracy per arm at its best lr on the odd seeds, with a 95% bootstrap
-    interval over seeds, and its ratio (paired bootstrap) to single-rollout REINFORCE and to
-    uniform allocation (question 2). Crossings are read against the rollouts actually spent."""
+    interval over seeds, and its ratio (paired bootstrap) to single-rollout REINFORCE and to the
+    study's ``reference`` learner (``ratio_to_<reference>``; none for "") (question 2).
+    Crossings are read against the rollouts actually spent."""
     cells = outcomes.cells
-    uniform = cells[cells["algorithm"] == "uniform"].set_index("environment")["cell"]
+    others = cells[cells["algorithm"] == reference].set_index("environment")["cell"]
     _, odd = outcomes.halves()
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
         references = {"single": int(single["cell"].iat[0]) if len(single) else None,
-                      "uniform": int(uniform[environment]) if environment in uniform else None}
+                      reference: int(others[environment]) if environment in others else None}
         for arm in arms.itertuples():
             ours = outcomes.outcomes(arm.cell, odd)
             spent = outcomes.spent(arm.cell)
@@ -192,12 +196,12 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
                    "rollouts_to_target": estimate.estimate, "ci_low": estimate.ci_low,
                    "ci_high": estimate.ci_high, "reached": estimate.reached,
                    "summary": estimate.describe()}
-            for name, reference in references.items():
-                if reference is None or reference == arm.cell:
+            for name, other in references.items():
+                if other is None or other == arm.cell:
                     continue
-                ratio = budget_ratio(ours, outcomes.outcomes(reference, odd),
+                ratio = budget_ratio(ours, outcomes.outcomes(other, odd),
                                      np.maximum(spent, 1),
-                                     budgets_b=np.maximum(outcomes.spent(reference), 1))
+                                     budgets_b=np.maximum(outcomes.spent(other), 1))
                 row |= {f"ratio_to_{name}": ratio.ratio, f"ratio_to_{name}_low": ratio.ci_low,
                         f"ratio_to_{name}_high": ratio.ci_high}
             rows.append(row)
@@ -220,7 +224,7 @@ def zscore_scale(pass_rate: float, group: int) -> tuple[float, float]:
 
 
 def zscore_table(outcomes: Outcomes, best: pd.DataFrame, pass_rates: dict[str, tuple[float, float]],
-                 family: str) -> pd.DataFrame:
+                 family: str, margin: float) -> pd.DataFrame:
     """GRPO (group_zscore, A) against Dr. GRPO (group_mean, B), each at its best lr, on the odd
     seeds at every checkpoint after the first update (question 3; its own Holm family), with the
     factor by which dividing by the group's spread scales the step, at the uniform policy's mean
@@ -247,7 +251,7 @@ def zscore_table(outcomes: Outcomes, best: pd.DataFrame, pass_rates: dict[str, t
                          **compare_outcomes(
                              outcomes.outcomes(int(grpo["cell"]), odd)[:, c],
                              outcomes.outcomes(int(dr_grpo["cell"]), odd)[:, c])})
-    return _family(rows, family)
+    return _family(rows, family, margin)
 
 
 SHARE = Support((0.0, 1.0), discrete=False)
@@ -296,14 +300,17 @@ def _no_signal(baseline: str, pass_rate: float, group: int) -> float:
 
 
 def group_tables(outcomes: Outcomes, pass_rates: dict[str, tuple[float, float]],
-                 study: str) -> dict[str, pd.DataFrame]:
+                 study: str, margin: float, reference: str) -> dict[str, pd.DataFrame]:
     """Every table of a group study; ``pass_rates`` maps each bandit's ``environment`` to (its
-    mean pass rate, its best arm's). Each table with p-values is its own Holm family."""
+    mean pass rate, its best arm's). Each table with p-values is its own Holm family, its rows
+    judged against the equivalence ``margin``; budgets are also compared with the ``reference``
+    learner's."""
     best = best_lr_table(outcomes)
-    versus = versus_single_table(outcomes, best, family_name(study, "group_vs_single"))
+    versus = versus_single_table(outcomes, best, family_name(study, "group_vs_single"), margin)
     return {"group_best_lr": best, "group_accuracy": accuracy_table(outcomes, best),
             "group_vs_single": versus, "group_best_arm": best_arm_table(best, versus),
-            "group_budget_to_target": budget_table(outcomes, best),
+            "group_budget_to_target": budget_table(outcomes, best, reference),
             "group_zscore_vs_mean": zscore_table(outcomes, best, pass_rates,
-                                                  family_name(study, "group_zscore_vs_mean")),
+                                                  family_name(study, "group_zscore_vs_mean"),
+                                                  margin),
             "group_zero_signal": zero_signal_table(outcomes, best, pass_rates)}

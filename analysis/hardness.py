@@ -21,6 +21,7 @@ from scipy.stats import linregress
 from scipy.stats import t as student_t
 
 from analysis.budget_to_target import BOOTSTRAP, TARGET, bootstrap_weights, crossing
+from analysis.roles import LrRole
 from study.spec import registry
 
 
@@ -51,17 +52,18 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
                     budgets: pd.DataFrame, resamples: int = BOOTSTRAP,
                     seed: int = 0) -> dict[str, pd.DataFrame]:
     """``outcomes`` maps each cell to its (odd seeds, checkpoints) outcome matrix and budgets;
-    ``budgets`` is the study's budget-to-target table. Returns ``hardness`` (one row per bandit
-    and algorithm: H, K, budget to 0.9 on the odd seeds with its 95% percentile interval, inf
-    above where more than 2.5% of resamples never reach 0.9) and ``hardness_slope`` (one row per
-    algorithm: the slope of log budget on log H, its 95% percentile interval, the budget per H at
-    the median H, exp(intercept) * median H ^ (slope - 1), and the standard deviation of the log
-    residuals about the line: the interval covers seed noise for these bandits, not the scatter
-    that K and the shape of the gaps add beyond H; ``bandit_ci_low`` and ``bandit_ci_high`` are
-    the interval with the bandits as the unit, ``bandit_interval``, which does)."""
+    ``budgets`` is the study's budget-to-target table with each cell's ``arms`` (K). Returns
+    ``hardness`` (one row per bandit and algorithm: H, K, budget to 0.9 on the odd seeds with its
+    95% percentile interval, inf above where more than 2.5% of resamples never reach 0.9) and
+    ``hardness_slope`` (one row per algorithm: the slope of log budget on log H, its 95% percentile
+    interval, the budget per H at the median H, exp(intercept) * median H ^ (slope - 1), and the
+    standard deviation of the log residuals about the line: the interval covers seed noise for these
+    bandits, not the scatter that K and the shape of the gaps add beyond H; ``bandit_ci_low`` and
+    ``bandit_ci_high`` are the interval with the bandits as the unit, ``bandit_interval``, which
+    does)."""
     chosen = budgets[(~budgets["algorithm"].isin(registry.trained())
-                      & (budgets["selection"] == "this lr"))
-                     | budgets["selection"].str.startswith("best lr")]
+                      & (budgets["lr_role"] == LrRole.GRID))
+                     | (budgets["lr_role"] == LrRole.BEST)]
     rows = []
     for _, row in chosen.iterrows():
         correct, checkpoints = outcomes[int(row["cell"])]
@@ -69,7 +71,7 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         name = ("REINFORCE (" + row["baseline"].replace("_", "-") + " baseline, best lr)"
                 if row["algorithm"] in registry.trained() else row["algorithm"])
         rows.append({"algorithm": name, "environment": row["environment"],
-                     "arms": len(row["environment"].split(",")), "cell": int(row["cell"]),
+                     "arms": int(row["arms"]), "cell": int(row["cell"]),
                      "lr": row["lr"], "hardness_H": row["hardness_H"],
                      "budget_to_target": point, "reached": math.isfinite(point),
                      "seeds": correct.shape[0]})

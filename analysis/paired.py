@@ -13,6 +13,7 @@ from scipy.stats import binomtest, norm
 
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
+from analysis.roles import Finding, finding, typed
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,20 @@ def verdict(row: pd.Series, margin: float) -> str:
     if inside:
         return f"equivalent within +-{margin:g}"
     return "unresolved"
+
+
+def judge(table: pd.DataFrame, margin: float) -> pd.DataFrame:
+    """``table`` (paired rows with Holm p-values) with the equivalence ``margin``, each row's
+    ``verdict`` for people (``verdict``) and the same for code: ``within_margin`` (the 90%
+    interval inside +-margin) and ``finding`` (``analysis.roles.Finding``: ``higher`` where A is
+    shown better, ``lower`` worse, else ``equivalent`` or ``unresolved``)."""
+    table = table.assign(margin=margin)
+    table["verdict"] = table.apply(verdict, axis=1, margin=margin)
+    table["within_margin"] = (table["ci90_low"] > -margin) & (table["ci90_high"] < margin)
+    shown = table["p_value_holm"] < ALPHA
+    table["finding"] = typed([finding(s and d > 0, s and d <= 0, w) for s, d, w in zip(
+        shown, table["difference"], table["within_margin"], strict=True)], Finding)
+    return table
 
 
 def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,

@@ -34,7 +34,7 @@ from analysis.families import ALPHA, PRIMARY, declare, family_name, family_sizes
 from analysis.groups import group_tables, is_group_study
 from analysis.hardness import hardness_tables, is_hardness_study
 from analysis.outcomes import Outcomes
-from analysis.paired import compare_cells, mcnemar_power, verdict
+from analysis.paired import compare_cells, judge, mcnemar_power
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -45,13 +45,16 @@ from analysis.power import (
     paired_power_mc,
 )
 from analysis.reward_noise import reward_noise_cost
+from analysis.roles import Against, Finding, LrRole, RatioFinding, finding, typed
 from analysis.tables import macro_name, number_word
 from study.orchestration.storage import read_manifest
 from study.spec import registry
-from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_LR, DEFAULT_RATIO_MARGIN
+from study.spec.config import AnalysisConfig
 from study.spec.schema import CURVES_FILE
 
-HEADLINE_BUDGETS = (50, 200, 1000, 5000)
+SETTINGS = "settings"
+"""The one-row table of the ``[analysis]`` settings a study was analysed with (and the headline
+cell and reference learner they resolve to), which the write-up reads its comparisons from."""
 POWER_SEEDS = np.unique(np.geomspace(10, 100_000, 17).round().astype(int))
 CLAIM_SEEDS = 40
 CLAIM_COLUMN = f"exact_power_{CLAIM_SEEDS}_seeds"
@@ -101,14 +104,24 @@ def curve_macros(prefix: str, points: pd.DataFrame) -> dict[str, str]:
     return numbers
 
 
-def headline_cell(cells: pd.DataFrame) -> int:
-    """The default-lr, running-mean REINFORCE cell on the first bandit at the first cost (else
-    the first REINFORCE cell): the cell the write-up's headline numbers describe."""
+def headline_cell(cells: pd.DataFrame, analysis: AnalysisConfig) -> int:
+    """The REINFORCE cell at the config's ``analysis.headline_lr`` and ``headline_baseline`` on
+    the first bandit at the first cost (else the first REINFORCE cell): the cell the write-up's
+    headline numbers describe."""
     reinforce = trained_cells(cells)
     first = reinforce[(reinforce["environment"] == reinforce["environment"].iat[0])
                       & (reinforce["cost"] == reinforce["cost"].min())]
-    default = first[(first["lr"] == DEFAULT_LR) & (first["baseline"] == "running_mean")]
+    default = first[(first["lr"] == analysis.headline_lr)
+                    & (first["baseline"] == analysis.headline_baseline)]
     return int((default if len(default) else first)["cell"].iat[0])
+
+
+def reference_of(cells: pd.DataFrame, analysis: AnalysisConfig) -> str:
+    """The reference learner the study compares REINFORCE with: the config's
+    ``analysis.reference``, else the first nested reference learner of the grid ("" for none)."""
+    if analysis.reference:
+        return analysis.reference
+    return next(iter(reference_learners(cells, nested=True)), "")
 
 
 def _partner(cells: pd.DataFrame, cell: int, **axes: object) -> int | None:
@@ -136,7 +149,8 @@ def accuracy_with_chance_test(outcomes: Outcomes, study: str, headline: int,
     ``primary_budgets`` form the primary family (declared in the config before the run); the
     other rows the table's own family (``analysis.families``), except the cells of
     ``tested_elsewhere`` = (cells, family), whose test against chance is in that family (a
-    hypothesis is tested once): their rows carry no p-value here."""
+    hypothesis is tested once): their rows carry no p-value here. ``primary`` marks the rows of
+    the primary family."""
     table = accuracy_table(outcomes)
     table["chance"] = table["cell"].map(chance_levels(outcomes))
     table["p_vs_chance"] = [binomtest(int(k), int(n), c, alternative="greater").pvalue
@@ -151,6 +165,7 @@ def accuracy_with_chance_test(outcomes: Outcomes, study: str, headline: int,
             table = declare(table, family, members, "p_vs_chance", "p_vs_chance_holm")
     if elsewhere.any():
         table.loc[elsewhere, "family"] = tested_elsewhere[1]
+    table["primary"] = primary
     return table
 
 
@@ -159,7 +174,9 @@ def chance_equivalence(outcomes: Outcomes, cells: list[int], study: str,
     """Is a cell's accuracy above chance, below it, or within +-``margin`` of it? Per (cell,
     budget): the two-sided exact binomial test against chance (Holm over the table), and two
     one-sided exact binomial tests (TOST) of accuracy > chance - margin and < chance + margin,
-    whose larger p-value is the equivalence test's (Holm over the table, a family of its own)."""
+    whose larger p-value is the equivalence test's (Holm over the table, a family of its own).
+    ``verdict`` says it for people, ``finding`` (``analysis.roles.Finding``: ``higher`` is above
+    chance) and ``within_margin`` for code."""
     chance = chance_levels(outcomes)
     frame = accuracy_table(outcomes.only(cells))
     frame["chance"] = frame["cell"].map(chance)
@@ -180,6 +197,10 @@ def chance_equivalence(outcomes: Outcomes, cells: list[int], study: str,
     frame = declare(frame, family_name(study, "chance_equivalence"), p_column="p_equivalence",
                     adjusted="p_equivalence_holm", family_column="equivalence_family")
     frame["verdict"] = [_chance_verdict(row, margin) for _, row in frame.iterrows()]
+    frame["within_margin"] = frame["p_equivalence_holm"] < 0.05
+    shown = frame["p_value_holm"] < 0.05
+    frame["finding"] = typed([finding(s and a > c, s and not a > c, w) for s, a, c, w in zip(
+        shown, frame["accuracy"], frame["chance"], frame["within_margin"], strict=True)], Finding)
     return frame
 
 
@@ -196,8 +217,8 @@ def paired_family(outcomes: Outcomes, pairs: list[tuple[int, int]], cells: pd.Da
                   family: str, margin: float, seeds: np.ndarray | None = None) -> pd.DataFrame:
     """compare_cells for each (A, B) pair (on the seeds the mask ``seeds`` selects, if given),
     with A's axes, Holm over
-    all rows as the one family ``family``, and each row's verdict (``analysis.paired.verdict``)
-    against the equivalence ``margin``."""
+    all rows as the one family ``family``, and each row judged against the equivalence
+    ``margin`` (``analysis.paired.judge``)."""
     frames = []
     for a, b in pairs:
         row = cells[cells["cell"] == a].iloc[0]
@@ -207,10 +228,7 @@ def paired_family(outcomes: Outcomes, pairs: list[tuple[int, int]], cells: pd.Da
         frame.insert(0, "cell_b", b)
         frame.insert(0, "cell_a", a)
         frames.append(frame)
-    table = declare(pd.concat(frames, ignore_index=True), family)
-    table["margin"] = margin
-    table["verdict"] = table.apply(verdict, axis=1, margin=margin)
-    return table
+    return judge(declare(pd.concat(frames, ignore_index=True), family), margin)
 
 
 def _estimate_row(estimate: BudgetEstimate, h: float) -> dict[str, object]:
@@ -245,14 +263,16 @@ def budget_table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
     at the best lr per (bandit, baseline): the lr is chosen on the even seeds (smallest estimated
     budget) and its budget estimated on the odd seeds, so the choice does not bias the estimate.
     ``tied_lr`` lists the other lr the even seeds cannot tell from the chosen one (the paired
-    bootstrap interval of the ratio of budgets contains 1): then the best lr is a tie."""
+    bootstrap interval of the ratio of budgets contains 1): then the best lr is a tie.
+    ``lr_role`` (``analysis.roles.LrRole``: ``grid`` or ``best``) says which a row is."""
     rows = []
     environments = cell_environments(outcomes)
     priced = cells[cells["cost"] == cells["cost"].min()]
     for _, cell in priced.iterrows():
         h = environment_hardness(environments[int(cell["cell"])])
         estimate = budget_to_target(outcomes.outcomes(int(cell["cell"])), outcomes.budgets)
-        rows.append({**cell.to_dict(), "selection": "this lr", "tied_lr": "",
+        rows.append({**cell.to_dict(), "selection": "this lr", "lr_role": LrRole.GRID,
+                     "tied_lr": "",
                      **_estimate_row(estimate, h)})
     even, odd = outcomes.halves()
     # One best lr per group size as well: a G is an arm of its own, not another lr.
@@ -267,9 +287,12 @@ def budget_table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
         tied = _tied_lr(outcomes, chosen.cell, [c for c in group["cell"] if c != chosen.cell],
                         cells, even)
         rows.append({**cell.to_dict(), "selection": "best lr: chosen on even seeds, "
-                     "estimated on odd seeds", "tied_lr": ", ".join(f"{lr:g}" for lr in tied),
+                     "estimated on odd seeds", "lr_role": LrRole.BEST,
+                     "tied_lr": ", ".join(f"{lr:g}" for lr in tied),
                      **_estimate_row(estimate, h)})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table["lr_role"] = typed(table["lr_role"], LrRole)
+    return table
 
 
 def headline_band(outcomes: Outcomes, headline: int) -> pd.DataFrame:
@@ -288,21 +311,25 @@ def target_sensitivity(outcomes: Outcomes, budgets: pd.DataFrame) -> pd.DataFram
     (the lr chosen for 0.9 on the even seeds, estimated on the odd seeds) and every reference
     learner (all seeds), so that the answer's dependence on the target 0.9 is visible."""
     _, odd = outcomes.halves()
-    shown = budgets[budgets["selection"].str.startswith("best lr")
+    shown = budgets[(budgets["lr_role"] == LrRole.BEST)
                     | ~budgets["algorithm"].isin(registry.trained())]
     rows = []
     for _, row in shown.iterrows():
-        seeds = odd if row["selection"].startswith("best lr") else None
+        seeds = odd if row["lr_role"] == LrRole.BEST else None
         correct = outcomes.outcomes(int(row["cell"]), seeds)
         for target in TARGETS:
             estimate = budget_to_target(correct, outcomes.budgets, target)
             rows.append({"cell": row["cell"], "algorithm": row["algorithm"],
                          "baseline": row["baseline"], "lr": row["lr"],
-                         "selection": row["selection"], "target": target,
+                         "selection": row["selection"], "lr_role": row["lr_role"],
+                         "target": target,
                          "budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
                          "ci_high": estimate.ci_high, "reached": estimate.reached,
                          "seeds": estimate.seeds, "summary": estimate.describe()})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if len(table):
+        table["lr_role"] = typed(table["lr_role"], LrRole)
+    return table
 
 
 def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
@@ -320,7 +347,7 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
     resamples once ``BOOTSTRAP`` leave the verdict within it) contains the margin."""
     if not reference_learners(cells, nested=False):
         return {}
-    best_rows = budgets[budgets["selection"].str.startswith("best lr")
+    best_rows = budgets[(budgets["lr_role"] == LrRole.BEST)
                         & (budgets["baseline"] == "running_mean") & (budgets["group_size"] == 1)]
     best = int(best_rows["cell"].iat[0]) if len(best_rows) else headline
     algorithm = cells.set_index("cell")["algorithm"]
@@ -364,12 +391,18 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
                      "ci90_high_mc_high": ratio.ci90_high_range[1],
                      "ratio_margin": ratio_margin, "equivalence": verdict,
                      "as_efficient": verdict == "equivalent"})
-    return {**tables, "budget_ratio": pd.DataFrame(rows)}
+    ratios = pd.DataFrame(rows)
+    if len(ratios):
+        ratios["equivalence"] = typed(ratios["equivalence"], RatioFinding)
+    return {**tables, "budget_ratio": ratios}
 
 
 def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
-                 tables: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """For the headline comparisons at the headline budgets: the seeds each test needs for the
+                 tables: dict[str, pd.DataFrame], budgets: tuple[int, ...],
+                 reference: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For the headline comparisons (against chance, the ``reference`` learner and the per-arm
+    baseline; ``against`` names which, ``analysis.roles.Against``) at ``budgets`` (the primary
+    ones): the seeds each test needs for the
     effects of interest stated before the run (``EFFECTS_OF_INTEREST``), at the exact power of
     the exact test the study runs (the smallest n from which it stays at 80%, ``analysis.plan``),
     beside the normal approximation's n, and the exact power of 40 seeds; a paired comparison's
@@ -378,20 +411,20 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
     hypotheses (a safe level for the step-down). Then power against the number of seeds at the
     observed rates at 0.05, analytic and Monte Carlo (curves: an illustration of this run, not a
     plan)."""
-    budgets = [b for b in HEADLINE_BUDGETS if b in set(outcomes.budgets)]
+    budgets = [b for b in budgets if b in set(outcomes.budgets)]
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
     chance = chance_levels(outcomes)[headline]
-    comparisons: list[tuple[str, int | None, str]] = [
-        ("trained vs never-training sampler", None, "accuracy")]
-    comparisons += [(f"trained vs {registry.display(name)}",
-                     _reference_partner(cells, headline, name), f"vs_{name}")
-                    for name in reference_learners(cells, nested=True)[:1]]
-    comparisons.append(("running-mean vs per-arm baseline",
+    comparisons: list[tuple[str, Against, int | None, str]] = [
+        ("trained vs never-training sampler", Against.CHANCE, None, "accuracy")]
+    if reference:
+        comparisons.append((f"trained vs {registry.display(reference)}", Against.REFERENCE,
+                            _reference_partner(cells, headline, reference), f"vs_{reference}"))
+    comparisons.append(("running-mean vs per-arm baseline", Against.PER_ARM,
                         _partner(cells, headline, baseline="per_arm"),
                         "per_arm_vs_running_mean"))
     summary, curves = [], []
-    for name, partner, source in comparisons:
+    for name, against, partner, source in comparisons:
         if source not in tables or (source != "accuracy" and partner is None):
             continue
         paired = compare_cells(outcomes, headline, partner) if partner is not None else None
@@ -413,15 +446,20 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
                 analytic = lambda n, a=a, b=b: mcnemar_power(a, b, np.array([n]))[0]  # noqa: E731
                 monte_carlo = paired_power_mc(a, b, POWER_SEEDS)
             for effect in EFFECTS_OF_INTEREST:
-                summary.append({"comparison": name, "budget": budget, "family": family,
+                summary.append({"comparison": name, "against": against, "budget": budget,
+                                "family": family,
                                 "alpha_per_test": alpha, "effect_of_interest": effect,
                                 "discordance": discordance,
                                 **_planned(effect, chance, discordance, alpha)})
             curve = np.array([analytic(n) for n in POWER_SEEDS])
-            curves += [{"comparison": name, "budget": budget, "seeds": int(n),
+            curves += [{"comparison": name, "against": against, "budget": budget,
+                        "seeds": int(n),
                         "analytic": float(pa), "monte_carlo": float(pm)}
                        for n, pa, pm in zip(POWER_SEEDS, curve, monte_carlo, strict=True)]
-    return pd.DataFrame(summary), pd.DataFrame(curves)
+    summary, curves = pd.DataFrame(summary), pd.DataFrame(curves)
+    for table in (summary, curves):
+        table["against"] = typed(table["against"], Against)
+    return summary, curves
 
 
 def _planned(effect: float, chance: float, discordance: float,
@@ -456,13 +494,15 @@ def _fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int) -> dict[str, str]:
-    """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values."""
+def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int,
+                     budgets: tuple[int, ...]) -> dict[str, str]:
+    """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values; the
+    accuracies and paired differences at ``budgets`` (the compared ones)."""
     prefix = _prefix(study)
     numbers: dict[str, str] = {}
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
-    for budget in HEADLINE_BUDGETS:
+    for budget in budgets:
         if budget in head.index:
             row = head.loc[budget]
             word = number_word(int(budget))
@@ -475,14 +515,14 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
         paired = tables["per_arm_vs_running_mean"]
         lr = accuracy.loc[accuracy["cell"] == headline, "lr"].iat[0]
         rows = paired[paired["lr"] == lr].set_index("budget")
-        for budget in HEADLINE_BUDGETS:
+        for budget in budgets:
             if budget in rows.index:
                 word = number_word(int(budget))
                 numbers[macro_name(prefix, "PerArmMinusRunningMeanAt", word)] = _fmt(
                     rows.loc[budget, "difference"])
     if "budget_to_target" in tables:
         best = tables["budget_to_target"]
-        best = best[best["selection"].str.startswith("best lr") & (best["group_size"] == 1)]
+        best = best[(best["lr_role"] == LrRole.BEST) & (best["group_size"] == 1)]
         for _, row in best.iterrows():
             name = macro_name(prefix, "BudgetToNinety",
                               "".join(p.capitalize() for p in row["baseline"].split("_")))
@@ -507,25 +547,39 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int)
         steps = tables["break_even"]
         steps = steps[steps["algorithm"].isin(registry.trained())]
         for _, row in steps.iterrows():
-            if int(row["to_budget"]) in HEADLINE_BUDGETS:
+            if int(row["to_budget"]) in budgets:
                 numbers[macro_name(prefix, "BreakEvenTo", number_word(int(row["to_budget"])))] = (
                     f"{row['break_even_cost']:.3g}")
     return numbers
 
 
-def analyze(run_dir: Path) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """All tables of the study in ``run_dir`` and its headline numbers."""
-    return analyze_outcomes(*load(run_dir), run_dir)
+def analyze(run_dir: Path, analysis: AnalysisConfig) -> tuple[dict[str, pd.DataFrame],
+                                                               dict[str, str]]:
+    """All tables of the study in ``run_dir`` analysed as its config's ``[analysis]`` table
+    (``analysis``) says, and its headline numbers."""
+    return analyze_outcomes(*load(run_dir), run_dir, analysis)
 
 
-def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
-                     ) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """All tables of a study from its outcomes and manifest, and its headline numbers;
-    ``run_dir`` is where its curves are, if it has any."""
-    config, study = manifest["config"], manifest["study"]
-    margin = config.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN)
+def settings_table(study: str, analysis: AnalysisConfig, headline: int,
+                   reference: str) -> pd.DataFrame:
+    """One row: the ``[analysis]`` settings of ``study`` and the headline cell and reference
+    learner they resolve to, for the write-up to read its comparisons from (``SETTINGS``)."""
+    values = {key: list(value) if isinstance(value, tuple) else value
+              for key, value in analysis.to_dict().items()}
+    return pd.DataFrame([{"study": study, **values, "reference": reference,
+                          "headline_cell": headline}])
+
+
+def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
+                     analysis: AnalysisConfig) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """All tables of a study from its outcomes and manifest, analysed as ``analysis`` (its
+    config's ``[analysis]`` table) says, and its headline numbers; ``run_dir`` is where its curves
+    are, if it has any."""
+    study = manifest["study"]
+    margin = analysis.equivalence_margin
     cells = cells_frame(outcomes)
-    headline = headline_cell(cells)
+    headline = headline_cell(cells, analysis)
+    reference = reference_of(cells, analysis)
     # Cells at other costs are the same simulations as the first cost's: asking their questions
     # again would put one hypothesis into a family several times.
     first_cost = cells[cells["cost"] == cells["cost"].min()]
@@ -535,7 +589,7 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
                if {"per_arm", "running_mean"} <= set(cells["baseline"]) else [])
     # A study that declares its simulation the same as another's (same root seed and cells) asks
     # no question of accuracy that the other already asks.
-    twin = config.get("same_simulation_as", "")
+    twin = analysis.same_simulation_as
     # The per-arm cells' test against chance is two-sided, in its own table (at every cost: the
     # other costs' per-arm cells are the same simulations).
     every_per_arm = trained_cells(cells)[trained_cells(cells)["baseline"] == "per_arm"]
@@ -543,8 +597,9 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
                  else (every_per_arm["cell"].tolist() if per_arm else [],
                        family_name(study, "chance_two_sided")))
     tables: dict[str, pd.DataFrame] = {
+        SETTINGS: settings_table(study, analysis, headline, reference),
         "cells": cells, "accuracy": accuracy_with_chance_test(
-            outcomes, study, headline, tuple(config.get("primary_budgets", ())), elsewhere)}
+            outcomes, study, headline, analysis.primary_budgets, elsewhere)}
     if twin:
         reinforce, per_arm = [], []
     for name in reference_learners(cells, nested=True):
@@ -566,16 +621,20 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
         _, odd = outcomes.halves()
         matrices = {int(c): (outcomes.outcomes(int(c), odd), outcomes.budgets)
                     for c in tables["budget_to_target"]["cell"].unique()}
-        tables.update(hardness_tables(matrices, tables["budget_to_target"]))
+        # K from the cell's structured columns, never from the bandit's display text.
+        arms = outcomes.cells.set_index("cell")["arms"]
+        tables.update(hardness_tables(matrices, tables["budget_to_target"].assign(
+            arms=lambda budgets: budgets["cell"].map(arms))))
     tables.update(best_identification_tables(
         outcomes, cells, headline, tables["budget_to_target"], study, margin,
-        config.get("ratio_margin", DEFAULT_RATIO_MARGIN)))
-    if config.get("primary_budgets"):
+        analysis.ratio_margin))
+    if analysis.primary_budgets:
         # Seeds are planned for the questions a study declares primary (and the headline's
         # paired ones beside them); a plan at 0.01 with a family of hundreds takes seconds a row.
-        tables["power"], tables["power_curves"] = power_tables(outcomes, cells, headline, tables)
+        tables["power"], tables["power_curves"] = power_tables(
+            outcomes, cells, headline, tables, analysis.primary_budgets, reference)
     if cells["cost"].nunique() > 1:
-        deployment = config.get("deployment_pulls")
+        deployment = analysis.deployment_pulls
         tables["net_value"] = net_value_table(outcomes, deployment)
         tables["best_budget"] = best_budgets(outcomes, deployment)
         tables["break_even"] = break_even_costs(outcomes, deployment)
@@ -586,11 +645,11 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path
             tables["net_value_vs_reference"] = compare_by_net_value(
                 outcomes, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
-        tables.update(group_tables(outcomes, pass_rates(outcomes), study))
+        tables.update(group_tables(outcomes, pass_rates(outcomes), study, margin, reference))
     noise_cost = reward_noise_cost(outcomes, cells)
     if len(noise_cost):
         tables["reward_noise_cost"] = noise_cost
-    numbers = headline_numbers(study, tables, headline)
+    numbers = headline_numbers(study, tables, headline, analysis.compared_budgets)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
                                         chance_levels(outcomes))

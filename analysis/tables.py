@@ -1,4 +1,5 @@
-"""Writing analysis tables (CSV and Markdown) and headline numbers (LaTeX macros)."""
+"""Writing analysis tables (Parquet for code, CSV and Markdown for people) and headline numbers
+(LaTeX macros)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from study.spec.atomic import write_text
+from study.spec.atomic import write_files, write_text
 from study.spec.schema import INDEX_FILE, NUMBERS_FILE
 
 _ONES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
@@ -76,18 +77,30 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+FAMILY_COLUMNS = ("family", "equivalence_family")
+"""Columns that name a Holm family (``analysis.families``): stored as categoricals, a few names
+repeated over many rows."""
+TABLE_SUFFIXES = (".parquet", ".csv", ".md")
+"""The files each table is written as: Parquet, which keeps the columns' types (categoricals,
+booleans, integers, lists) and is what code reads; CSV and Markdown for people."""
+
+
 def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_dir: Path) -> None:
-    """Each table as ``<name>.csv`` and ``<name>.md``, the numbers as ``numbers.json``; then
-    ``index.json`` last, the file make depends on, so a half-finished step is redone."""
+    """Each table as ``<name>.parquet``, ``<name>.csv`` and ``<name>.md``, the numbers as
+    ``numbers.json``; then ``index.json`` last, the file make depends on, so a half-finished step
+    is redone."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
+        typed = table.astype({c: "category" for c in FAMILY_COLUMNS if c in table})
+        write_files({out_dir / f"{name}.parquet":
+                     lambda path, typed=typed: typed.to_parquet(path, index=False)})
         write_text(out_dir / f"{name}.csv", table.to_csv(index=False))
         write_text(out_dir / f"{name}.md",
                    readable(table).to_markdown(index=False, floatfmt=".5g") + "\n")
     write_text(out_dir / NUMBERS_FILE, json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     # A table an earlier analysis wrote and this one does not (a question no longer asked) must
     # not be read as if it were current.
-    for stale in [*out_dir.glob("*.csv"), *out_dir.glob("*.md")]:
+    for stale in [path for suffix in TABLE_SUFFIXES for path in out_dir.glob(f"*{suffix}")]:
         if stale.stem not in tables:
             stale.unlink()
     write_text(out_dir / INDEX_FILE, json.dumps(sorted(tables), indent=2) + "\n")

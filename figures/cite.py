@@ -32,16 +32,14 @@ from analysis.families import plain
 
 OPEN, SEPARATOR, CLOSE = "\x02", "\x1f", "\x03"
 MARKED = re.compile(f"{OPEN}(\\d+){SEPARATOR}([^{CLOSE}]*){CLOSE}")
-INDEX = "csv_row"
-"""The index of a table read for the report: its row in the CSV, which a cited cell names."""
-TEXT_COLUMNS = {"tied_lr": str}
-"""Columns read as text even where every value looks like a number (a list of one lr)."""
+INDEX = "table_row"
+"""The index of a table read for the report: its row in the table, which a cited cell names."""
 
 
 @dataclass(frozen=True)
 class Source:
     """Where a number comes from. ``kind``: ``cell`` (``table`` = "study/name", ``row`` = its
-    row in the CSV, ``expression`` = a column or a ``DataFrame.eval`` expression of the row's
+    row in the table, ``expression`` = a column or a ``DataFrame.eval`` expression of the row's
     columns), ``count`` (rows of ``table`` meeting the ``DataFrame.query`` in ``expression``;
     empty: every row), ``manifest`` (``table`` = the study, ``expression`` = the dotted path in
     its manifest), ``constant`` (``expression`` = a Python expression of dotted names, e.g.
@@ -202,7 +200,7 @@ class Row:
 
     def __init__(self, frame: pd.DataFrame, label: int, ledger: Ledger) -> None:
         if frame.index.name != INDEX:  # reset, pivoted or joined: rows no longer name CSV rows
-            raise ValueError(f"{frame.attrs.get('table')}: cited rows must keep the CSV's rows "
+            raise ValueError(f"{frame.attrs.get('table')}: cited rows must keep the table's rows "
                              f"as their index ({INDEX})")
         self._frame, self._label, self._ledger = frame, label, ledger
 
@@ -228,8 +226,8 @@ class Row:
 
 
 class Tables:
-    """Reads a study's tables (CSV) for the report, each tagged with its name so its rows cite
-    themselves, and the ledger they write to."""
+    """Reads a study's tables (Parquet, typed) for the report, each tagged with its name so its
+    rows cite themselves, and the ledger they write to."""
 
     def __init__(self, tables: Path, runs: Path) -> None:
         self.tables, self.runs, self.ledger = tables, runs, Ledger()
@@ -292,23 +290,21 @@ class Tables:
 
 
 def read_table(tables: Path, table: str) -> pd.DataFrame | None:
-    """``tables/<study>/<name>.csv``, or None where it is missing or empty (a fresh copy)."""
-    path = tables / f"{table}.csv"
+    """``tables/<study>/<name>.parquet`` with its columns' types, or None where it is missing
+    or has no columns (a question with no rows at all; a fresh copy)."""
+    path = tables / f"{table}.parquet"
     if not path.is_file():
         return None
     stat = path.stat()
-    frame = _read_csv(str(path), stat.st_mtime_ns, stat.st_size)
-    return None if frame is None else frame.copy()
+    frame = _read_parquet(str(path), stat.st_mtime_ns, stat.st_size)
+    return None if frame.columns.empty else frame.copy()
 
 
 @functools.lru_cache(maxsize=256)
-def _read_csv(path: str, modified: int, size: int) -> pd.DataFrame | None:
+def _read_parquet(path: str, modified: int, size: int) -> pd.DataFrame:
     # Keyed by the file's time and size too, so a table written again is read again; writing a
     # report, and checking its numbers, read each table hundreds of times.
-    try:
-        return pd.read_csv(path, dtype=TEXT_COLUMNS)
-    except pd.errors.EmptyDataError:
-        return None
+    return pd.read_parquet(path)
 
 
 def _values(frame: pd.DataFrame, expression: str) -> pd.Series:

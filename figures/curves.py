@@ -84,10 +84,10 @@ def sutton_barto_figure(curves: pd.DataFrame, out_dir: Path, name: str) -> list[
 
 def draw_study(table_dir: Path, out_dir: Path) -> dict[str, list[Path]]:
     """The curve figures of one study (none if it has no curves table)."""
-    path = table_dir / "curves.csv"
+    path = table_dir / "curves.parquet"
     if not path.is_file():
         return {}
-    curves = pd.read_csv(path)
+    curves = pd.read_parquet(path)
     study = table_dir.name
     drawn = {f"learning_curves_{study}": learning_curves(curves, out_dir,
                                                          f"learning_curves_{study}")}
@@ -103,7 +103,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     if not draw_study(args.table_dir, args.out):
-        parser.exit(2, f"error: table_dir: {str(args.table_dir)!r} has no curves.csv\n")
+        parser.exit(2, f"error: table_dir: {str(args.table_dir)!r} has no curves.parquet\n")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
     the default lr; a line per G for Dr. GRPO's group mean (single-rollout REINFORCE with the
     running-mean baseline for G = 1), odd seeds, 95% Wilson bands."""
     environments = list(dict.fromkeys(accuracy["environment"]))
-    selections = list(dict.fromkeys(accuracy["selection"]))
+    # One row per lr role, in the table's order, titled with the table's words for it.
+    roles = accuracy.drop_duplicates("lr_role")
+    selections = list(zip(roles["lr_role"], roles["selection"], strict=True))
     figure, axes = plt.subplots(len(selections), len(environments), sharex=True, sharey=True,
                                 figsize=(3.4 * len(environments), 2.7 * len(selections) + 0.9),
                                 squeeze=False, layout="constrained")
@@ -40,11 +42,11 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
               for g, c in zip(sizes, ordered_colours(len(sizes)), strict=True)}
     styles[1] = {"color": "black", "linestyle": "--", "marker": "s", "zorder": 3}
     groups = [*sizes, 1] if 1 in groups else sizes
-    for row, selection in enumerate(selections):
+    for row, (role, selection) in enumerate(selections):
         for column, environment in enumerate(environments):
             ax = axes[row][column]
             rows = accuracy[(accuracy["environment"] == environment)
-                            & (accuracy["selection"] == selection)]
+                            & (accuracy["lr_role"] == role)]
             for group in groups:
                 baseline = "running_mean" if group == 1 else "group_mean"
                 line = rows[(rows["group_size"] == group) & (rows["baseline"] == baseline)
@@ -140,8 +142,8 @@ def zero_signal_by_group(zero: pd.DataFrame, out_dir: Path, name: str) -> list[P
 def draw_group_study(study: Path, out_dir: Path) -> dict[str, list[Path]]:
     """The group figures of one study's tables folder, if it has the group tables."""
     def table(name: str) -> pd.DataFrame | None:
-        path = study / f"{name}.csv"
-        return pd.read_csv(path) if path.is_file() else None
+        path = study / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else None
 
     drawn: dict[str, list[Path]] = {}
     accuracy, budgets, zero = (table("group_accuracy"), table("group_budget_to_target"),

@@ -22,12 +22,13 @@ import pandas as pd
 import typst
 
 from analysis.power import TARGET_POWER
-from analysis.study_tables import HEADLINE_BUDGETS
+from analysis.roles import Against, Finding, LrRole
+from analysis.study_tables import SETTINGS
 from analysis.tables import macro_name, number_word
 from figures.cite import MARKED, Tables, unmark
 from figures.report import arguments, bandit, fraction, headline_rows, pvalue
+from study.spec import registry
 from study.spec.atomic import write_files
-from study.spec.config import DEFAULT_LR
 from study.spec.paths import REPO_ROOT
 
 PAPER_DIR = REPO_ROOT / "paper"
@@ -36,10 +37,10 @@ SOURCES = (SOURCE, "style.typ", "references.yml")
 """The files of ``paper/`` the PDF is typeset from (copied next to the generated macros)."""
 MODULE, MACRO_SOURCES, PDF = "numbers.typ", "numbers.csv", "paper.pdf"
 GROUP_STUDY = "group_rollouts"
-PRIMARY = "family.str.endswith('/primary')"
+PRIMARY = "primary"
 POWER_EFFECT = 0.05
 """The gain over chance whose seeds the paper quotes (one of the effects the study states)."""
-EQUIVALENT = "verdict.str.startswith('equivalent')"
+EQUIVALENT = f"finding == {Finding.EQUIVALENT.value!r}"
 SOLVED = 0.99
 """Accuracy above which a learner has solved the bandit: two such are equivalent trivially."""
 
@@ -51,6 +52,11 @@ class Paper:
     def __init__(self, tables: Path, runs: Path) -> None:
         self.cite = Tables(tables, runs)
         self.macros: dict[str, str] = {}
+
+    def settings(self, study: str) -> pd.Series:
+        """The ``[analysis]`` settings a study was analysed with (its ``settings`` table's row),
+        for selecting the rows its config declares."""
+        return self.table(study, SETTINGS).iloc[0]
 
     def table(self, study: str, name: str) -> pd.DataFrame:
         frame = self.cite.read(study, name)
@@ -83,7 +89,8 @@ class Paper:
         put("DefaultLr", f"{cite.constant('study.spec.config.DEFAULT_LR'):g}")
         put("Resamples", f"{cite.constant('analysis.budget_to_target.BOOTSTRAP'):,}")
         accuracy = self.table("budget_sweep", "accuracy")
-        rows = headline_rows(accuracy)
+        settings = self.settings("budget_sweep")
+        rows = headline_rows(accuracy, settings)
         one = cite.first(rows)
         put("Arms", one.environment.shown(bandit))
         put("Chance", one.chance.shown(fraction))
@@ -99,7 +106,7 @@ class Paper:
         put("PrimaryFamily", f"{cite.count(rows, PRIMARY)}")
         band = cite.first(self.table("budget_sweep", "accuracy_band"))
         put("BandFactor", f"{band.band_factor:.2f}")
-        versus = self.table("budget_sweep", "vs_uniform")
+        versus = self.table("budget_sweep", f"vs_{settings['reference']}")
         put("UniformFamily", f"{cite.count(versus)}")
         put("UniformMargin", f"{cite.first(versus).margin:g}")
         put("UniformEquivalent", f"{cite.count(versus, EQUIVALENT)}")
@@ -107,9 +114,7 @@ class Paper:
         put("Solved", f"{solved:g}")
         both_solved = f"{EQUIVALENT} and accuracy_a > {SOLVED} and accuracy_b > {SOLVED}"
         put("UniformEquivalentSolved", f"{cite.count(versus, both_solved)}")
-        default = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
-                         & versus["budget"].isin(HEADLINE_BUDGETS)]
-        for r in cite.rows(default):
+        for r in cite.rows(headline_rows(versus, settings)):
             word = number_word(int(r.budget.value))
             put(f"Uniform{word}", f"{r.difference:+.3f}")
             put(f"Uniform{word}Low", f"{r.ci_low:+.3f}")
@@ -119,19 +124,25 @@ class Paper:
     def baselines(self) -> None:
         cite, put = self.cite, self.put
         paired = self.table("budget_sweep", "per_arm_vs_running_mean")
-        at = HEADLINE_BUDGETS[2]
-        row = cite.first(paired[(paired["lr"] == DEFAULT_LR) & (paired["budget"] == at)])
+        settings = self.settings("budget_sweep")
+        # The per-arm baseline's paragraph quotes the third compared budget (1,000 rollouts).
+        at = settings["compared_budgets"][2]
+        row = cite.first(paired[(paired["lr"] == settings["headline_lr"])
+                                & (paired["budget"] == at)])
         put("PerArmBudget", f"{row.budget:,}")
         put("PerArm", f"{row.difference:+.3f}")
         put("PerArmLow", f"{row.ci_low:+.3f}")
         put("PerArmHigh", f"{row.ci_high:+.3f}")
         put("PerArmP", row.p_value_holm.shown(pvalue))
-        put("PerArmWorse", f"{cite.count(paired, 'verdict == ' + repr('A worse'))}")
+        # Worse, and not by less than the margin.
+        worse = f"finding == {Finding.LOWER.value!r} and ~within_margin"
+        put("PerArmWorse", f"{cite.count(paired, worse)}")
         put("PerArmFamily", f"{cite.count(paired)}")
         budgets = self.table("budget_sweep", "budget_to_target")
         # At the default lr on all seeds (not the rows of a best lr, measured on the odd seeds).
-        default = budgets[(budgets["lr"] == DEFAULT_LR) & (budgets["algorithm"] == "reinforce")
-                          & (budgets["selection"] == "this lr")]
+        default = budgets[(budgets["lr"] == settings["headline_lr"])
+                          & budgets["algorithm"].isin(registry.trained())
+                          & (budgets["lr_role"] == LrRole.GRID)]
         for r in cite.rows(default):
             put(macro_name("ToTarget", *r.baseline.value.split("_")), f"{r.summary}")
 
@@ -141,13 +152,14 @@ class Paper:
         one = cite.first(budgets)
         put("NarrowArms", one.environment.shown(bandit))
         put("NarrowH", f"{one.hardness_H:,.0f}")
-        best = cite.first(budgets[budgets["selection"].str.startswith("best lr")
+        best = cite.first(budgets[(budgets["lr_role"] == LrRole.BEST)
                                   & (budgets["baseline"] == "running_mean")])
         put("NarrowLr", f"{best.lr:g}")
         put("NarrowBest", f"{best.summary}")
         put("NarrowBestInH", f"{best.ratio_to_H:.1f}")
         put("NarrowSeeds", f"{best.seeds:,}")
-        uniform = cite.first(budgets[budgets["algorithm"] == "uniform"])
+        uniform = cite.first(budgets[budgets["algorithm"]
+                                     == self.settings("narrow_margins")["reference"]])
         put("NarrowUniform", f"{uniform.summary}")
         put("NarrowUniformInH", f"{uniform.ratio_to_H:.1f}")
         ratios = self.table("narrow_margins", "budget_ratio")
@@ -187,7 +199,7 @@ class Paper:
     def seeds(self) -> None:
         cite, put = self.cite, self.put
         power = self.table("budget_sweep", "power")
-        chance = power[power["comparison"] == "trained vs never-training sampler"]
+        chance = power[power["against"] == Against.CHANCE]
         chance = chance[(chance["budget"] == chance["budget"].min())
                         & (chance["effect_of_interest"] == POWER_EFFECT)]
         if chance.empty:

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from analysis.roles import LrRole
 from figures.curves import draw_study
 from figures.groups import draw_group_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
@@ -85,7 +86,7 @@ def _target_marks(ax: plt.Axes, targets: pd.DataFrame, baseline: str, lr: float,
     """This lr's budget to 0.9 as a point on the target line, with its interval; an upper limit
     beyond the largest budget is drawn as an arrow to the right edge, not as a bar that would end
     at the largest budget as if that were the limit."""
-    marks = targets[(targets["selection"] == "this lr") & (targets["baseline"] == baseline)
+    marks = targets[(targets["lr_role"] == LrRole.GRID) & (targets["baseline"] == baseline)
                     & (targets["lr"] == lr) & targets["reached"]]
     for _, m in marks.iterrows():
         point = m["budget_to_target"]
@@ -192,7 +193,7 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
     figure, axes = plt.subplots(1, len(studies), figsize=(3.8 * len(studies), 3.4),
                                 sharey=True, squeeze=False, layout="constrained")
     for ax, (title, (accuracy, targets)) in zip(axes[0], studies.items(), strict=True):
-        best = targets[targets["selection"].str.startswith("best lr")
+        best = targets[(targets["lr_role"] == LrRole.BEST)
                        & (targets["baseline"] == "running_mean")]["lr"]
         best_lr = best.iat[0] if len(best) else DEFAULT_LR
         # The best lr differs between bandits, so the legend names the role and the title the lr.
@@ -291,8 +292,8 @@ def paired_difference(paired: pd.DataFrame, out_dir: Path, name: str,
 def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     """Every figure whose tables exist under ``tables_root/<study>/``; returns name -> files."""
     def table(study: str, name: str) -> pd.DataFrame | None:
-        path = tables_root / study / f"{name}.csv"
-        return pd.read_csv(path) if path.is_file() else None
+        path = tables_root / study / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else None
 
     drawn: dict[str, list[Path]] = {}
     sweep = table("budget_sweep", "accuracy")

@@ -22,19 +22,15 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.families import ALPHA, hypothesis_query, plain
-from analysis.study_tables import CLAIM_COLUMN, HEADLINE_BUDGETS
+from analysis.roles import Finding, LrRole
+from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from analysis.tables import latex_macros, p_text, readable
 from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from study.spec import registry
 from study.spec.atomic import write_files
-from study.spec.config import DEFAULT_LR
 from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
-HEADLINE = HEADLINE_BUDGETS
-COMPARED_AT = {"budget_sweep": HEADLINE, "narrow_margins": (10_000, 30_000, 100_000)}
-"""Budgets at which the report tabulates paired comparisons (all budgets are in the tables)."""
-GROUP_STUDIES = ("group_rollouts", "group_rollouts_narrow")
 SOURCES_FILE = "report_sources.csv"
 """Beside the report: one row per number in its prose, with where it comes from."""
 TESTS = {
@@ -126,11 +122,19 @@ def baseline_name(baseline: str) -> str:
     return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
 
 
-def headline_rows(accuracy: pd.DataFrame) -> pd.DataFrame:
-    """The rows of an accuracy table for the default cell (REINFORCE, default lr, running-mean
-    baseline) at the headline budgets, the cell the write-up's headline numbers describe."""
-    return accuracy[accuracy["algorithm"].isin(registry.trained()) & (accuracy["lr"] == DEFAULT_LR)
-                    & (accuracy["baseline"] == "running_mean") & accuracy["budget"].isin(HEADLINE)]
+def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+    """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
+    the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
+    from its config's ``[analysis]``) name them: the numbers the write-up leads with."""
+    cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
+    return accuracy[(cell == settings["headline_cell"])
+                    & accuracy["budget"].isin(settings["compared_budgets"])]
+
+
+def compared_query(settings: pd.Series) -> str:
+    """``headline_rows`` of a paired table as a ``DataFrame.query``, for a count."""
+    return (f"cell_a == {plain(settings['headline_cell'])} and budget in "
+            f"{[int(b) for b in settings['compared_budgets']]!r}")
 
 
 class Report:
@@ -151,6 +155,12 @@ class Report:
         """One table of one study, or None where it was not made or has no rows."""
         return self.cite.read(study, name)
 
+    def settings(self, study: str) -> pd.Series:
+        """The ``[analysis]`` settings a study was analysed with (its ``settings`` table's row):
+        the comparisons its config declares, for selecting rows (cite a value through
+        ``self.table(study, SETTINGS)``)."""
+        return self.table(study, SETTINGS).iloc[0]
+
     def add(self, *lines: str) -> None:
         """Lines of the report. A digit in a line of prose (not a heading, a table or a figure
         link) that no cited value wrote is a number typed into the prose: refused."""
@@ -170,8 +180,10 @@ class Report:
                      "")
 
     def markdown(self, frame: pd.DataFrame) -> None:
-        # A text column read back from CSV has NaN where it was empty; show it empty.
-        text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        # Text columns (typed categoricals hold no marks and no gaps): a row with no text shows
+        # empty, not "nan" or "None".
+        text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+                and not isinstance(frame[c].dtype, pd.CategoricalDtype)]
         shown = frame.fillna({c: "" for c in text})
         shown = shown.assign(**{c: shown[c].map(lambda v: unmark(v) if isinstance(v, str) else v)
                                 for c in text})
@@ -221,7 +233,7 @@ class Report:
         if accuracy is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        rows = headline_rows(accuracy)
+        rows = headline_rows(accuracy, self.settings("budget_sweep"))
         one = self.cite.first(rows)
         parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                  for r in self.cite.rows(rows)]
@@ -270,12 +282,16 @@ class Report:
     def above_references(self) -> None:
         self.add("## 2. Above the never-training sampler and above uniform allocation", "")
         accuracy = self.table("budget_sweep", "accuracy")
-        versus = self.table("budget_sweep", "vs_uniform")
-        if accuracy is None or versus is None:
+        if accuracy is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        head = headline_rows(accuracy)
-        primary = head[head["family"].str.endswith("/primary")]
+        settings = self.settings("budget_sweep")
+        versus = self.table("budget_sweep", f"vs_{settings['reference']}")
+        if versus is None:
+            self.add("*budget_sweep has not been analysed.*", "")
+            return
+        head = headline_rows(accuracy, settings)
+        primary = head[head["primary"]]
         gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
                 f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
                 f"{r.p_vs_chance.shown(pvalue)}, Holm {r.p_vs_chance_holm.shown(pvalue)})"
@@ -286,10 +302,9 @@ class Report:
                  + ". These are the study's primary hypotheses, declared in its config before "
                  f"the run: {self.family_text(primary)}; every other cell's test against chance "
                  "is in "
-                 f"{self.family_text(accuracy[~accuracy['family'].str.endswith('/primary')])}.",
+                 f"{self.family_text(accuracy[~accuracy['primary']])}.",
                  "")
-        rows = versus[(versus["lr"] == DEFAULT_LR) & (versus["baseline"] == "running_mean")
-                      & versus["budget"].isin(HEADLINE)]
+        rows = headline_rows(versus, settings)
         self.add("Against uniform allocation with an empirical-best pick, paired by seed on common "
                  "random numbers (exact McNemar test on the discordant seeds, Newcombe interval "
                  f"for the difference; Holm within {self.family_text(versus)}):", "")
@@ -300,10 +315,9 @@ class Report:
         significant = rows[rows["p_value_holm"] < ALPHA]
         found = [f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] at {r.budget:,} "
                  f"(Holm p {r.p_value_holm.shown(pvalue)})" for r in self.cite.rows(significant)]
-        default = (f"lr == {DEFAULT_LR!r} and baseline == 'running_mean' and "
-                   f"budget in {list(HEADLINE)!r}")
+        default = compared_query(settings)
         margin = self.cite.first(versus).margin
-        equivalent = "verdict.str.startswith('equivalent')"
+        equivalent = f"finding == {Finding.EQUIVALENT.value!r}"
         self.add("At the default lr the difference is significant after Holm at "
                  f"{self.cite.count(versus, default + ' and p_value_holm < ' + repr(ALPHA))} of "
                  f"{self.cite.count(versus, default)} headline budgets"
@@ -326,7 +340,9 @@ class Report:
         if paired is None or chance is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        rows = paired[(paired["lr"] == DEFAULT_LR) & paired["budget"].isin(HEADLINE)]
+        settings = self.settings("budget_sweep")
+        rows = paired[(paired["lr"] == settings["headline_lr"])
+                      & paired["budget"].isin(settings["compared_budgets"])]
         parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
                  f"(McNemar p {r.p_value.shown(pvalue)}, Holm {r.p_value_holm.shown(pvalue)})"
                  for r in self.cite.rows(rows)]
@@ -350,8 +366,9 @@ class Report:
         and the mechanism, every number from the ``per_arm_vs_chance`` table."""
         cite = self.cite
         margin = cite.first(chance).margin
-        above_rows = chance[chance["verdict"].str.startswith("above")]
-        above, below = "verdict.str.startswith('above')", "verdict.str.startswith('below')"
+        above_rows = chance[chance["finding"] == Finding.HIGHER]
+        above, below = (f"finding == {Finding.HIGHER.value!r}",
+                        f"finding == {Finding.LOWER.value!r}")
         within = f"p_equivalence_holm < {ALPHA!r}"
         n_above = cite.count(chance, above)
         latest = cite.largest(above_rows, "budget") if len(above_rows) else None
@@ -380,7 +397,7 @@ class Report:
                   "pass. " if floor > threshold else "")
         findings = ([f"above chance in {n_above} cells, all at budgets up to {latest:,}"]
                     if latest is not None else [])
-        if (chance["verdict"].str.startswith("below")).any():
+        if (chance["finding"] == Finding.LOWER).any():
             findings.append(f"below chance in {cite.count(chance, below)} cells")
         findings.append(f"shown equivalent to chance within +-{margin:g} in "
                         f"{cite.count(chance, within)} of {cite.count(chance)} cells"
@@ -427,8 +444,8 @@ class Report:
         if budgets is None:
             self.add("*narrow_margins has not been analysed.*", "")
             return
-        best = budgets[budgets["selection"].str.startswith("best lr")]
-        uniform = budgets[budgets["algorithm"] == "uniform"]
+        best = budgets[budgets["lr_role"] == LrRole.BEST]
+        uniform = budgets[budgets["algorithm"] == self.settings("narrow_margins")["reference"]]
         one = self.cite.first(budgets)
         parts = [f"{r.summary} with {baseline_name(r.baseline.value)} ({lr_choice(r)}; "
                  f"{in_h(r)})" for r in self.cite.rows(best)]
@@ -487,7 +504,7 @@ class Report:
                     "both bandits. " + self.band_wilson())
         for study, budgets, versus, held_out, ratios in studies:
             rows = budgets[~budgets["algorithm"].isin(registry.trained())
-                           | budgets["selection"].str.startswith("best lr")]
+                           | (budgets["lr_role"] == LrRole.BEST)]
             rows = rows[rows["baseline"].isin(["none", "running_mean"])]
             self.add(f"**{study}** (H = {self.cite.first(budgets).hardness_H:,.0f}): budget to "
                      f"{self.target:g} accuracy with {self.level:.0%} bootstrap intervals, and "
@@ -519,8 +536,9 @@ class Report:
                                   "ci90_high", "resamples", "ci90_low_mc_low",
                                   "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
                                   "equivalence"]])
+            compared = self.settings(study)["compared_budgets"]
             listed = ", ".join(f"{b:,}" for b in self._distinct(
-                versus[versus["budget"].isin(COMPARED_AT[study])], "budget"))
+                versus[versus["budget"].isin(compared)], "budget"))
             if held_out is None:
                 self.add(f"The even seeds chose the default lr {self.default_lr:g}, so the "
                          "comparisons of the best lr are those of the default lr below (all "
@@ -530,7 +548,7 @@ class Report:
                                 "chose it)")):
                 if table is None:
                     continue
-                head = table[table["budget"].isin(COMPARED_AT[study])]
+                head = table[table["budget"].isin(compared)]
                 if len(head):
                     self.add(f"REINFORCE at {who}, paired by seed at budgets {listed} (exact "
                              f"McNemar; Holm within {self.family_text(table)}). "
@@ -548,7 +566,7 @@ class Report:
         if best is None or steps is None or versus is None:
             self.add("*cost has not been analysed.*", "")
             return
-        deployment = self.cite.manifest_value("cost", "config.deployment_pulls")
+        deployment = self.cite.first(self.table("cost", SETTINGS)).deployment_pulls
         trained = f"algorithm in {registry.trained()!r}"
         best = best[best["algorithm"].isin(registry.trained())]
         steps = steps[steps["algorithm"].isin(registry.trained())]
@@ -635,7 +653,8 @@ class Report:
                  "comparison's discordance is this run's share of seeds on which the two cells "
                  "disagree (an effect above it cannot occur: empty). The same numbers for any "
                  "stated effect: `python -m analysis plan`.", "")
-        self.markdown(power)
+        # The comparison's words say what its typed column ``against`` says.
+        self.markdown(power.drop(columns="against"))
         self.figure("power_curves", "power against seeds at the rates this run observed, an "
                     "illustration of the run, not a plan: lines are normal approximations, "
                     f"rings Monte Carlo resampling of seeds; dashed: {target:.0%} power; dotted: "
@@ -654,10 +673,11 @@ class Report:
                  + ", ".join(f"{self._seeds_text(r)} ({r.comparison}, {r.budget:,})"
                              for r in self.cite.rows(paired)) + ".", "")
         if quick is not None:
-            rows = quick[quick["budget"].isin(HEADLINE)]
+            rows = quick[quick["budget"].isin(self.settings("quick")["compared_budgets"])]
             parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
                      for r in self.cite.rows(rows)]
-            sweep = headline_rows(self.table("budget_sweep", "accuracy"))
+            sweep = headline_rows(self.table("budget_sweep", "accuracy"),
+                                  self.settings("budget_sweep"))
             width = "ci_high - ci_low"
             self.add(f"The seed exercise (`quick`, {self.cite.first(rows).seeds} seeds) "
                      f"measured {', '.join(parts)}: intervals "
@@ -720,12 +740,14 @@ class Report:
 
     def groups(self) -> None:
         self.add("## 9. Group rollouts: GRPO, Dr. GRPO and RLOO at the same rollout budget", "")
-        studies = [study for study in GROUP_STUDIES
-                   if self.table(study, "group_best_lr") is not None]
+        # Every study whose grid made the group tables (more than one group size), by name.
+        studies = sorted(path.parent.name for path in
+                         self.cite.tables.glob("*/group_best_lr.parquet")
+                         if self.table(path.parent.name, "group_best_lr") is not None)
         if not studies:
             self.add("*the group studies have not been analysed.*", "")
             return
-        margin = self.cite.constant("analysis.groups.MARGIN")
+        margin = self.cite.first(self.table(studies[0], "group_vs_single")).margin
         self.add("Each update draws G rollouts from the current policy and uses the group as its "
                  "baseline (README, \"Group rollouts\"). Every (bandit, estimator, G) is an arm; "
                  "its lr is chosen on the even seeds (largest mean accuracy over the checkpoints) "
@@ -907,7 +929,7 @@ class Report:
                  "family. Cells that differ only in their per-pull cost are one simulation and "
                  "one hypothesis, so they enter a family once. The families of this run:", "")
         rows = []
-        for path in sorted(self.cite.tables.glob("*/*.csv")):
+        for path in sorted(self.cite.tables.glob("*/*.parquet")):
             table = self.table(path.parent.name, path.stem)
             if table is None:
                 continue  # a table with no rows: the study does not ask that question

@@ -1,4 +1,5 @@
-"""Command line: ``python -m study run CONFIG --out DIR``, ``quick`` and ``summarize DIR``.
+"""Command line: ``python -m study run CONFIG --out DIR``, ``quick``, ``summarize DIR`` and
+``stamp CONFIG --out FILE``.
 
 Bad input of any kind ends with exit status 2 and one line on stderr naming the field and the
 value, before anything is simulated or written.
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from study.orchestration.backends import BACKENDS, Backend
+from study.spec.atomic import write_if_changed
 from study.spec.config import ConfigError, StudyConfig, load_config
 from study.spec.paths import CONFIG_DIR, study_out_dir
 
@@ -43,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=2, help="LocalCluster workers (dask)")
     run.add_argument("--shard-seeds", type=int, default=None,
                      help="seeds per shard (default: about 2e8 episodes per shard)")
+    stamp = commands.add_parser("stamp", help="write the simulation part of a config (no "
+                                "[analysis]) to FILE, only if it changed: make's runs.parquet "
+                                "depends on it, so editing [analysis] simulates nothing again")
+    stamp.add_argument("config", type=Path)
+    stamp.add_argument("--out", type=Path, required=True, help="the stamp file")
+    stamp.add_argument("--seeds", type=int, default=None, help="override study.seeds")
     quick = commands.add_parser("quick", help="run study/configs/quick.toml and summarize it")
     quick.add_argument("--out", type=Path, default=None, help="output folder (out/quick)")
     for command in (run, quick):
@@ -140,6 +148,18 @@ def run_config(config: StudyConfig, out_dir: Path | None, seeds: int | None,
     return out_dir
 
 
+def write_stamp(config: StudyConfig, path: Path, seeds: int | None = None) -> bool:
+    """Write the simulation that ``config`` (with ``seeds``, if given) describes to ``path``, only
+    if the file does not hold it already (``write_if_changed``); return whether it wrote."""
+    if seeds is not None:
+        config = config.with_seeds(seeds)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return write_if_changed(path, config.simulation_text() + "\n")
+    except OSError as error:
+        raise ConfigError("--out", str(path), f"cannot be written ({error.strerror})") from None
+
+
 def _backend(args: argparse.Namespace) -> Backend:
     """The backend the options ask for (``quick`` always runs locally)."""
     name = getattr(args, "backend", "local")
@@ -171,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "summarize":
             _summarize(args.dir)
+            return 0
+        if args.command == "stamp":
+            write_stamp(load_config(args.config), args.out, args.seeds)
             return 0
         path = CONFIG_DIR / "quick.toml" if args.command == "quick" else args.config
         out_dir = run_config(load_config(path), args.out, args.seeds, args.threads, args.quiet,

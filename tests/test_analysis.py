@@ -41,6 +41,7 @@ from analysis.power import (
     paired_power_mc,
     seeds_for_power,
 )
+from analysis.roles import LrRole
 from analysis.study_tables import chance_equivalence
 from analysis.tables import write_tables
 from study.spec.schema import RUNS_FILE
@@ -466,8 +467,8 @@ def test_hardness_slope_recovers_a_known_power_law() -> None:
     for cell, h in enumerate(hs):
         accuracy = 1 / (1 + np.exp(-3 * (np.log(checkpoints) - np.log(20 * h**0.8))))
         outcomes[cell] = (latent < accuracy, checkpoints)
-        rows.append({"cell": cell, "algorithm": "uniform", "selection": "this lr",
-                     "environment": f"bandit {cell}", "baseline": "none", "lr": 0.0,
+        rows.append({"cell": cell, "algorithm": "uniform", "lr_role": LrRole.GRID,
+                     "environment": f"bandit {cell}", "arms": 2, "baseline": "none", "lr": 0.0,
                      "hardness_H": h})
     slope = hardness_tables(outcomes, pd.DataFrame(rows), resamples=200)["hardness_slope"]
     got = slope.iloc[0]

@@ -18,8 +18,8 @@ def tables(tmp_path: Path) -> Tables:
     (tmp_path / "tables" / "study").mkdir(parents=True)
     pd.DataFrame({"budget": [50, 200, 1000], "accuracy": [0.5, 0.75, 0.875],
                   "chance": [1 / 3] * 3, "p_value": [0.2, 1e-20, 0.004],
-                  "verdict": ["unresolved", "above", "above"]}).to_csv(
-        tmp_path / "tables" / "study" / "accuracy.csv", index=False)
+                  "verdict": ["unresolved", "above", "above"]}).to_parquet(
+        tmp_path / "tables" / "study" / "accuracy.parquet", index=False)
     (tmp_path / "runs" / "study").mkdir(parents=True)
     (tmp_path / "runs" / "study" / "manifest.json").write_text(
         json.dumps({"config": {"deployment_pulls": 100000, "environments": [{"arms": 10}]}}))
@@ -45,7 +45,7 @@ def test_cells_counts_and_arithmetic_format_and_read_back(tables: Tables) -> Non
     assert unmark(text) == ("0.750 at 1,000; gap +0.5417; 2 of 3; p = 0.004; chance 1/3; "
                             "width 0.5417; D = 100,000, K = 10; level 95%; share 0.67")
     assert unmarked_digits(text) == ""
-    # Every entry is read again from the CSV, the manifest or the code, and formatted alike.
+    # Every entry is read again from the table, the manifest or the code, and formatted alike.
     for entry in entries(tables):
         assert expected_text(entry, tables.tables, tables.runs) == entry["text"]
     kinds = [e["kind"] for e in entries(tables)]
@@ -57,7 +57,7 @@ def test_a_changed_table_no_longer_matches_its_entry(tables: Tables) -> None:
     frame = tables.read("study", "accuracy")
     f"{tables.first(frame).accuracy:.3f}"
     changed = frame.assign(accuracy=[0.51, 0.75, 0.875])
-    changed.to_csv(tables.tables / "study" / "accuracy.csv", index=False)
+    changed.to_parquet(tables.tables / "study" / "accuracy.parquet", index=False)
     entry = entries(tables)[0]
     assert entry["text"] == "0.500"
     assert expected_text(entry, tables.tables, tables.runs) == "0.510"
@@ -85,9 +85,10 @@ def test_the_report_notes_where_each_number_landed(tables: Tables, tmp_path: Pat
     assert placed == [("50", 1, 6), ("0.50", 2, 5), ("50", 2, 14)]
 
 
-def test_rows_must_keep_their_csv_rows_and_numpy_numbers_stay_readable(tables: Tables) -> None:
+def test_rows_must_keep_their_table_rows_and_numpy_numbers_stay_readable(tables: Tables
+                                                                         ) -> None:
     frame = tables.read("study", "accuracy")
-    with pytest.raises(ValueError, match="CSV's rows"):
+    with pytest.raises(ValueError, match="table's rows"):
         tables.first(frame.reset_index(drop=True))
     # A numpy number in arithmetic is written as a plain number in the source's expression.
     text = f"{tables.first(frame).accuracy * frame['budget'].iat[0]:g}"

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.groups import MARGIN, best_lr_table, zero_signal_table, zscore_scale
+from analysis.groups import best_lr_table, zero_signal_table, zscore_scale
 from analysis.outcomes import Outcomes
 from analysis.paired import verdict
+from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN
 
 
 def test_zscore_scale_sums_over_the_number_of_passes() -> None:
@@ -75,7 +76,7 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
      "unresolved"),
 ])
 def test_verdicts(row: dict[str, float], expected: str) -> None:
-    assert verdict(pd.Series(row), MARGIN) == expected
+    assert verdict(pd.Series(row), DEFAULT_EQUIVALENCE_MARGIN) == expected
 
 
 def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:

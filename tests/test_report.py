@@ -12,12 +12,13 @@ import pandas as pd
 import pymupdf
 import pytest
 
-from analysis.tables import P_FLOOR, ROUNDING_NOISE
+from analysis.roles import Against, Finding, LrRole
+from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
 from figures.cite import expected_text
-from figures.report import HEADLINE, SOURCES_FILE, pvalue
+from figures.report import SOURCES_FILE, pvalue
 from study.cli import run_and_write
-from study.spec.config import DEFAULT_LR, load_config
+from study.spec.config import load_config
 from study.spec.paths import CONFIG_DIR
 
 SEEDS = 24
@@ -29,9 +30,9 @@ def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for path in sorted(CONFIG_DIR.glob("*.toml")):
         config = load_config(path).with_seeds(SEEDS)
         run_and_write(config, out / path.stem, quiet=True)
-        done = subprocess.run([sys.executable, "-m", "analysis", str(out / path.stem), "--out",
-                               str(out / "tables" / path.stem)], cwd=REPO, capture_output=True,
-                              text=True, check=False)
+        done = subprocess.run([sys.executable, "-m", "analysis", str(out / path.stem),
+                               "--config", str(path), "--out", str(out / "tables" / path.stem)],
+                              cwd=REPO, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr
     for args in (["-m", "figures", str(out / "tables"), "--out", str(out / "figures")],
                  ["-m", "figures.report", "--tables", str(out / "tables"), "--figures",
@@ -97,10 +98,14 @@ def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
             assert (study_outputs / "figures" / name).stat().st_size > 1000
 
 
-def test_tables_are_csv_and_markdown_and_numbers_are_latex(study_outputs: Path) -> None:
+def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs: Path) -> None:
     tables = study_outputs / "tables" / "budget_sweep"
     for name in json.loads((tables / "index.json").read_text()):
-        assert (tables / f"{name}.csv").is_file() and (tables / f"{name}.md").is_file()
+        assert all((tables / f"{name}{suffix}").is_file() for suffix in TABLE_SUFFIXES)
+    # Roles are typed columns in the Parquet files, as the readers select on them.
+    budgets = pd.read_parquet(tables / "budget_to_target.parquet")
+    assert list(budgets["lr_role"].cat.categories) == [role.value for role in LrRole]
+    assert isinstance(budgets["tied_lr"].iat[0], str)
     macros = (study_outputs / "numbers.tex").read_text().splitlines()
     assert macros and all(re.fullmatch(r"\\newcommand\{\\[A-Za-z]+\}\{[^{}]*\}", m)
                           for m in macros)
@@ -116,13 +121,16 @@ def paragraph(report: str, start: str) -> str:
 
 
 def table(outputs: Path, study: str, name: str) -> pd.DataFrame:
-    return pd.read_csv(outputs / "tables" / study / f"{name}.csv")
+    return pd.read_parquet(outputs / "tables" / study / f"{name}.parquet")
 
 
 def headline(accuracy: pd.DataFrame) -> pd.DataFrame:
-    return accuracy[(accuracy["algorithm"] == "reinforce") & (accuracy["lr"] == DEFAULT_LR)
-                    & (accuracy["baseline"] == "running_mean")
-                    & accuracy["budget"].isin(HEADLINE)].sort_values("budget")
+    # The headline cell as budget_sweep's config declares it, independently of the analysis.
+    analysis = load_config(CONFIG_DIR / "budget_sweep.toml").analysis
+    return accuracy[(accuracy["algorithm"] == "reinforce")
+                    & (accuracy["lr"] == analysis.headline_lr)
+                    & (accuracy["baseline"] == analysis.headline_baseline)
+                    & accuracy["budget"].isin(analysis.compared_budgets)].sort_values("budget")
 
 
 @pytest.mark.slow
@@ -156,7 +164,7 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
 
     chance = table(study_outputs, "budget_sweep", "per_arm_vs_chance")
     text = paragraph(report, "Against chance (")
-    above = chance["verdict"].str.startswith("above").sum()
+    above = (chance["finding"] == Finding.HIGHER).sum()
     assert f"{above} of {len(chance)} cells are above chance after Holm" in text
 
     band = table(study_outputs, "budget_sweep", "accuracy_band")
@@ -183,7 +191,7 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
     power = table(study_outputs, "budget_sweep", "power")
     text = paragraph(report, "Against chance, ")
     assert f"(at level {power['alpha_per_test'].iat[0]:.3g})" in text
-    first = power[(power["comparison"] == "trained vs never-training sampler")
+    first = power[(power["against"] == Against.CHANCE)
                   & (power["budget"] == power["budget"].min())]
     for r in first.itertuples():
         assert f"{r.exact_power_40_seeds:.2f} for a gain of {r.effect_of_interest:g}" in text

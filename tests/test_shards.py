@@ -303,8 +303,9 @@ def test_a_runs_table_is_never_read_with_another_runs_cells(write_config, tmp_pa
     shutil.copy(tmp_path / "b" / "cells.parquet", tmp_path / "a" / "cells.parquet")
     with pytest.raises(ValueError, match="not written together"):
         read_runs(tmp_path / "a")
-    done = subprocess.run([sys.executable, "-m", "analysis", str(tmp_path / "a"), "--out",
-                           str(tmp_path / "tables")], cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "analysis", str(tmp_path / "a"), "--config",
+                           str(path), "--out", str(tmp_path / "tables")], cwd=REPO,
+                          capture_output=True, text=True)
     assert done.returncode == 2 and not (tmp_path / "tables").exists()
     assert done.stderr == (f"error: run_dir: {str(tmp_path / 'a')!r} holds a runs.parquet and a "
                            "cells.parquet that were not written together by one run\n")

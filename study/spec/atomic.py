@@ -50,6 +50,18 @@ def write_text(path: Path, text: str) -> None:
     write_files({path: lambda temporary: temporary.write_text(text)})
 
 
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` atomically unless it holds that text already; return whether it
+    wrote. A file whose time changes only with its content is a stamp make can depend on."""
+    try:
+        if path.read_text() == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_text(path, text)
+    return True
+
+
 def remove_stale_temporaries(folder: Path) -> None:
     """Delete temporary files left by writers that were killed (their pid, part of the name, no
     longer runs); a live writer's temporary file is left alone."""

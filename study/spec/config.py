@@ -62,8 +62,12 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets"}
-_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "equivalence_margin", "ratio_margin",
-                  "same_simulation_as"}
+_ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
+                  "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
+                  "reference"}
+DEFAULT_HEADLINE_BASELINE = "running_mean"
+"""The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
+write-up's headline numbers describe)."""
 
 
 class ConfigError(ValueError):
@@ -77,6 +81,34 @@ class ConfigError(ValueError):
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+@dataclass(frozen=True)
+class AnalysisConfig:
+    """The ``[analysis]`` table: what the analysis of a study asks and with which margins, stated
+    before the run. None of it changes a simulation, so none of it is in the runs' identity
+    (``StudyConfig.content_hash``): editing it re-runs the analysis only.
+
+    ``primary_budgets``: the checkpoints of the primary family; ``compared_budgets``: those at
+    which the write-up tabulates paired comparisons (the primary ones when a config names none);
+    ``headline_lr`` and ``headline_baseline``: the REINFORCE cell the headline numbers describe;
+    ``reference``: the learner that does not train against which REINFORCE is compared and
+    planned ("" for none declared: the first nested reference learner of the grid);
+    ``same_simulation_as``: another study whose simulation this one repeats."""
+
+    deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
+    primary_budgets: tuple[int, ...] = ()
+    compared_budgets: tuple[int, ...] = ()
+    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    ratio_margin: float = DEFAULT_RATIO_MARGIN
+    same_simulation_as: str = ""
+    headline_lr: float = DEFAULT_LR
+    headline_baseline: str = DEFAULT_HEADLINE_BASELINE
+    reference: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form, as the analysis records it beside its tables."""
+        return {key: _plain(value) for key, value in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -102,26 +134,27 @@ class StudyConfig:
     group_size: tuple[int, ...] = (1,)
     streams: str = "per_seed"
     description: str = ""
-    deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
     curves: bool = False
-    primary_budgets: tuple[int, ...] = ()
-    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
-    ratio_margin: float = DEFAULT_RATIO_MARGIN
-    same_simulation_as: str = ""
+    analysis: AnalysisConfig = AnalysisConfig()
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
         return replace(self, seeds=_check_int("--seeds", seeds, 1, MAX_SEEDS))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form, as recorded in the manifest."""
-        return {key: _plain(value) for key, value in asdict(self).items()}
+        """Plain JSON-ready form of the simulation (``analysis`` left out), as recorded in the
+        manifest and in the simulation stamp (``simulation_text``)."""
+        return {key: _plain(value) for key, value in asdict(self).items() if key != "analysis"}
+
+    def simulation_text(self) -> str:
+        """The canonical JSON of the simulation (``to_dict``): what ``runs.parquet`` depends on,
+        so make compares this text, not the TOML, before it simulates again."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON of the config: two configs that simulate the same thing
-        have the same hash, whatever their TOML spelling."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        """SHA-256 of ``simulation_text``: two configs that simulate the same thing have the same
+        hash, whatever their TOML spelling and their ``[analysis]`` table."""
+        return hashlib.sha256(self.simulation_text().encode()).hexdigest()
 
 
 def _plain(value: Any) -> Any:
@@ -190,17 +223,20 @@ def config_from_dict(data: object) -> StudyConfig:
             raise ConfigError(f"grid.budgets[{i}]", budgets[i],
                               f"is not greater than the checkpoint before it ({budgets[i - 1]})")
 
+    lr = _unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
+                 enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR])))))
+    algorithm = _choices("grid.algorithm", grid.get("algorithm", ["reinforce"]),
+                         registry.names())
+    baseline = _choices("grid.baseline", grid.get("baseline", ["running_mean"]),
+                        registry.baselines())
     config = StudyConfig(
         name=name,
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
-        algorithm=_choices("grid.algorithm", grid.get("algorithm", ["reinforce"]),
-                           registry.names()),
+        algorithm=algorithm,
         environments=_environments(grid, model),
-        lr=_unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
-                   enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR]))))),
-        baseline=_choices("grid.baseline", grid.get("baseline", ["running_mean"]),
-                          registry.baselines()),
+        lr=lr,
+        baseline=baseline,
         cost=_unique("grid.cost", tuple(_number(f"grid.cost[{i}]", v) for i, v in
                      enumerate(_axis("grid.cost", grid.get("cost", [0.0]))))),
         budgets=budgets,
@@ -209,32 +245,54 @@ def config_from_dict(data: object) -> StudyConfig:
             for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1]))))),
         streams=streams,
         description=description,
-        deployment_pulls=_check_int("analysis.deployment_pulls",
-                                    analysis.get("deployment_pulls", DEFAULT_DEPLOYMENT_PULLS),
-                                    1, 10**15),
         curves=curves,
-        primary_budgets=_primary_budgets(analysis, budgets),
-        equivalence_margin=_margin(analysis),
-        ratio_margin=_ratio_margin(analysis),
-        same_simulation_as=_study_name("analysis.same_simulation_as",
-                                       analysis.get("same_simulation_as", "")),
+        analysis=_analysis(analysis, budgets, lr, baseline, algorithm),
     )
     _check_some_cell(config)
     return config
 
 
-def _primary_budgets(analysis: dict[str, Any], budgets: tuple[int, ...]) -> tuple[int, ...]:
-    """The checkpoints of the primary family, declared before the run: each must be a budget of
-    the grid."""
-    if "primary_budgets" not in analysis:
+def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[float, ...],
+              baseline: tuple[str, ...], algorithm: tuple[str, ...]) -> AnalysisConfig:
+    """The ``[analysis]`` table, each key checked against the grid it analyses."""
+    primary = _budgets_of(analysis, "primary_budgets", budgets)
+    headline_lr = _number("analysis.headline_lr", analysis.get("headline_lr", DEFAULT_LR))
+    if "headline_lr" in analysis and headline_lr not in lr:
+        raise ConfigError("analysis.headline_lr", headline_lr, "is not one of grid.lr")
+    headline_baseline = analysis.get("headline_baseline", DEFAULT_HEADLINE_BASELINE)
+    if "headline_baseline" in analysis and headline_baseline not in baseline:
+        raise ConfigError("analysis.headline_baseline", headline_baseline,
+                          "is not one of grid.baseline")
+    reference = analysis.get("reference", "")
+    if reference != "" and (reference not in algorithm
+                            or reference not in registry.references()):
+        raise ConfigError("analysis.reference", reference, "is not one of grid.algorithm "
+                          "that does not train")
+    return AnalysisConfig(
+        deployment_pulls=_check_int("analysis.deployment_pulls",
+                                    analysis.get("deployment_pulls", DEFAULT_DEPLOYMENT_PULLS),
+                                    1, 10**15),
+        primary_budgets=primary,
+        compared_budgets=(_budgets_of(analysis, "compared_budgets", budgets)
+                          if "compared_budgets" in analysis else primary),
+        equivalence_margin=_margin(analysis),
+        ratio_margin=_ratio_margin(analysis),
+        same_simulation_as=_study_name("analysis.same_simulation_as",
+                                       analysis.get("same_simulation_as", "")),
+        headline_lr=headline_lr, headline_baseline=headline_baseline, reference=reference)
+
+
+def _budgets_of(analysis: dict[str, Any], key: str, budgets: tuple[int, ...]) -> tuple[int, ...]:
+    """Checkpoints declared before the run under ``analysis.<key>``: each must be a budget of the
+    grid."""
+    if key not in analysis:
         return ()
-    chosen = _unique("analysis.primary_budgets", tuple(
-        _check_int(f"analysis.primary_budgets[{i}]", b, 1, MAX_BUDGET)
-        for i, b in enumerate(_axis("analysis.primary_budgets", analysis["primary_budgets"]))))
+    field = f"analysis.{key}"
+    chosen = _unique(field, tuple(_check_int(f"{field}[{i}]", b, 1, MAX_BUDGET)
+                                  for i, b in enumerate(_axis(field, analysis[key]))))
     for i, budget in enumerate(chosen):
         if budget not in budgets:
-            raise ConfigError(f"analysis.primary_budgets[{i}]", budget,
-                              "is not one of grid.budgets")
+            raise ConfigError(f"{field}[{i}]", budget, "is not one of grid.budgets")
     return chosen
 
 

@@ -1,0 +1,66 @@
+"""The typed columns of the analysis tables: what a row is, as a value code can select on.
+
+A table's display text (``selection``, ``verdict``, ``comparison``) is for people and may be
+reworded; code that picks rows reads these columns instead. Each is written as a pandas
+categorical whose categories are every value of its enum, in the enum's order, so a Parquet
+file keeps the type and a reader compares with the enum (``table["lr_role"] == LrRole.BEST``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+import pandas as pd
+
+
+class LrRole(StrEnum):
+    """Why a row is at its lr: the grid's own lr (every cell), the best lr (chosen on the even
+    seeds, estimated on the odd ones), or the package's default lr."""
+
+    GRID = "grid"
+    BEST = "best"
+    DEFAULT = "default"
+
+
+class Finding(StrEnum):
+    """What a test of a row found: a difference in either direction (``higher``: A above B, or
+    above chance), equivalence within the margin alone, or neither."""
+
+    HIGHER = "higher"
+    LOWER = "lower"
+    EQUIVALENT = "equivalent"
+    UNRESOLVED = "unresolved"
+
+
+class Against(StrEnum):
+    """What a planned comparison of the power table sets the trained cell against."""
+
+    CHANCE = "chance"
+    REFERENCE = "reference"
+    PER_ARM = "per_arm"
+
+
+class RatioFinding(StrEnum):
+    """The equivalence verdict of a ratio of budgets (``analysis.budget_to_target``)."""
+
+    EQUIVALENT = "equivalent"
+    NOT_SHOWN = "not shown"
+    UNRESOLVED = "unresolved"
+
+
+def typed(values: Iterable[str], kind: type[StrEnum]) -> pd.Categorical:
+    """``values`` (members or values of ``kind``) as a categorical over all of ``kind``'s values;
+    ValueError for a value that is not one of them."""
+    values = [kind(value).value for value in values]
+    return pd.Categorical(values, categories=[member.value for member in kind])
+
+
+def finding(higher: bool, lower: bool, within: bool) -> Finding:
+    """A test's finding from its three outcomes: a difference shown above or below (``higher``,
+    ``lower``: never both), else equivalence within the margin, else neither."""
+    if higher:
+        return Finding.HIGHER
+    if lower:
+        return Finding.LOWER
+    return Finding.EQUIVALENT if within else Finding.UNRESOLVED

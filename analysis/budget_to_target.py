@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 from scipy.stats import binom
 
+from analysis.roles import Placement
 from study.spec.environment import Environment
 
 TARGET = 0.9
@@ -132,6 +133,19 @@ class BudgetRatio:
     resamples: int = BOOTSTRAP
     ci90_low_range: tuple[float, float] = (math.nan, math.nan)
     ci90_high_range: tuple[float, float] = (math.nan, math.nan)
+    ci_low_range: tuple[float, float] = (math.nan, math.nan)
+    ci_high_range: tuple[float, float] = (math.nan, math.nan)
+
+    def holds(self, value: float) -> Placement:
+        """Where ``value`` lies against the 95% interval: inside, below its lower limit or above
+        its upper one; unresolved while it lies within a limit's Monte Carlo range
+        (``ci_low_range``, ``ci_high_range``), where another set of resamples could say
+        otherwise."""
+        (low_lo, low_hi), (high_lo, high_hi) = self.ci_low_range, self.ci_high_range
+        if low_lo <= value <= low_hi or high_lo <= value <= high_hi:
+            return Placement.UNRESOLVED
+        return (Placement.BELOW if value < low_lo else Placement.ABOVE if value > high_hi
+                else Placement.INSIDE)
 
     def equivalent(self, margin: float) -> bool:
         """Whether the ratio is shown to lie within [1 / margin, margin]: two one-sided tests at
@@ -194,7 +208,8 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
     return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low[0]),
                        float(high[0]), seeds, int(undefined.sum()), float(low[1]),
                        float(high[1]), resamples, percentile_range(as_low, 0.05),
-                       percentile_range(as_high, 0.95))
+                       percentile_range(as_high, 0.95), percentile_range(as_low, 0.025),
+                       percentile_range(as_high, 0.975))
 
 
 def hardness(probs: tuple[float, ...]) -> float:

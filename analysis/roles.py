@@ -49,6 +49,16 @@ class RatioFinding(StrEnum):
     UNRESOLVED = "unresolved"
 
 
+class Placement(StrEnum):
+    """Where a value lies against an interval (``BudgetRatio.holds``): inside, below its lower
+    limit, above its upper one, or within a limit's Monte Carlo error."""
+
+    INSIDE = "inside"
+    BELOW = "below"
+    ABOVE = "above"
+    UNRESOLVED = "unresolved"
+
+
 def typed(values: Iterable[str], kind: type[StrEnum]) -> pd.Categorical:
     """``values`` (members or values of ``kind``) as a categorical over all of ``kind``'s values;
     ValueError for a value that is not one of them."""

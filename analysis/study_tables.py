@@ -11,7 +11,6 @@ rows of one table (one question asked of many cells and budgets).
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +45,7 @@ from analysis.power import (
 )
 from analysis.reward_noise import reward_noise_cost
 from analysis.roles import Against, Finding, LrRole, RatioFinding, finding, typed
-from analysis.tables import macro_name, number_word
+from analysis.tables import macro_name, number_word, study_prefix
 from study.orchestration.storage import read_manifest
 from study.spec import registry
 from study.spec.config import AnalysisConfig
@@ -484,12 +483,6 @@ def _planned(effect: float, chance: float, discordance: float,
             CLAIM_COLUMN: exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b, alpha)}
 
 
-def _prefix(study: str) -> str:
-    """A study's name as the CamelCase prefix of its LaTeX macros (digits spelled out)."""
-    return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
-                   for w in re.findall(r"\d+|[A-Za-z]+", study))
-
-
 def _fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
@@ -498,7 +491,7 @@ def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int,
                      budgets: tuple[int, ...]) -> dict[str, str]:
     """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values; the
     accuracies and paired differences at ``budgets`` (the compared ones)."""
-    prefix = _prefix(study)
+    prefix = study_prefix(study)
     numbers: dict[str, str] = {}
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
@@ -654,6 +647,6 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
                                         chance_levels(outcomes))
         tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
-        numbers.update(curve_macros(_prefix(study), tables["curve_points"]))
-    numbers[macro_name(_prefix(study), "Seeds")] = str(manifest["seeds"])
+        numbers.update(curve_macros(study_prefix(study), tables["curve_points"]))
+    numbers[macro_name(study_prefix(study), "Seeds")] = str(manifest["seeds"])
     return tables, numbers

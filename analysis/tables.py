@@ -31,6 +31,13 @@ def number_word(n: int) -> str:
     return _ONES[n] if n < 20 else _TENS[n // 10] + _ONES[n % 10]
 
 
+def study_prefix(study: str) -> str:
+    """A study's name as the CamelCase prefix of its named numbers and LaTeX macros (digits
+    spelled out): ``group_rollouts`` -> ``GroupRollouts``."""
+    return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
+                   for w in re.findall(r"\d+|[A-Za-z]+", study))
+
+
 def macro_name(*parts: str) -> str:
     """A LaTeX command name from parts: letters only, each part capitalised."""
     name = "".join(part[:1].upper() + part[1:] for part in parts)

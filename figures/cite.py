@@ -96,11 +96,12 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {}
 def formatter(function: Callable[[Any], str]) -> Callable[[Any], str]:
     """Register ``function`` as a formatter ``Cited.shown`` may use, under its qualified name
     (``figures.report.pvalue``), so that ``expected_text`` can import it again."""
-    FORMATTERS[_qualified(function)] = function
+    FORMATTERS[qualified(function)] = function
     return function
 
 
-def _qualified(function: Callable[[Any], str]) -> str:
+def qualified(function: Callable[[Any], str]) -> str:
+    """A formatter's name as the ledger records it: its module and qualified name."""
     module = function.__module__
     if module == "__main__":  # run as ``python -m figures.report``: name the module, not main
         spec = sys.modules["__main__"].__spec__
@@ -137,7 +138,7 @@ class Cited:
 
     def shown(self, function: Callable[[Any], str]) -> str:
         """The value as ``function`` (a registered formatter) writes it, recorded."""
-        name = _qualified(function)
+        name = qualified(function)
         if FORMATTERS.get(name) is not function:
             raise ValueError(f"{name} is not a registered formatter")
         return self.ledger.record(function(self.value), self.source, formatter=name)

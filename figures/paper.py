@@ -24,8 +24,10 @@ import typst
 from analysis.power import TARGET_POWER
 from analysis.roles import Against, Finding, LrRole
 from analysis.study_tables import SETTINGS
-from analysis.tables import macro_name, number_word
+from analysis.tables import macro_name, number_word, study_prefix
+from figures import sections
 from figures.cite import MARKED, Tables, unmark
+from figures.numbers import Registry
 from figures.report import arguments, bandit, fraction, headline_rows, pvalue
 from study.spec import registry
 from study.spec.atomic import write_files
@@ -78,7 +80,19 @@ class Paper:
         self.narrow()
         self.groups()
         self.seeds()
+        self.declared()
         return self.macros
+
+    def declared(self) -> None:
+        """The named numbers of the sections that follow from a study's tables
+        (``figures.sections``), under the names the report and ``numbers.tex`` give them."""
+        numbers = Registry()
+        for module in sections.modules():
+            for path in sorted(self.cite.tables.glob(f"*/{module.SECTION.table}.parquet")):
+                study = path.parent.name
+                module.claims(self.cite, study, numbers.scope(study_prefix(study)))
+        for name in numbers:
+            self.put(name, numbers.text(name))
 
     def headline(self) -> None:
         cite, put = self.cite, self.put

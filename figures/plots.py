@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.roles import LrRole
+from figures import sections
 from figures.curves import draw_study
 from figures.groups import draw_group_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
@@ -340,4 +341,9 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     for study in sorted(p for p in tables_root.iterdir() if p.is_dir()):
         drawn.update(draw_study(study, out_dir))
         drawn.update(draw_group_study(study, out_dir))
+        for module in sections.modules():
+            found = table(study.name, module.SECTION.table)
+            if found is not None:
+                name = f"{study.name}_{module.SECTION.figure}"
+                drawn[name] = module.draw(found, out_dir, name)
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

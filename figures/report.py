@@ -24,14 +24,22 @@ import pandas as pd
 from analysis.families import ALPHA, hypothesis_query, plain
 from analysis.roles import Finding, LrRole
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
-from analysis.tables import latex_macros, p_text, readable
+from analysis.tables import latex_macros, p_text, readable, study_prefix
+from figures import prose, sections
 from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
+from figures.numbers import Registry
+from figures.words import baseline_name
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 
 SOURCES_FILE = "report_sources.csv"
+NUMBER_SOURCES_FILE = "number_sources.csv"
+"""The named numbers (``figures.numbers``) with their sources, beside ``numbers.tex``."""
+FIRST_DECLARED_SECTION = 11
+"""The number of the first section that follows from a study's tables (``figures.sections``):
+after the ten written for the studies they are about."""
 """Beside the report: one row per number in its prose, with where it comes from."""
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
@@ -117,11 +125,6 @@ def in_h(row: object) -> str:
     return f"<= {ratio:.2f} H" if row.at_first_checkpoint else f"{ratio:.2f} H"
 
 
-def baseline_name(baseline: str) -> str:
-    """``none`` -> ``no baseline``, ``running_mean`` -> ``the running-mean baseline``."""
-    return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
-
-
 def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
     """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
     the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
@@ -144,6 +147,7 @@ class Report:
     def __init__(self, tables: Path, figures: Path, runs: Path, out: Path) -> None:
         self.figures, self.runs, self.out = figures, runs, out
         self.cite = Tables(tables, runs)
+        self.numbers = Registry()
         self.lines: list[str] = []
         self.level = self.cite.constant("1 - analysis.families.ALPHA")
         self.level90 = self.cite.constant("1 - 2 * analysis.families.ALPHA")
@@ -171,15 +175,21 @@ class Report:
             self.lines.append(self.cite.ledger.placed(line, len(self.lines)))
 
     def figure(self, name: str, caption: str) -> None:
+        self.add(self.figure_text(name, caption))
+
+    def figure_text(self, name: str, caption: str) -> str:
+        """A figure's link and caption, or a note that it was not drawn."""
         path = self.figures / f"{name}.png"
         if path.is_file():
             relative = os.path.relpath(path, self.out.parent)
-            self.add(f"![{name}]({relative})", "", f"*Figure: {caption}*", "")
-        else:
-            self.add(f"*(figure {self.cite.literal(name)} not drawn: its tables are missing)*",
-                     "")
+            return f"![{name}]({relative})\n\n*Figure: {caption}*\n"
+        return f"*(figure {self.cite.literal(name)} not drawn: its tables are missing)*\n"
 
     def markdown(self, frame: pd.DataFrame) -> None:
+        self.add(self.markdown_text(frame))
+
+    def markdown_text(self, frame: pd.DataFrame) -> str:
+        """A table as Markdown, with a blank line after it."""
         # Text columns (typed categoricals hold no marks and no gaps): a row with no text shows
         # empty, not "nan" or "None".
         text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
@@ -187,7 +197,7 @@ class Report:
         shown = frame.fillna({c: "" for c in text})
         shown = shown.assign(**{c: shown[c].map(lambda v: unmark(v) if isinstance(v, str) else v)
                                 for c in text})
-        self.add(readable(shown).to_markdown(index=False, floatfmt=".5g"), "")
+        return readable(shown).to_markdown(index=False, floatfmt=".5g") + "\n"
 
     def family_text(self, table: pd.DataFrame, column: str = "family") -> str:
         """The Holm family (or families) of a table's p-values and their sizes, e.g.
@@ -702,7 +712,7 @@ class Report:
         self.add("## 8. The textbook check: Sutton and Barto, Figure 2.5", "")
         points = self.table(SUTTON_BARTO, "curve_points")
         if points is None:
-            self.add(f"*{SUTTON_BARTO} has not been analysed.*", "")
+            self.add(f"*{self.cite.literal(SUTTON_BARTO)} has not been analysed.*", "")
             return
         environment = "config.environments.0"
         arms = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.arms")
@@ -920,6 +930,27 @@ class Report:
                               "budget_per_H_at_median_H", "residual_sd_log",
                               "censored_resamples"]])
 
+    def declared_sections(self, first_number: int) -> None:
+        """The sections of ``figures.sections``, each for every study whose analysis made its
+        table, numbered on from ``first_number``: their numbers named in ``self.numbers`` under
+        the study's prefix, their sentences from their templates."""
+        number = first_number
+        for module in sections.modules():
+            section = module.SECTION
+            for path in sorted(self.cite.tables.glob(f"*/{section.table}.parquet")):
+                study = path.parent.name
+                if self.table(study, section.table) is None:
+                    continue
+                numbers = self.numbers.scope(study_prefix(study))
+                context = module.claims(self.cite, study, numbers)
+                figure = f"{study}_{section.figure}"
+                self.add(f"## {number}. {section.title} (`{study}`)", "")
+                self.add(prose.render(
+                    section.template, n=numbers, **context,
+                    figure=lambda caption, name=figure: self.figure_text(name, caption),
+                    markdown=self.markdown_text))
+                number += 1
+
     def methods(self) -> None:
         self.add("## Methods", "")
         self.add("Every p-value belongs to exactly one family, adjusted by Holm's step-down "
@@ -1001,7 +1032,10 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
                         self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups, self.hardness, self.methods, self.provenance):
+                        self.groups, self.hardness):
+            section()
+        self.declared_sections(FIRST_DECLARED_SECTION)
+        for section in (self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 
@@ -1046,13 +1080,14 @@ METHODS = (
 """Each test and interval of the report: name, formula, reference (for the Methods section)."""
 
 
-def numbers_tex(tables: Path) -> str:
-    """Every study's headline numbers as LaTeX macros."""
-    numbers: dict[str, str] = {}
+def numbers_tex(tables: Path, numbers: Registry) -> str:
+    """Every study's headline numbers as LaTeX macros, then the named numbers with their
+    sources."""
+    headline: dict[str, str] = {}
     for path in sorted(tables.glob(f"*/{NUMBERS_FILE}")):
-        numbers.update(json.loads(path.read_text()))
+        headline.update(json.loads(path.read_text()))
     return latex_macros({k: v.replace("<=", "$\\leq$").replace(">", "$>$")
-                         for k, v in numbers.items()})
+                         for k, v in headline.items()}) + numbers.latex()
 
 
 def arguments(prog: str) -> argparse.Namespace:
@@ -1069,10 +1104,13 @@ def main() -> None:
     args = arguments("python -m figures.report")
     report = Report(args.tables, args.figures, args.runs, args.out)
     text = report.render()
-    numbers = numbers_tex(args.tables)
+    numbers = numbers_tex(args.tables, report.numbers)
     sources = report.cite.ledger.frame()
+    named = report.numbers.frame()
     write_files({args.out.parent / "numbers.tex": lambda path: path.write_text(numbers),
                  args.out.parent / SOURCES_FILE: lambda path: sources.to_csv(path, index=False),
+                 args.out.parent / NUMBER_SOURCES_FILE:
+                     lambda path: named.to_csv(path, index=False),
                  args.out: lambda path: path.write_text(text)})
 
 

@@ -51,15 +51,16 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
                     "## 5. REINFORCE against best-arm identification",
                     "## 6. With a per-pull cost", "## 7. How many seeds",
                     "## 8. The textbook check", "## 9. Group rollouts",
-                    "## 10. Budget against hardness", "## Methods",
+                    "## 10. Budget against hardness",
+                    "## 11. What a noisy verifier costs (`noisy_verifier`)", "## Methods",
                     "## Provenance"):
         assert heading in report
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
     # 10 figures of sections 1 to 8, 3 for each of the two group studies (section 9) and the
-    # hardness figure (section 10).
-    assert report.count("*Figure:") == 17 and "Wilson" in report and "Newcombe" in report
+    # hardness figure (section 10), and the noisy verifier's (section 11).
+    assert report.count("*Figure:") == 18 and "Wilson" in report and "Newcombe" in report
     # The tables show p-values floored as the prose does, and no rounding residue as a number.
     for header, cells in table_cells(report):
         for column, cell in zip(header, cells, strict=True):
@@ -90,8 +91,8 @@ def table_cells(report: str) -> list[tuple[list[str], list[str]]]:
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
     # 10 figures of the study, the curves of the textbook check and its book-layout figure, and
-    # 3 for each group study.
-    assert len(drawn) == 18
+    # 3 for each group study, and the noisy verifier's.
+    assert len(drawn) == 19
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:
@@ -106,9 +107,20 @@ def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs
     budgets = pd.read_parquet(tables / "budget_to_target.parquet")
     assert list(budgets["lr_role"].cat.categories) == [role.value for role in LrRole]
     assert isinstance(budgets["tied_lr"].iat[0], str)
-    macros = (study_outputs / "numbers.tex").read_text().splitlines()
+    lines = (study_outputs / "numbers.tex").read_text().splitlines()
+    macros = [line for line in lines if not line.startswith("%")]
     assert macros and all(re.fullmatch(r"\\newcommand\{\\[A-Za-z]+\}\{[^{}]*\}", m)
                           for m in macros)
+    # Each named number's macro follows the comment that gives its source, read again here.
+    sources = pd.read_csv(study_outputs / "number_sources.csv", dtype=str, keep_default_na=False)
+    assert len(sources) and set(sources["name"]) <= {m[len("\\newcommand{\\"):].split("}")[0]
+                                                     for m in macros}
+    for row in sources.itertuples():
+        at = lines.index(f"% {row.name}: {row.source}")
+        assert lines[at + 1].startswith(f"\\newcommand{{\\{row.name}}}{{")
+        assert expected_text({"source": row.source, "formatter": row.formatter,
+                              "spec": row.spec}, study_outputs / "tables",
+                             study_outputs) == row.text
     assert any(m.startswith("\\newcommand{\\BudgetSweepAccAtFiveThousand}") for m in macros)
     assert any("NarrowMarginsBudgetToNinety" in m for m in macros)
 
@@ -240,7 +252,7 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
             assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
         assert entry["text"] in text, entry["macro"]
     figures = re.findall(r'#fig\("(\w+)"', source)
-    assert len(figures) == 4
+    assert len(figures) == 5
     for number, name in enumerate(figures, start=1):
         assert (study_outputs / "figures" / f"{name}.pdf").is_file()
         assert f"Figure {number}:" in text

@@ -44,7 +44,9 @@ class Parameter:
 class RewardModel:
     """What the rest of the package knows of a reward model (see the module docstring).
     ``constraint`` returns why a combination of parameter values is refused (None if it is
-    not)."""
+    not); ``gap_factor``, for a model whose parameters scale every gap between two arms'
+    expected rewards by one factor, returns that factor (the analysis compares the budgets it
+    costs with what the factor predicts)."""
 
     name: str
     display: str
@@ -52,6 +54,7 @@ class RewardModel:
     stream: tuple[int, int] | None = None
     parameters: tuple[Parameter, ...] = ()
     constraint: Callable[[tuple[float, ...]], str | None] | None = None
+    gap_factor: Callable[[tuple[float, ...]], float] | None = None
     summary: str = ""
 
     def defaults(self) -> tuple[float, ...]:

@@ -38,6 +38,7 @@ REWARD = RewardModel(
         Parameter("false_negative", 0.0, 1.0, 0.0, "the chance a passed check is rewarded 0"),
     ),
     constraint=_informative,
+    gap_factor=lambda rates: 1.0 - rates[0] - rates[1],
     summary="the Bernoulli check, its verdict flipped with a false-positive and a false-negative "
             "rate",
 )

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
+from analysis import questions
 from analysis.accuracy import accuracy_table, cell_environments, cells_frame, chance_levels
 from analysis.bands import sup_t_band
 from analysis.budget_to_target import (
@@ -43,7 +44,6 @@ from analysis.power import (
     exact_mcnemar_power,
     paired_power_mc,
 )
-from analysis.reward_noise import reward_noise_cost
 from analysis.roles import Against, Finding, LrRole, RatioFinding, finding, typed
 from analysis.tables import macro_name, number_word, study_prefix
 from study.orchestration.storage import read_manifest
@@ -639,9 +639,10 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
                 outcomes, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
         tables.update(group_tables(outcomes, pass_rates(outcomes), study, margin, reference))
-    noise_cost = reward_noise_cost(outcomes, cells)
-    if len(noise_cost):
-        tables["reward_noise_cost"] = noise_cost
+    for question in questions.modules():
+        found = question.table(outcomes, cells)
+        if len(found):
+            tables[question.TABLE] = found
     numbers = headline_numbers(study, tables, headline, analysis.compared_budgets)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,

@@ -6,7 +6,9 @@ The prose is ``paper/paper.typ`` (its layout in ``paper/style.typ``, its referen
 through ``figures.cite``, so that each macro's source (table cell, row count or constant of the
 code) is listed in ``out/paper/numbers.csv`` and a test can read it again from the files and find
 it in the PDF. A digit typed into the prose is refused before anything is written, as in the
-report. Figures are the vector PDFs of ``out/figures/``.
+report. The paragraphs of the sections that follow from a study's tables (``figures.sections``)
+come from their Typst templates into ``sections.typ``, which ``paper.typ`` includes, and are
+checked for typed digits the same way. Figures are the vector PDFs of ``out/figures/``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from analysis.power import TARGET_POWER
 from analysis.roles import Against, Finding, LrRole
 from analysis.study_tables import SETTINGS
 from analysis.tables import macro_name, number_word, study_prefix
-from figures import sections
+from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark
 from figures.numbers import Registry
 from figures.report import arguments, bandit, fraction, headline_rows, pvalue
@@ -38,6 +40,9 @@ SOURCE = "paper.typ"
 SOURCES = (SOURCE, "style.typ", "references.yml")
 """The files of ``paper/`` the PDF is typeset from (copied next to the generated macros)."""
 MODULE, MACRO_SOURCES, PDF = "numbers.typ", "numbers.csv", "paper.pdf"
+SECTIONS = "sections.typ"
+"""The paragraphs of the sections that follow from a study's tables (``figures.sections``),
+rendered from their Typst templates; ``paper.typ`` includes it."""
 GROUP_STUDY = "group_rollouts"
 PRIMARY = "primary"
 POWER_EFFECT = 0.05
@@ -54,6 +59,7 @@ class Paper:
     def __init__(self, tables: Path, runs: Path) -> None:
         self.cite = Tables(tables, runs)
         self.macros: dict[str, str] = {}
+        self.sections: list[str] = []
 
     def settings(self, study: str) -> pd.Series:
         """The ``[analysis]`` settings a study was analysed with (its ``settings`` table's row),
@@ -84,13 +90,21 @@ class Paper:
         return self.macros
 
     def declared(self) -> None:
-        """The named numbers of the sections that follow from a study's tables
-        (``figures.sections``), under the names the report and ``numbers.tex`` give them."""
+        """The sections that follow from a study's tables (``figures.sections``): their named
+        numbers as macros, under the names the report and ``numbers.tex`` give them, and their
+        paragraphs, from their Typst templates, in ``self.sections``."""
         numbers = Registry()
         for module in sections.modules():
-            for path in sorted(self.cite.tables.glob(f"*/{module.SECTION.table}.parquet")):
+            section = module.SECTION
+            for path in sorted(self.cite.tables.glob(f"*/{section.table}.parquet")):
                 study = path.parent.name
-                module.claims(self.cite, study, numbers.scope(study_prefix(study)))
+                prefix = study_prefix(study)
+                context = module.claims(self.cite, study, numbers.scope(prefix))
+                if section.paper:
+                    self.sections.append(prose.render(
+                        section.paper, n=Macros(prefix), title=section.title,
+                        figure=f"{study}_{section.figure}",
+                        **{k: v for k, v in context.items() if isinstance(v, str)}))
         for name in numbers:
             self.put(name, numbers.text(name))
 
@@ -229,6 +243,19 @@ class Paper:
         put("PowerShort", "only " if row.exact_power_at_seeds_normal.value < TARGET_POWER else "")
 
 
+class Macros:
+    """A Typst template's view of one study's named numbers: ``n.Seeds`` is the macro
+    ``#<prefix>Seeds`` of ``numbers.typ``."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return f"#{self._prefix}{name}"
+
+
 def typed_numbers(source: str) -> list[str]:
     """Digits in the prose of a Typst source that no macro wrote: what remains after removing
     comments, code (``#name``, ``#name.field``, ``#name(...)`` calls on one line, with their
@@ -262,11 +289,14 @@ def sources(paper: Paper) -> pd.DataFrame:
 def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
     """Typeset ``out`` (the PDF) from ``paper/`` and the macros of the tables; the macros and
     their sources go to ``out.parent / "paper"``, the copied sources beside them."""
-    typed = typed_numbers((PAPER_DIR / SOURCE).read_text())
-    if typed:
-        raise SystemExit(f"a number typed into {PAPER_DIR / SOURCE} has no macro: {typed[0]!r}")
     paper = Paper(tables, runs)
     macros = paper.build()
+    declared = "\n".join(paper.sections)
+    for name, text in ((PAPER_DIR / SOURCE, (PAPER_DIR / SOURCE).read_text()),
+                       ("the sections' templates", declared)):
+        typed = typed_numbers(text)
+        if typed:
+            raise SystemExit(f"a number typed into {name} has no macro: {typed[0]!r}")
     work = out.parent / "paper"
     work.mkdir(parents=True, exist_ok=True)
     # Typeset in a folder of its own, then replace every output at once: a failed run leaves
@@ -276,12 +306,13 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
         for name in SOURCES:
             shutil.copyfile(PAPER_DIR / name, staged / name)
         (staged / MODULE).write_text(module(macros))
+        (staged / SECTIONS).write_text(declared)
         root = Path(os.path.commonpath([staged.resolve(), figures.resolve()]))
         typst.compile(str(staged / SOURCE), output=str(staged / PDF), root=str(root),
                       sys_inputs={"figures": "/" + figures.resolve().relative_to(root).as_posix()},
                       ignore_system_fonts=True, format="pdf")
         copies = {work / name: functools.partial(shutil.copyfile, staged / name)
-                  for name in (*SOURCES, MODULE)}
+                  for name in (*SOURCES, MODULE, SECTIONS)}
         write_files({**copies,
                      work / MACRO_SOURCES: lambda path: sources(paper).to_csv(path, index=False),
                      out: functools.partial(shutil.copyfile, staged / PDF)})

@@ -11,7 +11,7 @@ import pytest
 
 import reference
 from analysis.accuracy import cells_frame
-from analysis.reward_noise import reward_noise_cost
+from analysis.questions.reward_noise import table as reward_noise_cost
 from analysis.study_tables import load
 from conftest import config_text
 from study.cli import run_and_write

@@ -2,7 +2,8 @@
 
 A section module declares ``SECTION = Section(...)``: the table whose presence in a study's
 tables gives the study this section (the analysis makes it from what the study's config
-declares), its title, its template (``figures/templates/``) and its figure; ``draw(table,
+declares), its title, its templates (``figures/templates/``: the report's, and the paper's
+paragraph) and its figure; ``draw(table,
 out_dir, name)``, which draws the figure from the table (``python -m figures``); and
 ``claims(cite, study, numbers)``, which puts the section's named numbers into ``numbers`` (a
 ``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
@@ -26,6 +27,8 @@ class Section:
     title: str
     template: str
     figure: str
+    paper: str = ""
+    """The Typst template of the section's paragraph of the paper ("" for none)."""
 
 
 def modules() -> list[ModuleType]:

@@ -24,10 +24,12 @@ from analysis.outcomes import Outcomes
 from analysis.roles import Placement, typed
 from study.spec import registry
 
+TABLE = "reward_noise_cost"
+
 _SAME = ["algorithm", "baseline", "lr", "group_size"]
 
 
-def reward_noise_cost(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
+def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
     """One row per cell whose model has a ``gap_factor`` and whose parameters are not the
     model's defaults, that has a partner at the defaults (the same learner, lr, baseline, group
     size and bandit): the ratio of its budget to

@@ -31,8 +31,11 @@ STUDY_STAMPS := $(STUDIES:%=$(OUT)/%/simulation.json)
 .SECONDARY: $(STUDY_STAMPS)
 # The notebook API (study/api.py) only calls the simulation, so changing it re-runs nothing.
 SIMULATION_CODE := $(filter-out study/api.py,$(wildcard study/*.py study/*/*.py))
-ANALYSIS_CODE := $(wildcard analysis/*.py)
-FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figures/*.py))
+ANALYSIS_CODE := $(wildcard analysis/*.py analysis/*/*.py)
+# With the sections that follow from a study's tables and their templates (figures/sections/,
+# figures/templates/), which the figures, the report and the paper all read.
+FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figures/*.py)) \
+	$(wildcard figures/*/*.py figures/templates/*)
 PAPER_SOURCES := $(wildcard paper/*)
 
 .DEFAULT_GOAL := help

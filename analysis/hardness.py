@@ -53,7 +53,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
                     seed: int = 0) -> dict[str, pd.DataFrame]:
     """``outcomes`` maps each cell to its (odd seeds, checkpoints) outcome matrix and budgets;
     ``budgets`` is the study's budget-to-target table with each cell's ``arms`` (K). Returns
-    ``hardness`` (one row per bandit and algorithm: H, K, budget to 0.9 on the odd seeds with its
+    ``hardness`` (one row per bandit and algorithm, ``algorithm`` its label for people and
+    ``learner`` and ``baseline`` what code selects on: H, K, budget to 0.9 on the odd seeds with its
     95% percentile interval, inf above where more than 2.5% of resamples never reach 0.9) and
     ``hardness_slope`` (one row per algorithm: the slope of log budget on log H, its 95% percentile
     interval, the budget per H at the median H, exp(intercept) * median H ^ (slope - 1), and the
@@ -70,7 +71,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         point = crossing(checkpoints, correct.mean(axis=0), TARGET)
         name = ("REINFORCE (" + row["baseline"].replace("_", "-") + " baseline, best lr)"
                 if row["algorithm"] in registry.trained() else row["algorithm"])
-        rows.append({"algorithm": name, "environment": row["environment"],
+        rows.append({"algorithm": name, "learner": row["algorithm"],
+                     "baseline": row["baseline"], "environment": row["environment"],
                      "arms": int(row["arms"]), "cell": int(row["cell"]),
                      "lr": row["lr"], "hardness_H": row["hardness_H"],
                      "budget_to_target": point, "reached": math.isfinite(point),
@@ -102,7 +104,8 @@ def hardness_tables(outcomes: dict[int, tuple[np.ndarray, np.ndarray]],
         middle = float(np.median(h))
         # A budget that is only a lower bound is no observation for the regression's residuals.
         across = bandit_interval(h, point) if reached.all() else (math.nan, math.nan)
-        slopes.append({"algorithm": name, "bandits": len(group),
+        slopes.append({"algorithm": name, "learner": group["learner"].iat[0],
+                       "baseline": group["baseline"].iat[0], "bandits": len(group),
                        "bandits_reached": int(reached.sum()), "slope": slope,
                        "ci_low": float(low), "ci_high": float(high),
                        "bandit_ci_low": across[0], "bandit_ci_high": across[1],

@@ -118,3 +118,7 @@ class Scope:
         if self._prefix + name not in self._registry:
             raise AttributeError(f"no number is named {self._prefix + name}")
         return self._registry.text(self._prefix + name)
+
+    def __getitem__(self, name: str) -> str:
+        """``scope["Slope" ~ key]`` in a template: a name built from parts."""
+        return getattr(self, name)

@@ -126,40 +126,6 @@ def accuracy_band(band: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     return save(figure, out_dir, name)
 
 
-def hardness(points: pd.DataFrame, slopes: pd.DataFrame, out_dir: Path,
-             name: str) -> list[Path]:
-    """Budget to 0.9 against H on log-log axes, a colour per algorithm: each bandit's estimate
-    with its 95% bootstrap interval (drawn up to the estimate where it is unbounded above), and
-    the fitted line of log budget on log H. The algorithms' points at one H are spread a little
-    sideways so that their bars do not hide each other."""
-    figure, ax = plt.subplots(figsize=(6.2, 4.4), layout="constrained")
-    algorithms = list(slopes["algorithm"])
-    spread = np.exp(0.035 * (np.arange(len(algorithms)) - (len(algorithms) - 1) / 2))
-    for i, (algorithm, colour, marker) in enumerate(zip(algorithms, OKABE_ITO, "osD^v<>",
-                                                        strict=False)):
-        rows = points[points["algorithm"] == algorithm].sort_values("hardness_H")
-        fit = slopes[slopes["algorithm"] == algorithm].iloc[0]
-        high = np.where(np.isfinite(rows["ci_high"]), rows["ci_high"], rows["budget_to_target"])
-        label = registry.display(algorithm) if algorithm in registry.names() else algorithm
-        ax.errorbar(rows["hardness_H"] * spread[i], rows["budget_to_target"], fmt=marker,
-                    color=colour, markersize=4, capsize=2, linewidth=0.8,
-                    yerr=[rows["budget_to_target"] - rows["ci_low"],
-                          high - rows["budget_to_target"]],
-                    label=f"{label}: slope {fit['slope']:.2f} "
-                          f"[{fit['ci_low']:.2f}, {fit['ci_high']:.2f}]")
-        h = np.geomspace(rows["hardness_H"].min(), rows["hardness_H"].max(), 50)
-        level = fit["budget_per_H_at_median_H"] * fit["median_H"]
-        ax.plot(h, level * (h / fit["median_H"]) ** fit["slope"], color=colour, linewidth=1.0)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax.set_xlabel("hardness H = sum of 1 / gap^2 (log scale)")
-    ax.set_ylabel("rollouts to 0.9 accuracy (log scale)")
-    ax.legend(loc="lower right", fontsize="small",
-              title="slope of log budget on log H [95%]", title_fontsize="small")
-    return save(figure, out_dir, name)
-
-
 def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Accuracy over lr x budget, one panel per baseline."""
     reinforce = _trained(accuracy)
@@ -301,9 +267,6 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     if sweep is not None:
         drawn["accuracy_vs_budget"] = accuracy_vs_budget(sweep, out_dir, "accuracy_vs_budget")
         drawn["lr_heatmap"] = lr_heatmap(sweep, out_dir, "lr_heatmap")
-    points, slopes = table("hardness", "hardness"), table("hardness", "hardness_slope")
-    if points is not None and slopes is not None:
-        drawn["hardness"] = hardness(points, slopes, out_dir, "hardness")
     band = table("budget_sweep", "accuracy_band")
     if band is not None:
         drawn["accuracy_band"] = accuracy_band(band, out_dir, "accuracy_band")
@@ -342,8 +305,7 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
         drawn.update(draw_study(study, out_dir))
         drawn.update(draw_group_study(study, out_dir))
         for module in sections.modules():
-            found = table(study.name, module.SECTION.table)
-            if found is not None:
+            if table(study.name, module.SECTION.table) is not None:
                 name = f"{study.name}_{module.SECTION.figure}"
-                drawn[name] = module.draw(found, out_dir, name)
+                drawn[name] = module.draw(tables_root / study.name, out_dir, name)
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

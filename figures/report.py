@@ -29,7 +29,7 @@ from figures import prose, sections
 from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from figures.numbers import Registry
-from figures.words import baseline_name
+from figures.words import baseline_name, display
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
@@ -37,9 +37,9 @@ from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
 SOURCES_FILE = "report_sources.csv"
 NUMBER_SOURCES_FILE = "number_sources.csv"
 """The named numbers (``figures.numbers``) with their sources, beside ``numbers.tex``."""
-FIRST_DECLARED_SECTION = 11
+FIRST_DECLARED_SECTION = 10
 """The number of the first section that follows from a study's tables (``figures.sections``):
-after the ten written for the studies they are about."""
+after the nine still written for the studies they are about."""
 """Beside the report: one row per number in its prose, with where it comes from."""
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
@@ -69,12 +69,6 @@ def fraction(x: float) -> str:
 def bandit(environment: str) -> str:
     """A bandit's name as prose: "0.5, 0.55, 0.6"."""
     return environment.replace(",", ", ")
-
-
-@formatter
-def display(name: str) -> str:
-    """A learner's display name ("successive rejects"), or the text itself if it is none."""
-    return registry.display(name) if name in registry.names() else name
 
 
 def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
@@ -886,50 +880,6 @@ class Report:
                         "values for the group estimators under a uniform policy and under one "
                         "that pulls only the best arm.")
 
-    def hardness(self) -> None:
-        self.add("## 10. Budget against hardness", "")
-        points, slopes = self.table("hardness", "hardness"), self.table("hardness",
-                                                                         "hardness_slope")
-        if points is None or slopes is None:
-            self.add("*hardness has not been analysed.*", "")
-            return
-        cite = self.cite
-        fits = "; ".join(
-            f"{r.algorithm.shown(display)}: slope {r.slope:.2f} [{r.ci_low:.2f}, "
-            f"{r.ci_high:.2f}] over seeds, [{r.bandit_ci_low:.2f}, {r.bandit_ci_high:.2f}] "
-            f"over bandits, {r.budget_per_H_at_median_H:.2f} H at the median H"
-            for r in cite.rows(slopes))
-        bandits = cite.count(points, f"algorithm == {plain(points['algorithm'].iat[0])}")
-        self.add(f"The budget to {self.target:g} accuracy on {bandits} fixed bandits of K = "
-                 f"{cite.smallest(points, 'arms')} to {cite.largest(points, 'arms')} arms, H = "
-                 f"{cite.smallest(points, 'hardness_H'):,.0f} to "
-                 f"{cite.largest(points, 'hardness_H'):,.0f}, each algorithm on the same "
-                 f"{cite.first(points).seeds:,} odd seeds (REINFORCE at its best lr per bandit, "
-                 "chosen on the even seeds), and the slope of log budget on log H: a slope of "
-                 f"{cite.literal('1')} means the budget grows in proportion to H. Each slope "
-                 f"has two {self.level:.0%} intervals, for two questions. Over seeds (a "
-                 "percentile bootstrap, one resample of seeds shared by every bandit): how "
-                 "precisely these seeds fix the line through these bandits. Over bandits (the t "
-                 "interval of the least-squares slope from its residuals, the bandits as the "
-                 "unit; none where a bandit's budget is only a lower bound): whether budgets "
-                 "grow with H for bandits like these, if these were a random sample of such "
-                 "bandits (they were chosen, and their K grows with their H, so the slope "
-                 f"carries some of K). {fits}. About the fitted lines the budgets scatter by a "
-                 f"standard deviation of {cite.smallest(slopes, 'residual_sd_log'):.2f} to "
-                 f"{cite.largest(slopes, 'residual_sd_log'):.2f} in log budget, what K and the "
-                 "shape of the gaps add beyond H: the seed intervals leave that out, the bandit "
-                 "intervals carry it. Neither is a prediction for another bandit of the same "
-                 "H, which the residual scatter describes.", "")
-        self.figure("hardness", f"rollouts to {self.target:g} accuracy against H on log-log "
-                    f"axes, one colour per algorithm; bars are {self.level:.0%} percentile "
-                    "bootstrap intervals over odd seeds (drawn up to the estimate where unbounded "
-                    "above), lines the fitted log budget on log H; points at one H are spread "
-                    "sideways to stay visible.")
-        self.markdown(slopes[["algorithm", "bandits", "bandits_reached", "slope", "ci_low",
-                              "ci_high", "bandit_ci_low", "bandit_ci_high",
-                              "budget_per_H_at_median_H", "residual_sd_log",
-                              "censored_resamples"]])
-
     def declared_sections(self, first_number: int) -> None:
         """The sections of ``figures.sections``, each for every study whose analysis made its
         table, numbered on from ``first_number``: their numbers named in ``self.numbers`` under
@@ -1032,7 +982,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         for section in (self.headline, self.above_references, self.baselines, self.narrow,
                         self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups, self.hardness):
+                        self.groups):
             section()
         self.declared_sections(FIRST_DECLARED_SECTION)
         for section in (self.methods, self.provenance):

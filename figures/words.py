@@ -4,11 +4,18 @@ that print a cited value as prose (``figures.cite.formatter``)."""
 from __future__ import annotations
 
 from figures.cite import formatter
+from study.spec import registry
 
 
 def baseline_name(baseline: str) -> str:
     """``none`` -> ``no baseline``, ``running_mean`` -> ``the running-mean baseline``."""
     return "no baseline" if baseline == "none" else f"the {baseline.replace('_', '-')} baseline"
+
+
+@formatter
+def display(name: str) -> str:
+    """A learner's display name ("successive rejects"), or the text itself if it is none."""
+    return registry.display(name) if name in registry.names() else name
 
 
 @formatter

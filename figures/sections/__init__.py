@@ -3,8 +3,9 @@
 A section module declares ``SECTION = Section(...)``: the table whose presence in a study's
 tables gives the study this section (the analysis makes it from what the study's config
 declares), its title, its templates (``figures/templates/``: the report's, and the paper's
-paragraph) and its figure; ``draw(table,
-out_dir, name)``, which draws the figure from the table (``python -m figures``); and
+paragraph) and its figure; ``draw(tables,
+out_dir, name)``, which draws the figure from the study's tables in the folder ``tables``
+(``python -m figures``); and
 ``claims(cite, study, numbers)``, which puts the section's named numbers into ``numbers`` (a
 ``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
 digits and the frames its tables show. The report finds the modules by listing this folder.

@@ -66,10 +66,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "table": noisy[SHOWN]}
 
 
-def draw(table: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
-    """Ratio against false_positive + false_negative, one colour and marker per false-positive
+def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
+    """The section's figure from the study's tables in ``tables``: the ratio against
+    false_positive + false_negative, one colour and marker per false-positive
     rate (nudged sideways so that rates of one total stay apart), 95% paired bootstrap bars; the
     dashed line is 1 / (1 - fp - fn)^2."""
+    table = pd.read_parquet(tables / f"{SECTION.table}.parquet")
     figure, ax = plt.subplots(figsize=(5.6, 3.4), layout="constrained")
     total = table["false_positive"] + table["false_negative"]
     rates = sorted(table["false_positive"].unique())

@@ -66,3 +66,12 @@ def write_config(tmp_path: Path):
 
 # The reference implementation is imported by the tests as a plain module.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reads the whole pipeline's outputs (the ``study_outputs`` fixture: every study
+    run, analysed, drawn and written up) is slow, whether or not it says so: ``make test-fast``
+    runs no whole pipeline."""
+    for item in items:
+        if "study_outputs" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -340,7 +340,8 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
     running-mean cell, when it is not the headline cell, against every reference learner on the
     odd seeds only, since the even seeds chose it (a family of its own); and the ratio of that
     cell's budget to 0.9 to each reference's, on the odd seeds, with a paired bootstrap
-    interval; ``as_efficient`` when two one-sided tests put the ratio within
+    interval, beside the reference's own budget on those seeds (``reference_budget``, with its
+    bootstrap interval); ``as_efficient`` when two one-sided tests put the ratio within
     [1 / ratio_margin, ratio_margin], and ``equivalence`` the verdict with its Monte Carlo
     error: ``unresolved`` where a 90% limit's range (``ci90_*_mc_*``, from ``MORE_RESAMPLES``
     resamples once ``BOOTSTRAP`` leave the verdict within it) contains the margin."""
@@ -377,9 +378,14 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
         if ratio.equivalence(ratio_margin) == "unresolved":
             ratio = budget_ratio(ours, theirs, outcomes.budgets, resamples=MORE_RESAMPLES)
         verdict = ratio.equivalence(ratio_margin)
+        # The reference's own budget on the seeds of the ratio, so that a sentence quoting the
+        # two budgets beside their ratio quotes them from the same seeds.
+        own = budget_to_target(theirs, outcomes.budgets)
         rows.append({"reinforce_cell": best,
                      "lr": cells.set_index("cell").loc[best, "lr"],
-                     "reference": algorithm[reference], "ratio": ratio.ratio,
+                     "reference": algorithm[reference],
+                     "reference_budget": own.estimate, "reference_ci_low": own.ci_low,
+                     "reference_ci_high": own.ci_high, "ratio": ratio.ratio,
                      "ci_low": ratio.ci_low, "ci_high": ratio.ci_high, "seeds": ratio.seeds,
                      "undefined_resamples": ratio.undefined_resamples,
                      "ci90_low": ratio.ci90_low, "ci90_high": ratio.ci90_high,

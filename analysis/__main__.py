@@ -47,8 +47,7 @@ def main() -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    tables, numbers = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
-    write_tables(tables, numbers, args.out)
+    write_tables(analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis), args.out)
     return 0
 
 

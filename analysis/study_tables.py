@@ -45,7 +45,6 @@ from analysis.power import (
     paired_power_mc,
 )
 from analysis.roles import Against, Finding, LrRole, RatioFinding, finding, typed
-from analysis.tables import macro_name, number_word, study_prefix
 from study.orchestration.storage import read_manifest
 from study.spec import registry
 from study.spec.config import AnalysisConfig
@@ -87,20 +86,6 @@ def reference_learners(cells: pd.DataFrame, nested: bool | None = None) -> list[
     present = set(cells["algorithm"])
     return [name for name in registry.references() if name in present
             and (nested is None or registry.learner(name).nested == nested)]
-
-
-def curve_macros(prefix: str, points: pd.DataFrame) -> dict[str, str]:
-    """The optimal-action fraction of each REINFORCE cell at each tabulated step, as macros
-    named by lr and baseline (``...OptimalAtOneThousandLrPointOneRunningMeanInclusive``)."""
-    numbers = {}
-    for row in points.itertuples():
-        whole, _, fraction = f"{row.lr:.12f}".rstrip("0").partition(".")
-        lr = number_word(int(whole)) + ("Point" + "".join(
-            number_word(int(d)) for d in fraction) if fraction else "")
-        baseline = "".join(p.capitalize() for p in row.baseline.split("_"))
-        name = macro_name(prefix, "OptimalAt", number_word(int(row.step)), "Lr", lr, baseline)
-        numbers[name] = _fmt(row.optimal_action)
-    return numbers
 
 
 def headline_cell(cells: pd.DataFrame, analysis: AnalysisConfig) -> int:
@@ -489,76 +474,6 @@ def _planned(effect: float, chance: float, discordance: float,
             CLAIM_COLUMN: exact_mcnemar_power(CLAIM_SEEDS, only_a, only_b, alpha)}
 
 
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}"
-
-
-def headline_numbers(study: str, tables: dict[str, pd.DataFrame], headline: int,
-                     budgets: tuple[int, ...]) -> dict[str, str]:
-    """The numbers a write-up cites, as LaTeX macro names (prefixed by the study) and values; the
-    accuracies and paired differences at ``budgets`` (the compared ones)."""
-    prefix = study_prefix(study)
-    numbers: dict[str, str] = {}
-    accuracy = tables["accuracy"]
-    head = accuracy[accuracy["cell"] == headline].set_index("budget")
-    for budget in budgets:
-        if budget in head.index:
-            row = head.loc[budget]
-            word = number_word(int(budget))
-            numbers[macro_name(prefix, "AccAt", word)] = _fmt(row["accuracy"])
-            numbers[macro_name(prefix, "AccAt", word, "Low")] = _fmt(row["ci_low"])
-            numbers[macro_name(prefix, "AccAt", word, "High")] = _fmt(row["ci_high"])
-            numbers[macro_name(prefix, "GapToChanceAt", word)] = _fmt(
-                row["accuracy"] - row["chance"])
-    if "per_arm_vs_running_mean" in tables:
-        paired = tables["per_arm_vs_running_mean"]
-        lr = accuracy.loc[accuracy["cell"] == headline, "lr"].iat[0]
-        rows = paired[paired["lr"] == lr].set_index("budget")
-        for budget in budgets:
-            if budget in rows.index:
-                word = number_word(int(budget))
-                numbers[macro_name(prefix, "PerArmMinusRunningMeanAt", word)] = _fmt(
-                    rows.loc[budget, "difference"])
-    if "budget_to_target" in tables:
-        best = tables["budget_to_target"]
-        best = best[(best["lr_role"] == LrRole.BEST) & (best["group_size"] == 1)]
-        for _, row in best.iterrows():
-            name = macro_name(prefix, "BudgetToNinety",
-                              "".join(p.capitalize() for p in row["baseline"].split("_")))
-            numbers[name] = (f"> {row['largest_budget']:,.0f}" if not row["reached"] else
-                             f"<= {row['budget_to_target']:,.0f}" if row["at_first_checkpoint"]
-                             else f"{row['budget_to_target']:,.0f}")
-            if row["reached"]:
-                numbers[name + "Low"] = f"{row['ci_low']:,.0f}"
-                numbers[name + "High"] = (f"{row['ci_high']:,.0f}" if math.isfinite(
-                    row["ci_high"]) else f"> {row['largest_budget']:,.0f}")
-    if "power" in tables:
-        for _, row in tables["power"].iterrows():
-            if row["budget"] == 1000:
-                words = "".join(w.capitalize() for w in row["comparison"].replace("-", " ")
-                                .split() if w.isalpha())
-                needed = row["seeds_exact"]
-                effect = number_word(round(100 * row["effect_of_interest"]))
-                numbers[macro_name(prefix, "SeedsNeeded", words, "For", effect, "Points")] = (
-                    f"{needed:,.0f}" if math.isfinite(needed) else "none (effect above the "
-                    "discordance)" if math.isnan(needed) else "not found by the planner")
-    if "break_even" in tables:
-        steps = tables["break_even"]
-        steps = steps[steps["algorithm"].isin(registry.trained())]
-        for _, row in steps.iterrows():
-            if int(row["to_budget"]) in budgets:
-                numbers[macro_name(prefix, "BreakEvenTo", number_word(int(row["to_budget"])))] = (
-                    f"{row['break_even_cost']:.3g}")
-    return numbers
-
-
-def analyze(run_dir: Path, analysis: AnalysisConfig) -> tuple[dict[str, pd.DataFrame],
-                                                               dict[str, str]]:
-    """All tables of the study in ``run_dir`` analysed as its config's ``[analysis]`` table
-    (``analysis``) says, and its headline numbers."""
-    return analyze_outcomes(*load(run_dir), run_dir, analysis)
-
-
 def settings_table(study: str, analysis: AnalysisConfig, headline: int,
                    reference: str) -> pd.DataFrame:
     """One row: the ``[analysis]`` settings of ``study`` and the headline cell and reference
@@ -570,10 +485,10 @@ def settings_table(study: str, analysis: AnalysisConfig, headline: int,
 
 
 def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
-                     analysis: AnalysisConfig) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+                     analysis: AnalysisConfig) -> dict[str, pd.DataFrame]:
     """All tables of a study from its outcomes and manifest, analysed as ``analysis`` (its
-    config's ``[analysis]`` table) says, and its headline numbers; ``run_dir`` is where its curves
-    are, if it has any."""
+    config's ``[analysis]`` table) says; ``run_dir`` is where its curves are, if it has any. The
+    numbers a write-up names are cited from these tables by ``figures.named``."""
     study = manifest["study"]
     margin = analysis.equivalence_margin
     cells = cells_frame(outcomes)
@@ -649,11 +564,8 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
         found = question.table(outcomes, cells)
         if len(found):
             tables[question.TABLE] = found
-    numbers = headline_numbers(study, tables, headline, analysis.compared_budgets)
     if (run_dir / CURVES_FILE).is_file():
         tables["curves"] = curves_table(pd.read_parquet(run_dir / CURVES_FILE), cells,
                                         chance_levels(outcomes))
         tables["curve_points"] = curve_points(tables["curves"], CURVE_STEPS)
-        numbers.update(curve_macros(study_prefix(study), tables["curve_points"]))
-    numbers[macro_name(study_prefix(study), "Seeds")] = str(manifest["seeds"])
-    return tables, numbers
+    return tables

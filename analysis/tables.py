@@ -1,5 +1,4 @@
-"""Writing analysis tables (Parquet for code, CSV and Markdown for people) and headline numbers
-(LaTeX macros)."""
+"""Writing analysis tables (Parquet for code, CSV and Markdown for people)."""
 
 from __future__ import annotations
 
@@ -10,41 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from study.spec.atomic import write_files, write_text
-from study.spec.schema import INDEX_FILE, NUMBERS_FILE
-
-_ONES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-         "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen",
-         "Eighteen", "Nineteen"]
-_TENS = ["", "", "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety"]
-
-
-def number_word(n: int) -> str:
-    """An integer as CamelCase English words, for LaTeX macro names (which take no digits):
-    5000 -> ``FiveThousand``, 200 -> ``TwoHundred``."""
-    if n == 0:
-        return "Zero"
-    for size, name in ((10**9, "Billion"), (10**6, "Million"), (1000, "Thousand"),
-                       (100, "Hundred")):
-        if n >= size:
-            rest = n % size
-            return number_word(n // size) + name + (number_word(rest) if rest else "")
-    return _ONES[n] if n < 20 else _TENS[n // 10] + _ONES[n % 10]
-
-
-def study_prefix(study: str) -> str:
-    """A study's name as the CamelCase prefix of its named numbers and LaTeX macros (digits
-    spelled out): ``group_rollouts`` -> ``GroupRollouts``."""
-    return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
-                   for w in re.findall(r"\d+|[A-Za-z]+", study))
-
-
-def macro_name(*parts: str) -> str:
-    """A LaTeX command name from parts: letters only, each part capitalised."""
-    name = "".join(part[:1].upper() + part[1:] for part in parts)
-    if not re.fullmatch(r"[A-Za-z]+", name):
-        raise ValueError(f"not a LaTeX macro name: {name!r}")
-    return name
-
+from study.spec.schema import INDEX_FILE
 
 P_FLOOR = 1e-15
 """Smallest p-value shown as a number in the Markdown tables and the report; below it "< 1e-15":
@@ -92,10 +57,9 @@ TABLE_SUFFIXES = (".parquet", ".csv", ".md")
 booleans, integers, lists) and is what code reads; CSV and Markdown for people."""
 
 
-def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_dir: Path) -> None:
-    """Each table as ``<name>.parquet``, ``<name>.csv`` and ``<name>.md``, the numbers as
-    ``numbers.json``; then ``index.json`` last, the file make depends on, so a half-finished step
-    is redone."""
+def write_tables(tables: dict[str, pd.DataFrame], out_dir: Path) -> None:
+    """Each table as ``<name>.parquet``, ``<name>.csv`` and ``<name>.md``; then ``index.json``
+    last, the file make depends on, so a half-finished step is redone."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
         typed = table.astype({c: "category" for c in FAMILY_COLUMNS if c in table})
@@ -104,16 +68,9 @@ def write_tables(tables: dict[str, pd.DataFrame], numbers: dict[str, str], out_d
         write_text(out_dir / f"{name}.csv", table.to_csv(index=False))
         write_text(out_dir / f"{name}.md",
                    readable(table).to_markdown(index=False, floatfmt=".5g") + "\n")
-    write_text(out_dir / NUMBERS_FILE, json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     # A table an earlier analysis wrote and this one does not (a question no longer asked) must
     # not be read as if it were current.
     for stale in [path for suffix in TABLE_SUFFIXES for path in out_dir.glob(f"*{suffix}")]:
         if stale.stem not in tables:
             stale.unlink()
     write_text(out_dir / INDEX_FILE, json.dumps(sorted(tables), indent=2) + "\n")
-
-
-def latex_macros(numbers: dict[str, str]) -> str:
-    """``\\newcommand{\\Name}{value}`` lines, sorted by name."""
-    return "".join(f"\\newcommand{{\\{name}}}{{{value}}}\n"
-                   for name, value in sorted(numbers.items()))

@@ -22,6 +22,39 @@ from figures.cite import Cited, qualified
 
 NAME = re.compile(r"[A-Z][A-Za-z]*")
 
+_ONES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+         "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen",
+         "Eighteen", "Nineteen"]
+_TENS = ["", "", "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety"]
+
+
+def number_word(n: int) -> str:
+    """An integer as CamelCase English words, for LaTeX macro names (which take no digits):
+    5000 -> ``FiveThousand``, 200 -> ``TwoHundred``."""
+    if n == 0:
+        return "Zero"
+    for size, name in ((10**9, "Billion"), (10**6, "Million"), (1000, "Thousand"),
+                       (100, "Hundred")):
+        if n >= size:
+            rest = n % size
+            return number_word(n // size) + name + (number_word(rest) if rest else "")
+    return _ONES[n] if n < 20 else _TENS[n // 10] + _ONES[n % 10]
+
+
+def study_prefix(study: str) -> str:
+    """A study's name as the CamelCase prefix of its named numbers and LaTeX macros (digits
+    spelled out): ``group_rollouts`` -> ``GroupRollouts``."""
+    return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
+                   for w in re.findall(r"\d+|[A-Za-z]+", study))
+
+
+def macro_name(*parts: str) -> str:
+    """A LaTeX command name from parts: letters only, each part capitalised."""
+    name = "".join(part[:1].upper() + part[1:] for part in parts)
+    if not re.fullmatch(r"[A-Za-z]+", name):
+        raise ValueError(f"not a LaTeX macro name: {name!r}")
+    return name
+
 
 @dataclass(frozen=True)
 class Named:
@@ -101,7 +134,8 @@ class Registry:
 
 
 class Scope:
-    """A registry seen through a prefix: ``scope.Seeds`` prints ``<prefix>Seeds``, and
+    """A registry seen through a prefix: ``scope.Seeds`` prints ``<prefix>Seeds`` (or, where the
+    study has no such number, the constant ``Seeds`` that no study owns), and
     ``scope.put("Seeds", ...)`` names it."""
 
     def __init__(self, registry: Registry, prefix: str) -> None:
@@ -112,12 +146,23 @@ class Scope:
         """``Registry.put`` under ``<prefix><name>``."""
         self._registry.put(self._prefix + name, value, spec, shown)
 
+    def put_constant(self, name: str, value: Cited, spec: str = "",
+                     shown: Callable[[Any], str] | None = None) -> None:
+        """``Registry.put`` under ``name`` itself: a constant of the code is no study's, so
+        every study and the paper print it under one name."""
+        self._registry.put(name, value, spec, shown)
+
+    def resolve(self, name: str) -> str:
+        """The registry's name for ``name``: the study's own, else the plain constant's."""
+        for full in (self._prefix + name, name):
+            if full in self._registry:
+                return full
+        raise AttributeError(f"no number is named {self._prefix + name}")
+
     def __getattr__(self, name: str) -> str:
         if name.startswith("_"):
             raise AttributeError(name)
-        if self._prefix + name not in self._registry:
-            raise AttributeError(f"no number is named {self._prefix + name}")
-        return self._registry.text(self._prefix + name)
+        return self._registry.text(self.resolve(name))
 
     def __getitem__(self, name: str) -> str:
         """``scope["Slope" ~ key]`` in a template: a name built from parts."""

@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
@@ -24,15 +23,16 @@ import pandas as pd
 from analysis.families import ALPHA, hypothesis_query, plain
 from analysis.roles import Finding, LrRole
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
-from analysis.tables import latex_macros, p_text, readable, study_prefix
+from analysis.tables import readable
 from figures import prose, sections
-from figures.cite import MARKED, Cited, Tables, formatter, unmark, unmarked_digits
+from figures.cite import MARKED, Cited, Tables, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
-from figures.numbers import Registry
-from figures.words import baseline_name, display
+from figures.named import headline_rows, named_numbers
+from figures.numbers import study_prefix
+from figures.words import bandit, baseline_name, display, fraction, pvalue
 from study.spec import registry
 from study.spec.atomic import write_files
-from study.spec.schema import MANIFEST_FILE, NUMBERS_FILE
+from study.spec.schema import MANIFEST_FILE
 
 SOURCES_FILE = "report_sources.csv"
 NUMBER_SOURCES_FILE = "number_sources.csv"
@@ -52,23 +52,6 @@ TESTS = {
 """The test behind each table's family, for the Methods section."""
 
 
-@formatter
-def pvalue(p: float) -> str:
-    """A p-value as text after "p": "= 0.013", or "< 1e-15" below ``analysis.tables.P_FLOOR``."""
-    return p_text(p).removeprefix("p ")
-
-
-@formatter
-def fraction(x: float) -> str:
-    """A chance level as the fraction it is (1/3), else to four decimals."""
-    near = Fraction(x).limit_denominator(1000)
-    return f"{near.numerator}/{near.denominator}" if abs(float(near) - x) < 1e-12 else f"{x:.4f}"
-
-
-@formatter
-def bandit(environment: str) -> str:
-    """A bandit's name as prose: "0.5, 0.55, 0.6"."""
-    return environment.replace(",", ", ")
 
 
 def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
@@ -119,15 +102,6 @@ def in_h(row: object) -> str:
     return f"<= {ratio:.2f} H" if row.at_first_checkpoint else f"{ratio:.2f} H"
 
 
-def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
-    """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
-    the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
-    from its config's ``[analysis]``) name them: the numbers the write-up leads with."""
-    cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
-    return accuracy[(cell == settings["headline_cell"])
-                    & accuracy["budget"].isin(settings["compared_budgets"])]
-
-
 def compared_query(settings: pd.Series) -> str:
     """``headline_rows`` of a paired table as a ``DataFrame.query``, for a count."""
     return (f"cell_a == {plain(settings['headline_cell'])} and budget in "
@@ -141,7 +115,9 @@ class Report:
     def __init__(self, tables: Path, figures: Path, runs: Path, out: Path) -> None:
         self.figures, self.runs, self.out = figures, runs, out
         self.cite = Tables(tables, runs)
-        self.numbers = Registry()
+        # Every named number of the write-up, built as the paper builds it, so the report's
+        # templates, the paper and numbers.tex print each under one name.
+        self.numbers = named_numbers(self.cite)
         self.lines: list[str] = []
         self.level = self.cite.constant("1 - analysis.families.ALPHA")
         self.level90 = self.cite.constant("1 - 2 * analysis.families.ALPHA")
@@ -1030,16 +1006,6 @@ METHODS = (
 """Each test and interval of the report: name, formula, reference (for the Methods section)."""
 
 
-def numbers_tex(tables: Path, numbers: Registry) -> str:
-    """Every study's headline numbers as LaTeX macros, then the named numbers with their
-    sources."""
-    headline: dict[str, str] = {}
-    for path in sorted(tables.glob(f"*/{NUMBERS_FILE}")):
-        headline.update(json.loads(path.read_text()))
-    return latex_macros({k: v.replace("<=", "$\\leq$").replace(">", "$>$")
-                         for k, v in headline.items()}) + numbers.latex()
-
-
 def arguments(prog: str) -> argparse.Namespace:
     """The command line of the report and of the paper: the tables, figures and runs they read
     (``--tables``, ``--figures``, ``--runs``) and the file they write (``--out``)."""
@@ -1054,7 +1020,7 @@ def main() -> None:
     args = arguments("python -m figures.report")
     report = Report(args.tables, args.figures, args.runs, args.out)
     text = report.render()
-    numbers = numbers_tex(args.tables, report.numbers)
+    numbers = report.numbers.latex()
     sources = report.cite.ledger.frame()
     named = report.numbers.frame()
     write_files({args.out.parent / "numbers.tex": lambda path: path.write_text(numbers),

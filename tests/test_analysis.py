@@ -487,9 +487,9 @@ def test_bandit_interval_is_the_least_squares_slopes_t_interval() -> None:
 
 
 def test_writing_tables_removes_a_table_no_longer_made(tmp_path: Path) -> None:
-    write_tables({"kept": pd.DataFrame({"a": [1]}), "gone": pd.DataFrame({"a": [2]})}, {},
+    write_tables({"kept": pd.DataFrame({"a": [1]}), "gone": pd.DataFrame({"a": [2]})},
                  tmp_path)
-    write_tables({"kept": pd.DataFrame({"a": [1]})}, {}, tmp_path)
+    write_tables({"kept": pd.DataFrame({"a": [1]})}, tmp_path)
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["kept.csv"]
     assert not (tmp_path / "gone.md").exists()
 

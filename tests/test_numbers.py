@@ -73,3 +73,13 @@ def test_a_scope_prints_its_names_and_a_template_refuses_a_missing_one(tables: T
     with pytest.raises(UndefinedError, match="Verifiers"):
         render("reward_noise.md.j2", n=scope, baseline="", unresolved=False, shrink="",
                prediction="", figure=lambda caption: "", markdown=lambda frame: "", table=None)
+
+
+def test_a_constant_has_one_plain_name_that_every_scope_prints(tables: Tables) -> None:
+    numbers = Registry()
+    level = tables.constant("1 - analysis.families.ALPHA")
+    numbers.scope("Study").put_constant("Level", level, ".0%")
+    numbers.scope("Other").put_constant("Level", level, ".0%")  # the same constant: allowed
+    assert list(numbers) == ["Level"]
+    assert numbers.scope("Study").resolve("Level") == "Level"
+    assert unmark(numbers.scope("Other").Level) == "95%"

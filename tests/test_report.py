@@ -16,6 +16,7 @@ from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
 from figures.cite import expected_text
+from figures.paper import macros_used
 from figures.report import SOURCES_FILE, pvalue
 from study.cli import run_and_write
 from study.spec.config import load_config
@@ -111,10 +112,16 @@ def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs
     macros = [line for line in lines if not line.startswith("%")]
     assert macros and all(re.fullmatch(r"\\newcommand\{\\[A-Za-z]+\}\{[^{}]*\}", m)
                           for m in macros)
-    # Each named number's macro follows the comment that gives its source, read again here.
+    # Every macro is a named number (figures.named): it follows the comment that gives its
+    # source, which is read again here; one name per macro, one macro per name.
+    names = [m[len("\\newcommand{\\"):].split("}")[0] for m in macros]
     sources = pd.read_csv(study_outputs / "number_sources.csv", dtype=str, keep_default_na=False)
-    assert len(sources) and set(sources["name"]) <= {m[len("\\newcommand{\\"):].split("}")[0]
-                                                     for m in macros}
+    assert len(names) == len(set(names)) and names == sources["name"].tolist()
+    # One value, one name: no two names print the same source the same way.
+    printed = sources[["source", "spec", "formatter"]]
+    assert not printed.duplicated().any(), sources[printed.duplicated(keep=False)]
+    # The paper's macros are names of the registry.
+    assert macros_used((REPO / "paper" / "paper.typ").read_text()) <= set(names)
     for row in sources.itertuples():
         at = lines.index(f"% {row.name}: {row.source}")
         assert lines[at + 1].startswith(f"\\newcommand{{\\{row.name}}}{{")
@@ -244,14 +251,17 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
     # The paper's prose: paper.typ and the paragraphs of the declared sections it includes.
     source = ((REPO / "paper" / "paper.typ").read_text()
               + (study_outputs / "paper" / "sections.typ").read_text())
-    used = set(re.findall(r"#([A-Z][A-Za-z]*)", source))
+    used = macros_used(source)
     macros = pd.read_csv(study_outputs / "paper" / "numbers.csv", keep_default_na=False)
     assert used <= set(macros["macro"]) and len(used) > 50
+    # The paper builds the registry the report builds: the same names, printed the same.
+    named = pd.read_csv(study_outputs / "number_sources.csv", keep_default_na=False)
+    assert (macros.set_index("macro")["text"].to_dict()
+            == named.set_index("name")["text"].to_dict())
     for entry in macros[macros["macro"].isin(used)].to_dict("records"):
         # Each number read again from its table (or constant) and formatted as the macro was;
         # and the PDF shows that text.
-        if entry["kind"] != "phrase":
-            assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
+        assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
         assert entry["text"] in text, entry["macro"]
     figures = re.findall(r'#fig\("(\w+)"', source)
     assert len(figures) == 5

@@ -32,15 +32,15 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """Name the section's numbers in ``numbers``; return the template's algorithm keys and
     table."""
     points, slopes = cite.read(study, "hardness"), cite.read(study, SECTION.table)
-    numbers.put("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
-    numbers.put("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     numbers.put("Bandits", cite.count(points, f"algorithm == {plain(points['algorithm'].iat[0])}"),
                 "")
     numbers.put("ArmsLow", cite.smallest(points, "arms"), "")
     numbers.put("ArmsHigh", cite.largest(points, "arms"), "")
     numbers.put("HLow", cite.smallest(points, "hardness_H"), ",.0f")
     numbers.put("HHigh", cite.largest(points, "hardness_H"), ",.0f")
-    numbers.put("Seeds", cite.first(points).seeds, ",")
+    numbers.put("OddSeeds", cite.first(points).seeds, ",")
     numbers.put("ScatterLow", cite.smallest(slopes, "residual_sd_log"), ".2f")
     numbers.put("ScatterHigh", cite.largest(slopes, "residual_sd_log"), ".2f")
     keys = []

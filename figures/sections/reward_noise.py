@@ -37,7 +37,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     exact = cite.first(budgets[budgets["cell"] == first.exact_cell.value])
     costliest = cite.first(noisy[noisy["ratio"] == noisy["ratio"].max()])
     numbers.put("Verifiers", cite.count(noisy), ",")
-    numbers.put("Seeds", first.seeds, ",")
+    # The study's seeds, as every study names them (``figures.named.headline``).
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put("Lr", first.lr, "g")
     numbers.put("Arms", cite.manifest_value(study, "config.environments.0.values"),
                 shown=arm_values)
@@ -56,9 +57,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     for name, placement in (("Inside", Placement.INSIDE), ("CostMore", Placement.BELOW),
                             ("CostLess", Placement.ABOVE), ("Unresolved", Placement.UNRESOLVED)):
         numbers.put(name, cite.count(noisy, f"prediction == {placement.value!r}"), ",")
-    numbers.put("MoreResamples", cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ",")
-    numbers.put("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    numbers.put("Resamples", cite.constant("analysis.budget_to_target.BOOTSTRAP"), ",")
+    numbers.put_constant("MoreResamples",
+                         cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ",")
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("Resamples", cite.constant("analysis.budget_to_target.BOOTSTRAP"), ",")
     return {"baseline": baseline_name(first.baseline.value),
             "unresolved": bool((noisy["prediction"] == Placement.UNRESOLVED).any()),
             "shrink": cite.literal("1 - fp - fn"),

@@ -22,7 +22,6 @@ MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "index.json"
 """Written last by every step of ``make`` (tables, figures): the file make depends on, so a step
 that stopped half-way is redone."""
-NUMBERS_FILE = "numbers.json"
 
 CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "reward_model",
                 "environment", "arms", "draw", "arm_values", "draw_parameters",

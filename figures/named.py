@@ -1,0 +1,324 @@
+"""Every named number of the write-up, built one way for the report, the paper and ``numbers.tex``.
+
+``named_numbers(cite)`` puts each number that leaves the tables for words into one
+``figures.numbers.Registry`` under one name: the headline numbers of every study, the paper's
+numbers and those of the sections that follow from a study's tables (``figures.sections``). The
+report prints from that registry, the paper's macros are its names and ``numbers.tex`` lists every
+one of them with its source, so one value has one name everywhere.
+
+Names: a study's number begins with the study's prefix (``analysis.tables.study_prefix``:
+``BudgetSweepAccAtOneThousand``), then what it is, ``At`` and a budget in words where it is one of
+several budgets, and ``Low``/``High`` (interval), ``P`` (Holm-adjusted p-value) or ``Ninety``
+(90% interval) last. A constant of the code that no study owns has a plain name (``Level``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from analysis.power import TARGET_POWER
+from analysis.roles import Against, Finding, LrRole
+from analysis.study_tables import SETTINGS
+from figures import sections
+from figures.cite import Cited, Tables, formatter
+from figures.numbers import Registry, Scope, macro_name, number_word, study_prefix
+from figures.words import bandit, fraction, pvalue
+from study.spec import registry
+
+HEADLINE_STUDY = "budget_sweep"
+NARROW_STUDY = "narrow_margins"
+GROUP_STUDY = "group_rollouts"
+PRIMARY = "primary"
+POWER_EFFECT = 0.05
+"""The gain over chance whose seeds the paper quotes (one of the effects the study states)."""
+SEEDS_NEEDED_AT = 1000
+"""The budget whose planned seeds every study lists (``...SeedsNeeded...``)."""
+EQUIVALENT = f"finding == {Finding.EQUIVALENT.value!r}"
+SOLVED = 0.99
+"""Accuracy above which a learner has solved the bandit: two such are equivalent trivially."""
+VERDICTS = {"equivalent": "inside", "not shown": "not inside",
+            "unresolved": "within Monte Carlo error of"}
+"""A budget ratio's equivalence finding as the paper's phrase: where its 90% interval lies
+against the margin."""
+
+
+@formatter
+def more_than(budget: float) -> str:
+    """A budget not reached by the largest one: "> 100,000"."""
+    return f"> {budget:,.0f}"
+
+
+@formatter
+def at_most(budget: float) -> str:
+    """A budget reached by the first checkpoint: "<= 1,000"."""
+    return f"<= {budget:,.0f}"
+
+
+@formatter
+def planned_seeds(seeds: float) -> str:
+    """Seeds a power plan needs: "1,234", or why there is no number (NaN: the effect exceeds
+    the discordance; infinite: the planner found none)."""
+    if math.isfinite(seeds):
+        return f"{seeds:,.0f}"
+    return "none (effect above the discordance)" if math.isnan(seeds) else (
+        "not found by the planner")
+
+
+@formatter
+def verdict(equivalence: str) -> str:
+    """A budget ratio's equivalence finding as a phrase (``VERDICTS``)."""
+    return VERDICTS[equivalence]
+
+
+@formatter
+def short_of_target(power: float) -> str:
+    """"only " where the exact power at the normal plan's seeds falls short of the target
+    power (``analysis.power.TARGET_POWER``), else nothing."""
+    return "only " if power < TARGET_POWER else ""
+
+
+def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+    """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
+    the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
+    from its config's ``[analysis]``) name them: the numbers the write-up leads with."""
+    cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
+    return accuracy[(cell == settings["headline_cell"])
+                    & accuracy["budget"].isin(settings["compared_budgets"])]
+
+
+def named_numbers(cite: Tables) -> Registry:
+    """Every named number of the tables under ``cite.tables``: the constants, each study's
+    headline numbers, the paper's and the declared sections'. A part whose study was not
+    analysed is left out (the paper refuses a macro it uses and the registry lacks)."""
+    numbers = Registry()
+    constants(cite, numbers)
+    for path in sorted(cite.tables.glob(f"*/{SETTINGS}.parquet")):
+        headline(cite, path.parent.name, numbers.scope(study_prefix(path.parent.name)))
+    for part, study in ((budget_sweep, HEADLINE_STUDY), (baselines, HEADLINE_STUDY),
+                        (seeds, HEADLINE_STUDY), (narrow, NARROW_STUDY), (groups, GROUP_STUDY)):
+        if cite.read(study, SETTINGS) is not None:
+            part(cite, study, numbers.scope(study_prefix(study)))
+    for module in sections.modules():
+        for path in sorted(cite.tables.glob(f"*/{module.SECTION.table}.parquet")):
+            study = path.parent.name
+            if cite.read(study, module.SECTION.table) is not None:
+                module.claims(cite, study, numbers.scope(study_prefix(study)))
+    return numbers
+
+
+def constants(cite: Tables, numbers: Registry) -> None:
+    """The constants of the code the write-up quotes, under plain names."""
+    numbers.put("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
+    numbers.put("Alpha", cite.constant("analysis.families.ALPHA"), "g")
+    numbers.put("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
+    numbers.put("DefaultLr", cite.constant("study.spec.config.DEFAULT_LR"), "g")
+    numbers.put("Resamples", cite.constant("analysis.budget_to_target.BOOTSTRAP"), ",")
+    numbers.put("MoreResamples", cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ",")
+    numbers.put("Solved", cite.constant("figures.named.SOLVED"), "g")
+    numbers.put("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
+
+
+def _settings(cite: Tables, study: str) -> pd.Series:
+    return cite.read(study, SETTINGS).iloc[0]
+
+
+def headline(cite: Tables, study: str, numbers: Scope) -> None:
+    """A study's headline numbers (every study's, in ``numbers.tex``): its seeds; the headline
+    cell's accuracy and gain over chance at the compared budgets, and per-arm minus running-mean
+    at its lr; the budget to 0.9 of each baseline at its best lr; the seeds planned at
+    ``SEEDS_NEEDED_AT`` rollouts; the break-even costs of stepping up to a compared budget; the
+    optimal-action fraction of each curve at each tabulated step."""
+    settings = _settings(cite, study)
+    budgets = [int(b) for b in settings["compared_budgets"]]
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    accuracy = cite.read(study, "accuracy")
+    for r in cite.rows(headline_rows(accuracy, settings).sort_values("budget")):
+        word = number_word(int(r.budget.value))
+        numbers.put(f"AccAt{word}", r.accuracy, ".3f")
+        numbers.put(f"AccAt{word}Low", r.ci_low, ".3f")
+        numbers.put(f"AccAt{word}High", r.ci_high, ".3f")
+        numbers.put(f"GapToChanceAt{word}", r.accuracy - r.chance, ".3f")
+    paired = cite.read(study, "per_arm_vs_running_mean")
+    if paired is not None:
+        lr = accuracy.loc[accuracy["cell"] == settings["headline_cell"], "lr"].iat[0]
+        for r in cite.rows(paired[(paired["lr"] == lr) & paired["budget"].isin(budgets)]):
+            numbers.put(f"PerArmMinusRunningMeanAt{number_word(int(r.budget.value))}",
+                        r.difference, ".3f")
+    # Where several rows would take one name the last one names it, as the names were first
+    # given (one per baseline, whatever the bandit or learner).
+    latest: dict[str, tuple[Cited, str, Callable[[Any], str] | None]] = {}
+    best = cite.read(study, "budget_to_target")
+    if best is not None:
+        best = best[(best["lr_role"] == LrRole.BEST) & (best["group_size"] == 1)]
+        for r in cite.rows(best):
+            name = macro_name("BudgetToNinety", *r.baseline.value.split("_"))
+            if not r.reached:
+                latest[name] = (r.largest_budget, "", more_than)
+                continue
+            latest[name] = ((r.budget_to_target, "", at_most) if r.at_first_checkpoint
+                            else (r.budget_to_target, ",.0f", None))
+            latest[name + "Low"] = (r.ci_low, ",.0f", None)
+            latest[name + "High"] = ((r.ci_high, ",.0f", None) if math.isfinite(r.ci_high.value)
+                                     else (r.largest_budget, "", more_than))
+    power = cite.read(study, "power")
+    if power is not None:
+        for r in cite.rows(power[power["budget"] == SEEDS_NEEDED_AT]):
+            words = [w.capitalize() for w in r.comparison.value.replace("-", " ").split()
+                     if w.isalpha()]
+            effect = number_word(round(100 * r.effect_of_interest.value))
+            latest[macro_name("SeedsNeeded", *words, "For", effect, "Points")] = (
+                r.seeds_exact, "", planned_seeds)
+    steps = cite.read(study, "break_even")
+    if steps is not None:
+        steps = steps[steps["algorithm"].isin(registry.trained())
+                      & steps["to_budget"].isin(budgets)]
+        for r in cite.rows(steps):
+            latest[f"BreakEvenTo{number_word(int(r.to_budget.value))}"] = (
+                r.break_even_cost, ".3g", None)
+    for name, (value, spec, shown) in latest.items():
+        numbers.put(name, value, spec, shown)
+    points = cite.read(study, "curve_points")
+    for r in cite.rows(points) if points is not None else ():
+        whole, _, decimals = f"{r.lr.value:.12f}".rstrip("0").partition(".")
+        lr = number_word(int(whole)) + ("Point" + "".join(
+            number_word(int(d)) for d in decimals) if decimals else "")
+        numbers.put(macro_name("OptimalAt", number_word(int(r.step.value)), "Lr", lr,
+                               *r.baseline.value.split("_")), r.optimal_action, ".3f")
+
+
+def budget_sweep(cite: Tables, study: str, numbers: Scope) -> None:
+    """The headline study's numbers the paper leads with: its bandit, chance and the compared
+    budgets; the signed gain over chance with its Holm p-value; the accuracy band; the
+    comparison with the reference learner."""
+    accuracy = cite.read(study, "accuracy")
+    settings = _settings(cite, study)
+    rows = headline_rows(accuracy, settings)
+    one = cite.first(rows)
+    numbers.put("Arms", one.environment, shown=bandit)
+    numbers.put("Chance", one.chance, shown=fraction)
+    for r in cite.rows(rows):
+        word = number_word(int(r.budget.value))
+        numbers.put(f"Budget{word}", r.budget, ",")
+        numbers.put(f"SignedGapToChanceAt{word}", r.accuracy - r.chance, "+.3f")
+        numbers.put(f"GapToChanceAt{word}P", r.p_vs_chance_holm, shown=pvalue)
+    numbers.put("PrimaryFamily", cite.count(rows, PRIMARY), "")
+    numbers.put("BandFactor", cite.first(cite.read(study, "accuracy_band")).band_factor, ".2f")
+    reference = macro_name(*settings["reference"].split("_"))
+    versus = cite.read(study, f"vs_{settings['reference']}")
+    numbers.put(f"{reference}Family", cite.count(versus), "")
+    numbers.put(f"{reference}Margin", cite.first(versus).margin, "g")
+    numbers.put(f"{reference}Equivalent", cite.count(versus, EQUIVALENT), "")
+    both_solved = f"{EQUIVALENT} and accuracy_a > {SOLVED} and accuracy_b > {SOLVED}"
+    numbers.put(f"{reference}EquivalentSolved", cite.count(versus, both_solved), "")
+    for r in cite.rows(headline_rows(versus, settings)):
+        name = f"Minus{reference}At{number_word(int(r.budget.value))}"
+        numbers.put(name, r.difference, "+.3f")
+        numbers.put(f"{name}Low", r.ci_low, "+.3f")
+        numbers.put(f"{name}High", r.ci_high, "+.3f")
+        numbers.put(f"{name}P", r.p_value_holm, shown=pvalue)
+
+
+def baselines(cite: Tables, study: str, numbers: Scope) -> None:
+    """The per-arm baseline against the running mean at the third compared budget (signed, with
+    its interval and Holm p-value), how often it is worse, and each baseline's budget to 0.9 at
+    the default lr on all seeds."""
+    paired = cite.read(study, "per_arm_vs_running_mean")
+    settings = _settings(cite, study)
+    # The per-arm baseline's paragraph quotes the third compared budget (1,000 rollouts).
+    at = settings["compared_budgets"][2]
+    row = cite.first(paired[(paired["lr"] == settings["headline_lr"])
+                            & (paired["budget"] == at)])
+    numbers.put("PerArmBudget", row.budget, ",")
+    numbers.put("PerArm", row.difference, "+.3f")
+    numbers.put("PerArmLow", row.ci_low, "+.3f")
+    numbers.put("PerArmHigh", row.ci_high, "+.3f")
+    numbers.put("PerArmP", row.p_value_holm, shown=pvalue)
+    # Worse, and not by less than the margin.
+    worse = f"finding == {Finding.LOWER.value!r} and ~within_margin"
+    numbers.put("PerArmWorse", cite.count(paired, worse), "")
+    numbers.put("PerArmFamily", cite.count(paired), "")
+    budgets = cite.read(study, "budget_to_target")
+    # At the default lr on all seeds (not the rows of a best lr, measured on the odd seeds).
+    default = budgets[(budgets["lr"] == settings["headline_lr"])
+                      & budgets["algorithm"].isin(registry.trained())
+                      & (budgets["lr_role"] == LrRole.GRID)]
+    for r in cite.rows(default):
+        numbers.put(macro_name("DefaultLrBudgetToNinety", *r.baseline.value.split("_")),
+                    r.summary, "")
+
+
+def narrow(cite: Tables, study: str, numbers: Scope) -> None:
+    """The narrow-margins bandit: its hardness, the best lr's budget to 0.9 and the reference
+    learner's, and each planning learner's budget ratio to REINFORCE with its intervals and
+    where the 90% one lies against the margin."""
+    budgets = cite.read(study, "budget_to_target")
+    one = cite.first(budgets)
+    numbers.put("Arms", one.environment, shown=bandit)
+    numbers.put("H", one.hardness_H, ",.0f")
+    best = cite.first(budgets[(budgets["lr_role"] == LrRole.BEST)
+                              & (budgets["baseline"] == "running_mean")])
+    numbers.put("BestLr", best.lr, "g")
+    numbers.put("Best", best.summary, "")
+    numbers.put("BestInH", best.ratio_to_H, ".1f")
+    numbers.put("BestSeeds", best.seeds, ",")
+    learner = _settings(cite, study)["reference"]
+    reference = cite.first(budgets[budgets["algorithm"] == learner])
+    name = macro_name(*learner.split("_"))
+    numbers.put(name, reference.summary, "")
+    numbers.put(f"{name}InH", reference.ratio_to_H, ".1f")
+    ratios = cite.read(study, "budget_ratio")
+    for r in cite.rows(ratios):
+        name = macro_name("Ratio", *r.reference.value.split("_"))
+        numbers.put(name, r.ratio, ".2f")
+        numbers.put(f"{name}Low", r.ci_low, ".2f")
+        numbers.put(f"{name}High", r.ci_high, ".2f")
+        numbers.put(f"{name}LowNinety", r.ci90_low, ".3f")
+        numbers.put(f"{name}HighNinety", r.ci90_high, ".3f")
+        numbers.put(f"{name}Verdict", r.equivalence, shown=verdict)
+    numbers.put("RatioMargin", cite.first(ratios).ratio_margin, "g")
+
+
+def groups(cite: Tables, study: str, numbers: Scope) -> None:
+    """Groups of rollouts on the study's first bandit: the single rollout's budget to 0.9 and
+    each group size's ratio to it (groups with Dr. GRPO's group mean)."""
+    budgets = cite.read(study, "group_budget_to_target")
+    budgets = budgets[budgets["environment"] == budgets["environment"].iat[0]]
+    single = cite.first(budgets[budgets["group_size"] == 1])
+    grouped = budgets[budgets["baseline"] == "group_mean"]
+    largest = cite.first(grouped[grouped["group_size"] == grouped["group_size"].max()])
+    numbers.put("Single", single.summary, "")
+    numbers.put("Size", largest.group_size, "")
+    numbers.put("ToTarget", largest.summary, "")
+    numbers.put("Ratio", largest.ratio_to_single, ".2f")
+    numbers.put("RatioLow", largest.ratio_to_single_low, ".2f")
+    numbers.put("RatioHigh", largest.ratio_to_single_high, ".2f")
+    for r in cite.rows(grouped[grouped["group_size"] < grouped["group_size"].max()]):
+        word = number_word(int(r.group_size.value))
+        numbers.put(f"Size{word}", r.group_size, "")
+        numbers.put(f"Ratio{word}", r.ratio_to_single, ".2f")
+        numbers.put(f"Ratio{word}Low", r.ratio_to_single_low, ".2f")
+        numbers.put(f"Ratio{word}High", r.ratio_to_single_high, ".2f")
+
+
+def seeds(cite: Tables, study: str, numbers: Scope) -> None:
+    """The seeds the exact plan needs for a gain of ``POWER_EFFECT`` over chance at the
+    smallest planned budget, and the power of the normal approximation's plan."""
+    power = cite.read(study, "power")
+    chance = power[power["against"] == Against.CHANCE]
+    chance = chance[(chance["budget"] == chance["budget"].min())
+                    & (chance["effect_of_interest"] == POWER_EFFECT)]
+    if chance.empty:
+        raise SystemExit(f"the paper quotes the power for a gain of {POWER_EFFECT:g} over "
+                         f"chance, which {study}'s power table does not plan")
+    row = cite.first(chance)
+    numbers.put("PowerEffect", row.effect_of_interest, "g")
+    numbers.put("PowerAlpha", row.alpha_per_test, ".3g")
+    numbers.put("PowerSeeds", row.seeds_exact, ",.0f")
+    numbers.put("PowerSeedsNormal", row.seeds_normal, ",.0f")
+    numbers.put("PowerAtNormal", row.exact_power_at_seeds_normal, ".3f")
+    numbers.put("PowerShort", row.exact_power_at_seeds_normal, shown=short_of_target)

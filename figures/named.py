@@ -53,6 +53,13 @@ def more_than(budget: float) -> str:
 
 
 @formatter
+def budget_limit(budget: float) -> str:
+    """A limit of a budget's bootstrap interval: "26,010", or "unbounded" where more than a
+    tail's share of the resamples never reach the target."""
+    return f"{budget:,.0f}" if math.isfinite(budget) else "unbounded"
+
+
+@formatter
 def at_most(budget: float) -> str:
     """A budget reached by the first checkpoint: "<= 1,000"."""
     return f"<= {budget:,.0f}"
@@ -226,7 +233,8 @@ def budget_sweep(cite: Tables, study: str, numbers: Scope) -> None:
 def baselines(cite: Tables, study: str, numbers: Scope) -> None:
     """The per-arm baseline against the running mean at the third compared budget (signed, with
     its interval and Holm p-value), how often it is worse, and each baseline's budget to 0.9 at
-    the default lr on all seeds."""
+    the default lr on all seeds and at its own best lr (chosen on the even seeds, estimated on
+    the odd ones), so that no baseline is judged only at the lr another one was tuned for."""
     paired = cite.read(study, "per_arm_vs_running_mean")
     settings = _settings(cite, study)
     # The per-arm baseline's paragraph quotes the third compared budget (1,000 rollouts).
@@ -250,6 +258,12 @@ def baselines(cite: Tables, study: str, numbers: Scope) -> None:
     for r in cite.rows(default):
         numbers.put(macro_name("DefaultLrBudgetToNinety", *r.baseline.value.split("_")),
                     r.summary, "")
+    best = budgets[(budgets["lr_role"] == LrRole.BEST) & (budgets["group_size"] == 1)
+                   & budgets["environment"].eq(budgets["environment"].iat[0])]
+    for r in cite.rows(best):
+        words = r.baseline.value.split("_")
+        numbers.put(macro_name("BestLrBudgetToNinety", *words), r.summary, "")
+        numbers.put(macro_name("BestLr", *words), r.lr, "g")
 
 
 def narrow(cite: Tables, study: str, numbers: Scope) -> None:
@@ -267,11 +281,14 @@ def narrow(cite: Tables, study: str, numbers: Scope) -> None:
     numbers.put("BestInH", best.ratio_to_H, ".1f")
     numbers.put("BestSeeds", best.seeds, ",")
     learner = _settings(cite, study)["reference"]
-    reference = cite.first(budgets[budgets["algorithm"] == learner])
     name = macro_name(*learner.split("_"))
-    numbers.put(name, reference.summary, "")
-    numbers.put(f"{name}InH", reference.ratio_to_H, ".1f")
     ratios = cite.read(study, "budget_ratio")
+    # The reference's budget on the odd seeds, those of the best lr's estimate and of the ratio.
+    reference = cite.first(ratios[ratios["reference"] == learner])
+    numbers.put(f"{name}OnOdd", reference.reference_budget, ",.0f")
+    numbers.put(f"{name}OnOddLow", reference.reference_ci_low, shown=budget_limit)
+    numbers.put(f"{name}OnOddHigh", reference.reference_ci_high, shown=budget_limit)
+    numbers.put(f"{name}OnOddInH", reference.reference_budget / one.hardness_H, ".1f")
     for r in cite.rows(ratios):
         name = macro_name("Ratio", *r.reference.value.split("_"))
         numbers.put(name, r.ratio, ".2f")

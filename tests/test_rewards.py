@@ -11,6 +11,7 @@ import pytest
 
 import reference
 from analysis.accuracy import cells_frame
+from analysis.questions.effective_hardness import table as effective_hardness
 from analysis.questions.reward_noise import table as reward_noise_cost
 from analysis.study_tables import load
 from conftest import config_text
@@ -102,3 +103,12 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(tmp_pat
         assert row.predicted_ratio == pytest.approx(
             1.0 / (1.0 - row.false_positive - row.false_negative) ** 2)
         assert row.ci_low <= row.ratio <= row.ci_high
+    # Per unit of effective hardness: H of (0.5, 0.55, 0.6) is 1 / 0.05^2 + 1 / 0.1^2 = 500,
+    # shrunk gaps make it 500 / (1 - fp - fn)^2, and the budget is divided by that alone.
+    effective = effective_hardness(outcomes, cells_frame(outcomes))
+    assert len(effective) == 8
+    for row in effective.itertuples():
+        factor = 1.0 - row.false_positive - row.false_negative
+        assert row.effective_H == pytest.approx(500.0 / factor**2)
+        assert row.per_effective_H * row.effective_H == pytest.approx(row.budget_to_target)
+        assert row.per_effective_H_low <= row.per_effective_H <= row.per_effective_H_high

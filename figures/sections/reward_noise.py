@@ -60,12 +60,24 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put_constant("MoreResamples",
                          cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ",")
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    effective = cite.read(study, "effective_hardness")
+    exact_unit = cite.first(effective[effective["cell"] == first.exact_cell.value])
+    costliest_unit = cite.first(effective[effective["cell"] == costliest.cell.value])
+    numbers.put("H", exact_unit.hardness_H, ",.0f")
+    for name, row in (("Exact", exact_unit), ("Costliest", costliest_unit)):
+        numbers.put(f"{name}PerEffectiveH", row.per_effective_H, ".2f")
+        numbers.put(f"{name}PerEffectiveHLow", row.per_effective_H_low, ".2f")
+        numbers.put(f"{name}PerEffectiveHHigh", row.per_effective_H_high, ".2f")
     numbers.put_constant("Resamples", cite.constant("analysis.budget_to_target.BOOTSTRAP"), ",")
     return {"baseline": baseline_name(first.baseline.value),
             "unresolved": bool((noisy["prediction"] == Placement.UNRESOLVED).any()),
             "shrink": cite.literal("1 - fp - fn"),
             "prediction": cite.literal("1 / (1 - fp - fn)^2"),
-            "table": noisy[SHOWN]}
+            "effective_h": cite.literal("H / (1 - fp - fn)^2"),
+            "table": noisy[SHOWN],
+            "effective": effective[["false_positive", "false_negative", "gap_factor",
+                                    "effective_H", "budget_to_target", "per_effective_H",
+                                    "per_effective_H_low", "per_effective_H_high"]]}
 
 
 def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:

@@ -137,7 +137,8 @@ class BudgetRatio:
     ci_high_range: tuple[float, float] = (math.nan, math.nan)
 
     def holds(self, value: float) -> Placement:
-        """Where ``value`` lies against the 95% interval: inside, below its lower limit or above
+        """Where ``value`` lies against the interval (``ci_low``, ``ci_high``): inside, below its
+        lower limit or above
         its upper one; unresolved while it lies within a limit's Monte Carlo range
         (``ci_low_range``, ``ci_high_range``), where another set of resamples could say
         otherwise."""
@@ -181,11 +182,13 @@ def percentile_range(values: np.ndarray, q: float,
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
                  target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0,
-                 budgets_b: np.ndarray | None = None) -> BudgetRatio:
+                 budgets_b: np.ndarray | None = None, tail: float = 0.025) -> BudgetRatio:
     """Ratio of two cells' budgets to the target, seeds paired: each resample draws the same
     seeds for both cells (rows of the two matrices are the same seeds), so the interval keeps the
     correlation that common random numbers give the two estimates. ``budgets_b``: B's own
-    checkpoints (the rollouts it spent), when they differ from A's."""
+    checkpoints (the rollouts it spent), when they differ from A's. ``ci_low`` and ``ci_high``
+    are the ``tail`` and 1 - ``tail`` quantiles (a 95% interval by default; a smaller tail for
+    an interval that is one of a Bonferroni family)."""
     correct_a = np.asarray(correct_a, dtype=float)
     correct_b = np.asarray(correct_b, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
@@ -203,13 +206,13 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
                                        strict=True)])
     undefined = np.isnan(values)
     as_low, as_high = np.where(undefined, 0.0, values), np.where(undefined, math.inf, values)
-    low = np.quantile(as_low, [0.025, 0.05], method="inverted_cdf")
-    high = np.quantile(as_high, [0.975, 0.95], method="inverted_cdf")
+    low = np.quantile(as_low, [tail, 0.05], method="inverted_cdf")
+    high = np.quantile(as_high, [1 - tail, 0.95], method="inverted_cdf")
     return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low[0]),
                        float(high[0]), seeds, int(undefined.sum()), float(low[1]),
                        float(high[1]), resamples, percentile_range(as_low, 0.05),
-                       percentile_range(as_high, 0.95), percentile_range(as_low, 0.025),
-                       percentile_range(as_high, 0.975))
+                       percentile_range(as_high, 0.95), percentile_range(as_low, tail),
+                       percentile_range(as_high, 1 - tail))
 
 
 def hardness(probs: tuple[float, ...]) -> float:

@@ -73,7 +73,7 @@ class Paper:
                     self.sections.append(prose.render(
                         section.paper, n=Macros(scope), title=section.title,
                         figure=f"{study}_{section.figure}",
-                        **{k: v for k, v in context.items() if isinstance(v, str)}))
+                        **{k: v for k, v in context.items() if not isinstance(v, pd.DataFrame)}))
 
 
 class Macros:

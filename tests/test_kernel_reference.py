@@ -40,10 +40,10 @@ def environments(draw: st.DrawFn, arms: st.SearchStrategy[int]) -> Environment:
     kind = draw(st.sampled_from(["probs", "means", "uniform", "beta", "normal"]))
     model = draw(st.sampled_from([m for m in registry.reward_models()
                                   if m.values == DRAW_VALUES.get(kind, kind)]))
-    # A driver is compiled per reward model and K, for seconds: the models after the first of
-    # their values key run on one small K and the scalar path only.
-    first = next(m for m in registry.reward_models() if m.values == model.values)
-    k = draw(arms if model == first else arms.filter(lambda n: n != 2))
+    # A driver is compiled per reward model and K, for seconds: every model but the registry's
+    # first (Bernoulli) runs on one small K and the scalar path only (K = 2 and 3 are the same
+    # code with another constant; the reward is computed from the pulled arm's value either way).
+    k = draw(arms if model == registry.reward_models()[0] else arms.filter(lambda n: n != 2))
     parameters = draw(reward_parameters(model))
     if kind == "probs":
         # Repeated probabilities on purpose: they exercise ties between best arms.
@@ -135,7 +135,7 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
 
 
 @pytest.mark.slow
-@settings(max_examples=12)
+@settings(max_examples=8)
 @given(case=simulations(arms=st.just(UNROLLED_ARMS) | st.integers(90, 100), most=60),
        root_seed=st.integers(0, 2**64))
 def test_kernel_agrees_with_reference_with_many_arms(

@@ -127,7 +127,7 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
         assert len(out.curve_optimal) == 0
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(case=simulations(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 3))
 def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], root_seed: int,
                                       seeds: int) -> None:

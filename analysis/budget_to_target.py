@@ -215,6 +215,14 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
                        percentile_range(as_high, 1 - tail))
 
 
+def range_columns(low: str, high: str, low_range: tuple[float, float],
+                  high_range: tuple[float, float]) -> dict[str, float]:
+    """The Monte Carlo ranges of an interval's limits as table columns: ``<low>_mc_low``,
+    ``<low>_mc_high``, ``<high>_mc_low`` and ``<high>_mc_high``."""
+    return {f"{low}_mc_low": low_range[0], f"{low}_mc_high": low_range[1],
+            f"{high}_mc_low": high_range[0], f"{high}_mc_high": high_range[1]}
+
+
 def hardness(probs: tuple[float, ...]) -> float:
     """Best-arm-identification complexity H = sum over non-best arms of 1 / gap^2: the H1 of
     Audibert, Bubeck and Munos (2010) without its term for the best arm (1 / the smallest gap^2,

@@ -27,6 +27,7 @@ from analysis.budget_to_target import (
     budget_to_target,
     crossing,
     environment_hardness,
+    range_columns,
 )
 from analysis.cost import best_budgets, break_even_costs, compare_by_net_value, net_value_table
 from analysis.curves import curve_points, curves_table
@@ -375,10 +376,8 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
                      "undefined_resamples": ratio.undefined_resamples,
                      "ci90_low": ratio.ci90_low, "ci90_high": ratio.ci90_high,
                      "resamples": ratio.resamples,
-                     "ci90_low_mc_low": ratio.ci90_low_range[0],
-                     "ci90_low_mc_high": ratio.ci90_low_range[1],
-                     "ci90_high_mc_low": ratio.ci90_high_range[0],
-                     "ci90_high_mc_high": ratio.ci90_high_range[1],
+                     **range_columns("ci90_low", "ci90_high", ratio.ci90_low_range,
+                                     ratio.ci90_high_range),
                      "ratio_margin": ratio_margin, "equivalence": verdict,
                      "as_efficient": verdict == "equivalent"})
     ratios = pd.DataFrame(rows)

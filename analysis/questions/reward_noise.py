@@ -21,7 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.accuracy import cell_environments
-from analysis.budget_to_target import TARGET, budget_ratio
+from analysis.budget_to_target import TARGET, budget_ratio, range_columns
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
 from analysis.roles import Placement, typed
@@ -86,10 +86,8 @@ def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
             "predicted_ratio": prediction, "family_size": len(pairs),
             "simultaneous_low": family.ci_low, "simultaneous_high": family.ci_high,
             "resamples": family.resamples,
-            "simultaneous_low_mc_low": family.ci_low_range[0],
-            "simultaneous_low_mc_high": family.ci_low_range[1],
-            "simultaneous_high_mc_low": family.ci_high_range[0],
-            "simultaneous_high_mc_high": family.ci_high_range[1],
+            **range_columns("simultaneous_low", "simultaneous_high", family.ci_low_range,
+                            family.ci_high_range),
             "prediction": family.holds(prediction),
         })
     frame = pd.DataFrame(rows)

@@ -109,11 +109,8 @@ def named_numbers(cite: Tables) -> Registry:
                         (seeds, HEADLINE_STUDY), (narrow, NARROW_STUDY), (groups, GROUP_STUDY)):
         if cite.read(study, SETTINGS) is not None:
             part(cite, study, numbers.scope(study_prefix(study)))
-    for module in sections.modules():
-        for path in sorted(cite.tables.glob(f"*/{module.SECTION.table}.parquet")):
-            study = path.parent.name
-            if cite.read(study, module.SECTION.table) is not None:
-                module.claims(cite, study, numbers.scope(study_prefix(study)))
+    for module, study in sections.given(cite.tables):
+        module.claims(cite, study, numbers.scope(study_prefix(study)))
     return numbers
 
 

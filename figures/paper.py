@@ -62,18 +62,16 @@ class Paper:
         """The paragraphs of the sections that follow from a study's tables
         (``figures.sections``), from their Typst templates, in ``self.sections``; their numbers
         are the registry's, under the names the report and ``numbers.tex`` give them."""
-        for module in sections.modules():
+        for module, study in sections.given(self.cite.tables):
             section = module.SECTION
-            for path in sorted(self.cite.tables.glob(f"*/{section.table}.parquet")):
-                study = path.parent.name
-                scope = self.numbers.scope(study_prefix(study))
-                # The same numbers again (the registry has them): the template's other context.
-                context = module.claims(self.cite, study, scope)
-                if section.paper:
-                    self.sections.append(prose.render(
-                        section.paper, n=Macros(scope), title=section.title,
-                        figure=f"{study}_{section.figure}",
-                        **{k: v for k, v in context.items() if not isinstance(v, pd.DataFrame)}))
+            scope = self.numbers.scope(study_prefix(study))
+            # The same numbers again (the registry has them): the template's other context.
+            context = module.claims(self.cite, study, scope)
+            if section.paper:
+                self.sections.append(prose.render(
+                    section.paper, n=Macros(scope), title=section.title,
+                    figure=f"{study}_{section.figure}",
+                    **{k: v for k, v in context.items() if not isinstance(v, pd.DataFrame)}))
 
 
 class Macros:

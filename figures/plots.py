@@ -304,8 +304,7 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
     for study in sorted(p for p in tables_root.iterdir() if p.is_dir()):
         drawn.update(draw_study(study, out_dir))
         drawn.update(draw_group_study(study, out_dir))
-        for module in sections.modules():
-            if table(study.name, module.SECTION.table) is not None:
-                name = f"{study.name}_{module.SECTION.figure}"
-                drawn[name] = module.draw(tables_root / study.name, out_dir, name)
+    for module, study in sections.given(tables_root):
+        name = f"{study}_{module.SECTION.figure}"
+        drawn[name] = module.draw(tables_root / study, out_dir, name)
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

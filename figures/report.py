@@ -860,22 +860,17 @@ class Report:
         """The sections of ``figures.sections``, each for every study whose analysis made its
         table, numbered on from ``first_number``: their numbers named in ``self.numbers`` under
         the study's prefix, their sentences from their templates."""
-        number = first_number
-        for module in sections.modules():
+        for number, (module, study) in enumerate(sections.given(self.cite.tables),
+                                                 start=first_number):
             section = module.SECTION
-            for path in sorted(self.cite.tables.glob(f"*/{section.table}.parquet")):
-                study = path.parent.name
-                if self.table(study, section.table) is None:
-                    continue
-                numbers = self.numbers.scope(study_prefix(study))
-                context = module.claims(self.cite, study, numbers)
-                figure = f"{study}_{section.figure}"
-                self.add(f"## {number}. {section.title} (`{study}`)", "")
-                self.add(prose.render(
-                    section.template, n=numbers, **context,
-                    figure=lambda caption, name=figure: self.figure_text(name, caption),
-                    markdown=self.markdown_text))
-                number += 1
+            numbers = self.numbers.scope(study_prefix(study))
+            context = module.claims(self.cite, study, numbers)
+            figure = f"{study}_{section.figure}"
+            self.add(f"## {number}. {section.title} (`{study}`)", "")
+            self.add(prose.render(
+                section.template, n=numbers, **context,
+                figure=lambda caption, name=figure: self.figure_text(name, caption),
+                markdown=self.markdown_text))
 
     def methods(self) -> None:
         self.add("## Methods", "")

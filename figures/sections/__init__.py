@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+
+from figures.cite import read_table
 
 
 @dataclass(frozen=True)
@@ -36,3 +39,12 @@ def modules() -> list[ModuleType]:
     """Every section module, by name."""
     return [importlib.import_module(f"{__name__}.{info.name}")
             for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)]
+
+
+def given(tables: Path) -> list[tuple[ModuleType, str]]:
+    """Every (section module, study) of the tables under ``tables``: the studies whose analysis
+    made the section's table with rows, by module and then by study. The named numbers, the
+    report and the paper all take their sections from here."""
+    return [(module, path.parent.name) for module in modules()
+            for path in sorted(tables.glob(f"*/{module.SECTION.table}.parquet"))
+            if read_table(tables, f"{path.parent.name}/{module.SECTION.table}") is not None]

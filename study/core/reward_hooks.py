@@ -11,11 +11,12 @@ draw of pull t, made two pulls at a time (``own_pair``).
 
 from __future__ import annotations
 
+from numba import types
 from numba.extending import overload
 
 from study.core.hooks import implement, resolve
 
-__all__ = ["draws_own", "implement", "outcome", "own_pair"]
+__all__ = ["implement", "outcome", "own_pair"]
 
 
 def outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
@@ -26,17 +27,13 @@ def outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped
 
 
 def draws_own(model):  # type: ignore[no-untyped-def]
-    """Whether the model draws from a stream of its own (a constant; the kernel skips the draws
-    when not). Default: no."""
-
-
-def _no_own_draws(model):  # type: ignore[no-untyped-def]  # pragma: no cover
-    return False
+    """Whether the model draws from a stream of its own: whether it implements ``own_pair`` (a
+    constant; the kernel skips the draws when not). Not a stub a model implements."""
 
 
 def own_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]
     """The model's own draws of pulls 2 ``block`` and 2 ``block`` + 1 of the run with Philox key
-    (``k0``, ``k1``), from its stream's block ``block``."""
+    (``k0``, ``k1``), from its stream's block ``block``. Default: none (0.0, 0.0)."""
 
 
 def _no_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]  # pragma: no cover
@@ -50,7 +47,13 @@ def _outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untype
 
 @overload(draws_own, inline="always")
 def _draws_own(model):  # type: ignore[no-untyped-def]
-    return resolve("draws_own", model, _no_own_draws)
+    if not isinstance(model, types.StringLiteral):
+        return None
+    own = resolve("own_pair", model, None) is not None
+
+    def implementation(model):  # type: ignore[no-untyped-def]  # pragma: no cover
+        return own
+    return implementation
 
 
 @overload(own_pair, inline="always")

@@ -19,15 +19,11 @@ REWARD = RewardModel(
 def register() -> None:
     """Implement the kernel's reward stubs for Gaussian rewards (``study.core.reward_hooks``)."""
     from study.core.gaussian import noise_block
-    from study.core.reward_hooks import draws_own, implement, outcome, own_pair
+    from study.core.reward_hooks import implement, outcome, own_pair
 
     @implement(outcome, REWARD.name)
     def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
         return value + own
-
-    @implement(draws_own, REWARD.name)
-    def _draws_own(model):  # pragma: no cover
-        return True
 
     @implement(own_pair, REWARD.name)
     def _own_pair(model, block, k0, k1):  # pragma: no cover

@@ -49,7 +49,7 @@ def register() -> None:
     import numpy as np
 
     from study.core.philox import philox_block, unit32
-    from study.core.reward_hooks import draws_own, implement, outcome, own_pair
+    from study.core.reward_hooks import implement, outcome, own_pair
 
     zero = np.uint64(0)
     c2, c3 = np.uint64(STREAM[0]), np.uint64(STREAM[1])
@@ -59,10 +59,6 @@ def register() -> None:
         passed = np.float64(u_reward < value)
         return (passed * np.float64(own >= parameters[1])
                 + (1.0 - passed) * np.float64(own < parameters[0]))
-
-    @implement(draws_own, REWARD.name)
-    def _draws_own(model):  # pragma: no cover
-        return True
 
     @implement(own_pair, REWARD.name)
     def _own_pair(model, block, k0, k1):  # pragma: no cover

@@ -180,39 +180,58 @@ def percentile_range(values: np.ndarray, q: float,
     return float(ordered[max(low, 1) - 1]), float(ordered[min(high, n) - 1])
 
 
+def resampled_crossings(correct: np.ndarray, budgets: np.ndarray, target: float = TARGET,
+                        resamples: int = BOOTSTRAP, seed: int = 0) -> np.ndarray:
+    """The budget to the target of each bootstrap resample of the seeds (``crossing`` of the
+    resampled curve; inf where it never reaches it), resample by resample as ``budget_ratio``
+    draws them: a cell compared with several others can be resampled once
+    (``budget_ratio``'s ``resampled_b``)."""
+    correct = np.asarray(correct, dtype=float)
+    budgets = np.asarray(budgets, dtype=float)
+    seeds = correct.shape[0]
+    return np.array([crossing(budgets, curve, target)
+                     for weights in _weight_chunks(seeds, resamples, seed)
+                     for curve in weights @ correct / seeds])
+
+
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
                  target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0,
-                 budgets_b: np.ndarray | None = None, tail: float = 0.025) -> BudgetRatio:
+                 budgets_b: np.ndarray | None = None, tail: float = 0.025,
+                 resampled_b: np.ndarray | None = None) -> BudgetRatio:
     """Ratio of two cells' budgets to the target, seeds paired: each resample draws the same
     seeds for both cells (rows of the two matrices are the same seeds), so the interval keeps the
     correlation that common random numbers give the two estimates. ``budgets_b``: B's own
     checkpoints (the rollouts it spent), when they differ from A's. ``ci_low`` and ``ci_high``
     are the ``tail`` and 1 - ``tail`` quantiles (a 95% interval by default; a smaller tail for
-    an interval that is one of a Bonferroni family)."""
+    an interval that is one of a Bonferroni family). ``resampled_b``: B's
+    ``resampled_crossings`` with the same ``target``, ``resamples`` and ``seed``, where the
+    caller has them already."""
     correct_a = np.asarray(correct_a, dtype=float)
     correct_b = np.asarray(correct_b, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
     other = budgets if budgets_b is None else np.asarray(budgets_b, dtype=float)
-    seeds = correct_a.shape[0]
-
-    def ratio(curve_a: np.ndarray, curve_b: np.ndarray) -> float:
-        a, b = crossing(budgets, curve_a, target), crossing(other, curve_b, target)
-        if math.isinf(a) and math.isinf(b):
-            return math.nan
-        return a / b if math.isfinite(b) else 0.0
-
-    values = np.array([ratio(a, b) for weights in _weight_chunks(seeds, resamples, seed)
-                       for a, b in zip(weights @ correct_a / seeds, weights @ correct_b / seeds,
-                                       strict=True)])
+    if resampled_b is None:
+        resampled_b = resampled_crossings(correct_b, other, target, resamples, seed)
+    values = _ratios(resampled_crossings(correct_a, budgets, target, resamples, seed),
+                     resampled_b)
     undefined = np.isnan(values)
     as_low, as_high = np.where(undefined, 0.0, values), np.where(undefined, math.inf, values)
     low = np.quantile(as_low, [tail, 0.05], method="inverted_cdf")
     high = np.quantile(as_high, [1 - tail, 0.95], method="inverted_cdf")
-    return BudgetRatio(ratio(correct_a.mean(axis=0), correct_b.mean(axis=0)), float(low[0]),
-                       float(high[0]), seeds, int(undefined.sum()), float(low[1]),
+    point = _ratios(np.array([crossing(budgets, correct_a.mean(axis=0), target)]),
+                    np.array([crossing(other, correct_b.mean(axis=0), target)]))[0]
+    return BudgetRatio(float(point), float(low[0]), float(high[0]), correct_a.shape[0],
+                       int(undefined.sum()), float(low[1]),
                        float(high[1]), resamples, percentile_range(as_low, 0.05),
                        percentile_range(as_high, 0.95), percentile_range(as_low, tail),
                        percentile_range(as_high, 1 - tail))
+
+
+def _ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b of budgets to the target: NaN where neither reaches it, 0 where only b does not
+    (inf where only a does not, as the division gives)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(a) & np.isinf(b), np.nan, np.where(np.isfinite(b), a / b, 0.0))
 
 
 def range_columns(low: str, high: str, low_range: tuple[float, float],

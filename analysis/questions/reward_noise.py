@@ -21,7 +21,13 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.accuracy import cell_environments
-from analysis.budget_to_target import TARGET, budget_ratio, range_columns
+from analysis.budget_to_target import (
+    BOOTSTRAP,
+    TARGET,
+    budget_ratio,
+    range_columns,
+    resampled_crossings,
+)
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
 from analysis.roles import Placement, typed
@@ -67,12 +73,20 @@ def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
                              env.with_reward(env.reward, model.defaults())))
         if partner is not None:
             pairs.append((cell, env, model, partner))
+    # Every noisy cell is divided by its exact verifier's resampled budgets: those are drawn once
+    # per exact cell, not once per pair.
+    exact_draws = {partner: [resampled_crossings(outcomes.outcomes(partner), outcomes.budgets,
+                                                 resamples=resamples)
+                             for resamples in (BOOTSTRAP, FAMILY_RESAMPLES)]
+                   for partner in dict.fromkeys(pair[3] for pair in pairs)}
     rows = []
     for cell, env, model, partner in pairs:
         noisy, exact_outcomes = outcomes.outcomes(int(cell.cell)), outcomes.outcomes(partner)
-        ratio = budget_ratio(noisy, exact_outcomes, outcomes.budgets)
+        pointwise, whole = exact_draws[partner]
+        ratio = budget_ratio(noisy, exact_outcomes, outcomes.budgets, resampled_b=pointwise)
         family = budget_ratio(noisy, exact_outcomes, outcomes.budgets,
-                              resamples=FAMILY_RESAMPLES, tail=FAMILY_ALPHA / 2 / len(pairs))
+                              resamples=FAMILY_RESAMPLES, tail=FAMILY_ALPHA / 2 / len(pairs),
+                              resampled_b=whole)
         prediction = 1.0 / model.gap_factor(env.reward_parameters) ** 2
         rows.append({
             "cell": int(cell.cell), "exact_cell": partner, "algorithm": cell.algorithm,

@@ -92,11 +92,14 @@ sutton-barto: $(OUT)/figures/$(TEXTBOOK).png ## the textbook check: Sutton and B
 	@echo "$(OUT)/figures/$(TEXTBOOK).png and .pdf; the curves at steps 1 to 1000:"
 	@cat $(OUT)/tables/$(TEXTBOOK)/curve_points.md
 
+# Two pytest workers, one per core of these machines; a test file runs whole on one worker, so a
+# module's fixture (the whole pipeline of test_report.py) is built once.
+TEST_WORKERS ?= 2
 test: $(INSTALLED) ## run the test suite (pytest with hypothesis), the slow tests included
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: $(INSTALLED) ## the test suite without the tests marked slow
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow"
 
 lint: $(INSTALLED) ## ruff, and import-linter's layer contracts (pyproject.toml)
 	$(PY) -m ruff check .

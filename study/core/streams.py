@@ -14,6 +14,13 @@ disjoint ranges of counters, so drawing more from one never shifts another:
 * ``TIE_BREAK``, block (B, 0, 0, 1): the tie-break of the greedy pick at checkpoint B (word 0).
 * ``PHASE_TIE_BREAK``, blocks (B, r, a div 4, 1): the tie-break priority of arm a in phase r of a
   fixed-budget run of budget B (word a mod 4).
+* ``ORDER``, blocks (r, q div 4, 2, 1): the order of the prompts in pass r of a many-prompts run
+  (``study.core.prompts``), word q mod 4 for place q of its Fisher-Yates shuffle.
+* ``SKIP``, blocks (r, i div 4, 3, 1): whether prompt i is skipped in pass r (word i mod 4).
+* In a many-prompts run prompt i's rollouts and tie-breaks take ``MAIN`` and ``TIE_BREAK`` with
+  c1 = i (prompt 0's are those of a single-prompt run), and its arm values are the i-th K of
+  the ``INSTANCE`` draws. These ranges meet ``PHASE_TIE_BREAK``'s, which only the learners that
+  plan from the budget draw from; no run draws from both.
 * ``INSTANCE``: arm values drawn per seed, by numpy's own samplers on numpy's Philox4x64 with the
   run's whole 128-bit ``SeedSequence`` state as key, from counter (0, 0, 2, 0)
   (``study.spec.environment``), once per seed; not a kernel stream.
@@ -27,6 +34,8 @@ from __future__ import annotations
 MAIN_C2, MAIN_C3 = 0, 0
 NOISE_C2, NOISE_C3 = 1, 0
 TIE_BREAK_C3 = 1
+ORDER_C2, ORDER_C3 = 2, 1
+SKIP_C2, SKIP_C3 = 3, 1
 """c3 of the tie-break ranges (``TIE_BREAK`` and ``PHASE_TIE_BREAK``); c0 is the budget."""
 INSTANCE = (0, 0, 2, 0)
 """numpy's Philox4x64 counter start of the instance draws (numpy increments it before a block)."""

@@ -1,0 +1,348 @@
+"""Many prompts sharing one rollout budget: the kernel of the allocation study. Arrays in, arrays
+out; no Python objects, no I/O.
+
+A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits
+from 0; prompts share nothing), in passes. At the start of pass r an allocation rule gives prompt
+i a group size n_i (0: skipped), and the prompts run their groups in a random order: n_i rollouts
+of the prompt's policy, then REINFORCE's group update with a group estimator (``group_mean``,
+``group_zscore`` or ``leave_one_out`` of ``study.learners.reinforce``, with n_i in the place of
+G). Rollout m of prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the
+draws of a single-prompt run; the order, skip and tie-break draws have streams of their own
+(``study.core.streams``). Checkpoint C records the state after the longest run of groups, in the
+order they ran, whose rollouts add up to at most C, per difficulty band of prompts. The model in
+words is README.md's; ``tests/reference/prompts.py`` is its executable spec, and the two agree
+exactly.
+
+The groups of a pass do not depend on the order they run in (prompts share nothing, and each
+prompt's draws are its own), so the kernel runs a pass prompt by prompt in index order, the
+prompts as the lanes of its loops, and reads a checkpoint that falls inside the pass from a copy
+of the state before it (for the prompts whose group ends after the checkpoint in the pass's
+order) and the state after it (for the others). Seeds run on threads, one seed per task.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from study.core.fastexp import fast_exp
+from study.core.jit import jit, parallel_jit
+from study.core.philox import philox_block, unit32
+from study.core.streams import (
+    MAIN_C2,
+    MAIN_C3,
+    ORDER_C2,
+    ORDER_C3,
+    SKIP_C2,
+    SKIP_C3,
+    TIE_BREAK_C3,
+)
+
+BANDS = 4
+"""Difficulty bands: the prompts ranked by their best arm's value (ties by index), band = rank
+BANDS div P, so each band holds a quarter of the prompts (as near as P allows)."""
+RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
+"""The allocation rules, by their code in the kernel (their place here)."""
+ESTIMATORS = ("group_mean", "group_zscore", "leave_one_out")
+"""The group estimators, by their code in the kernel."""
+FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", "zero_signal",
+          "non_finite")
+"""What a checkpoint records per band, in the order of ``simulate_prompts``' outputs: prompts;
+those whose greedy arm is a best arm; the sum of the greedy arms' values and of the policies'
+pass rates (float); rollouts spent, groups run and groups without signal (every advantage 0)
+so far; prompts whose logits are not finite (neither best nor valued)."""
+FLOOR = 2
+"""The fewest rollouts a variance rule gives a prompt in a pass."""
+RETRY_FLOOR = 1.0 / 16.0
+"""``skip_zero_signal``'s least chance of a retry: a prompt after z groups in a row without
+signal is skipped with probability 1 - max(2^-z, 1/16)."""
+ZSCORE_EPSILON = 1e-4
+"""As ``study.learners.reinforce.ZSCORE_EPSILON``."""
+
+_UNIFORM, _SKIP, _VARIANCE, _ORACLE = range(4)
+_GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT = range(3)
+_ZERO = np.uint64(0)
+
+
+def difficulty_bands(values: np.ndarray) -> np.ndarray:
+    """Each prompt's band, (runs, P) int64, from the arm values (runs, P, K)."""
+    prompts = values.shape[1]
+    order = np.argsort(values.max(axis=2), axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(prompts)[None, :], axis=1)
+    return rank * BANDS // prompts
+
+
+@jit
+def _softmax(logits, weights, norm) -> None:  # pragma: no cover
+    """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt."""
+    n_arms, prompts = logits.shape
+    for i in range(prompts):
+        top = logits[0, i]
+        for k in range(1, n_arms):
+            top = max(top, logits[k, i])
+        total = 0.0
+        for k in range(n_arms):
+            w = fast_exp(logits[k, i] - top)
+            weights[k, i] = w
+            total += w
+        norm[i] = total
+
+
+@jit
+def _pass_rate(weights, norm, values, i) -> float:  # pragma: no cover
+    """Prompt i's pass rate under its policy: sum pi[k] v[k], pi[k] = w[k] (1 / sum w)."""
+    inverse = 1.0 / norm[i]
+    rate = 0.0
+    for k in range(weights.shape[0]):
+        rate += (weights[k, i] * inverse) * values[i, k]
+    return rate
+
+
+@jit
+def _allocate(weights, group, sizes) -> None:  # pragma: no cover
+    """Split P G rollouts: ``FLOOR`` each, the other R = P (G - FLOOR) by the largest remainders
+    of the quotas R w_i / sum w (equal weights when they sum to 0), the leftover one by one to
+    the largest fractional parts, ties to the lower index."""
+    prompts = weights.shape[0]
+    extra = prompts * (group - FLOOR)
+    total = 0.0
+    for i in range(prompts):
+        total += weights[i]
+    if total == 0.0:
+        weights[:] = 1.0
+        total = float(prompts)
+    fractions = np.empty(prompts)
+    left = extra
+    for i in range(prompts):
+        quota = (extra * weights[i]) / total
+        whole = np.floor(quota)
+        fractions[i] = -(quota - whole)
+        sizes[i] = FLOOR + np.int64(whole)
+        left -= np.int64(whole)
+    ranked = np.argsort(fractions, kind="mergesort")
+    for q in range(min(left, prompts)):
+        sizes[ranked[q]] += 1
+
+
+@jit
+def _sizes(rule, group, r, k0, k1, values, logits, weights, norm, run, passed, failed,
+           scratch, sizes) -> None:  # pragma: no cover
+    """Pass r's group size of every prompt under ``rule`` (see ``RULES``)."""
+    prompts = sizes.shape[0]
+    if rule == _UNIFORM:
+        sizes[:] = group
+    elif rule == _SKIP:
+        for i in range(prompts):
+            words = philox_block(np.uint64(r), np.uint64(i // 4), np.uint64(SKIP_C2),
+                                 np.uint64(SKIP_C3), k0, k1)
+            retry = 1.0
+            for _ in range(min(run[i], 4)):
+                retry *= 0.5
+            skip = 1.0 - max(retry, RETRY_FLOOR)
+            sizes[i] = 0 if unit32(words[i % 4]) < skip else group
+    else:
+        if rule == _VARIANCE:
+            for i in range(prompts):
+                a = 1.0 + passed[i]
+                b = 1.0 + failed[i]
+                scratch[i] = (a * b) / ((a + b) * (a + b + 1.0))
+        else:
+            _softmax(logits, weights, norm)
+            for i in range(prompts):
+                q = _pass_rate(weights, norm, values, i)
+                scratch[i] = q * (1.0 - q)
+        _allocate(scratch, group, sizes)
+
+
+@jit
+def _order(r, k0, k1, order) -> None:  # pragma: no cover
+    """Pass r's order of the prompts: Fisher-Yates from the identity, place q (P - 1 down to 1)
+    swapped with floor(u (q + 1)), u word q mod 4 of block (r, q div 4, ORDER)."""
+    for q in range(order.shape[0]):
+        order[q] = q
+    for q in range(order.shape[0] - 1, 0, -1):
+        words = philox_block(np.uint64(r), np.uint64(q // 4), np.uint64(ORDER_C2),
+                             np.uint64(ORDER_C3), k0, k1)
+        j = np.int64(unit32(words[q % 4]) * (q + 1))
+        order[q], order[j] = order[j], order[q]
+
+
+@jit
+def _groups(estimator, lr, k0, k1, values, logits, weights, norm, sizes, rollouts, groups,
+            zero_signal, run, passed, failed) -> None:  # pragma: no cover
+    """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
+    policy before the update, then the group estimator's advantages and the update, each prompt
+    with its own group size (rollouts past it are masked: their advantage is 0, which leaves the
+    logits exactly as they were)."""
+    n_arms, prompts = logits.shape
+    longest = sizes.max()
+    arms = np.empty((longest, prompts))
+    rewards = np.empty((longest, prompts))
+    advantage = np.empty((longest, prompts))
+    _softmax(logits, weights, norm)
+    for j in range(longest):
+        for i in range(prompts):
+            m = rollouts[i] + j
+            words = philox_block(np.uint64(m // 2), np.uint64(i), np.uint64(MAIN_C2),
+                                 np.uint64(MAIN_C3), k0, k1)
+            odd = m % 2 == 1
+            u_action = unit32(words[2] if odd else words[0])
+            u_reward = unit32(words[3] if odd else words[1])
+            threshold = u_action * norm[i]
+            cumulative = 0.0
+            arm = 0
+            for k in range(n_arms - 1):
+                cumulative += weights[k, i]
+                arm += cumulative <= threshold
+            active = np.float64(j < sizes[i])
+            arms[j, i] = arm
+            rewards[j, i] = np.float64(u_reward < values[i, arm]) * active
+    for i in range(prompts):
+        size = sizes[i]
+        if size == 0:
+            continue
+        total = 0.0
+        for j in range(size):
+            total += rewards[j, i]
+        for j in range(size):
+            r = rewards[j, i]
+            if estimator == _LEAVE_ONE_OUT:
+                advantage[j, i] = r - (total - r) / (size - 1)
+            else:
+                advantage[j, i] = r - total / size
+        if estimator == _GROUP_ZSCORE:
+            squares = 0.0
+            for j in range(size):
+                squares += advantage[j, i] * advantage[j, i]
+            spread = np.sqrt(squares / (size - 1)) + ZSCORE_EPSILON
+            for j in range(size):
+                advantage[j, i] = advantage[j, i] / spread
+        silent = True
+        for j in range(size):
+            silent = silent and advantage[j, i] == 0.0
+        scale = lr * (1.0 / size)
+        inverse = 1.0 / norm[i]
+        for j in range(size):
+            c = scale * advantage[j, i]
+            arm = np.int64(arms[j, i])
+            for k in range(n_arms):
+                logits[k, i] += c * (np.float64(k == arm) - weights[k, i] * inverse)
+        rollouts[i] += size
+        groups[i] += 1
+        zero_signal[i] += silent
+        run[i] = run[i] + 1 if silent else 0
+        passed[i] = np.int64(total)
+        failed[i] = size - np.int64(total)
+
+
+@jit
+def _record(budget, k0, k1, values, best, band, logits, weights, norm, rollouts, groups,
+            zero_signal, out, seed, checkpoint) -> None:  # pragma: no cover
+    """Add every prompt's readout in the state given (``logits`` and the counts) to its band's
+    row of checkpoint ``checkpoint`` of ``seed`` in ``out`` (see ``FIELDS``), prompts in index
+    order."""
+    prompts_out, best_out, value_out, rate_out, rollouts_out, groups_out, zero_out, bad_out = out
+    n_arms, prompts = logits.shape
+    _softmax(logits, weights, norm)
+    for i in range(prompts):
+        b = band[i]
+        prompts_out[seed, checkpoint, b] += 1
+        rollouts_out[seed, checkpoint, b] += rollouts[i]
+        groups_out[seed, checkpoint, b] += groups[i]
+        zero_out[seed, checkpoint, b] += zero_signal[i]
+        finite = True
+        top = logits[0, i]
+        for k in range(n_arms):
+            finite = finite and np.isfinite(logits[k, i])
+            top = max(top, logits[k, i])
+        if not finite:
+            bad_out[seed, checkpoint, b] += 1
+            continue
+        ties = 0
+        for k in range(n_arms):
+            ties += logits[k, i] == top
+        pick = 0
+        if ties > 1:
+            words = philox_block(np.uint64(budget), np.uint64(i), _ZERO,
+                                 np.uint64(TIE_BREAK_C3), k0, k1)
+            pick = np.int64(unit32(words[0]) * ties)
+        greedy = 0
+        for k in range(n_arms):
+            if logits[k, i] == top:
+                if pick == 0:
+                    greedy = k
+                    break
+                pick -= 1
+        best_out[seed, checkpoint, b] += best[i, greedy]
+        value_out[seed, checkpoint, b] += values[i, greedy]
+        rate_out[seed, checkpoint, b] += _pass_rate(weights, norm, values, i)
+
+
+@parallel_jit
+def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budgets,
+                     out) -> None:  # pragma: no cover
+    """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P
+    prompts of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K)
+    their best arms and ``band`` (runs, P) their difficulty bands (``difficulty_bands``); ``lr``,
+    ``estimator`` (a code of ``ESTIMATORS``), ``group`` G (>= 2) and ``rule`` (a code of
+    ``RULES``) as the module docstring says; ``budgets`` (int64) the increasing checkpoints, in
+    rollouts. ``out`` holds one zeroed array per field of ``FIELDS``, (runs, checkpoints,
+    ``BANDS``): int64, but float64 for ``greedy_value`` and ``pass_rate``."""
+    runs, prompts, n_arms = values.shape
+    for seed in nb.prange(runs):
+        k0, k1 = keys[seed, 0], keys[seed, 1]
+        v = values[seed]
+        logits = np.zeros((n_arms, prompts))
+        weights = np.empty((n_arms, prompts))
+        norm = np.empty(prompts)
+        rollouts = np.zeros(prompts, dtype=np.int64)
+        groups = np.zeros(prompts, dtype=np.int64)
+        zero_signal = np.zeros(prompts, dtype=np.int64)
+        run = np.zeros(prompts, dtype=np.int64)
+        passed = np.zeros(prompts, dtype=np.int64)
+        failed = np.zeros(prompts, dtype=np.int64)
+        before = np.empty((n_arms, prompts))
+        counted_before = np.empty((3, prompts), dtype=np.int64)
+        mixed = np.empty((n_arms, prompts))
+        counted_mixed = np.empty((3, prompts), dtype=np.int64)
+        sizes = np.empty(prompts, dtype=np.int64)
+        order = np.empty(prompts, dtype=np.int64)
+        ends = np.empty(prompts, dtype=np.int64)
+        scratch = np.empty(prompts)
+        spent = 0
+        checkpoint = 0
+        r = 0
+        while checkpoint < budgets.shape[0]:
+            _sizes(rule, group, r, k0, k1, v, logits, weights, norm, run, passed, failed,
+                   scratch, sizes)
+            _order(r, k0, k1, order)
+            end = spent
+            for q in range(prompts):
+                end += sizes[order[q]]
+                ends[order[q]] = end
+            r += 1
+            if end == spent:
+                continue  # every prompt skipped: nothing ran
+            inside = budgets[checkpoint] < end
+            if inside:
+                before[:] = logits
+                counted_before[0] = rollouts
+                counted_before[1] = groups
+                counted_before[2] = zero_signal
+            _groups(estimator, lr, k0, k1, v, logits, weights, norm, sizes, rollouts, groups,
+                    zero_signal, run, passed, failed)
+            while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
+                budget = budgets[checkpoint]
+                for i in range(prompts):
+                    ran = sizes[i] > 0 and ends[i] <= budget
+                    for k in range(n_arms):
+                        mixed[k, i] = logits[k, i] if ran else before[k, i]
+                    counted_mixed[0, i] = rollouts[i] if ran else counted_before[0, i]
+                    counted_mixed[1, i] = groups[i] if ran else counted_before[1, i]
+                    counted_mixed[2, i] = zero_signal[i] if ran else counted_before[2, i]
+                _record(budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
+                        counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
+                        checkpoint)
+                checkpoint += 1
+            spent = end

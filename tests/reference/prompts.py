@@ -1,0 +1,194 @@
+"""Many prompts sharing one rollout budget, the reference of ``study/core/prompts.py``.
+
+A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits
+from 0; prompts share nothing), in passes. At the start of pass r the allocation rule gives each
+prompt i a group size n_i (0: skipped this pass); the prompts then run their groups in a random
+order, prompt i's group being n_i rollouts of its policy, updated by REINFORCE's group update
+(``reference.reinforce``: a group estimator, lr (1 / n_i) A_j (onehot(a_j) - pi) rollout by
+rollout). Rollout m of prompt i (m counts that prompt's rollouts) draws from main-stream block
+(m div 2, i, 0, 0), so prompt 0 of a run sees exactly the draws of a single-prompt run.
+
+Streams beyond the rollouts' (Philox4x32-10 blocks of the run's key):
+
+* pass r's order: Fisher-Yates from the identity, for q = P - 1 down to 1 swapping places q and
+  floor(u (q + 1)), u word q mod 4 of block (r, q div 4, 2, 1);
+* pass r's skip draw of prompt i (``skip_zero_signal``): word i mod 4 of block (r, i div 4, 3, 1);
+* checkpoint C's tie-break of prompt i's greedy arm: word 0 of block (C, i, 0, 1).
+
+Rules: ``uniform`` n_i = G. ``skip_zero_signal``: n_i = 0 when the skip draw is below
+``skip_probability(z_i)``, z_i the prompt's run of groups without signal, else G.
+``variance`` and ``oracle_variance``: the pass's P G rollouts split in proportion to a weight
+w_i, each prompt at least 2 (``allocate``); ``variance`` weighs by E[p (1 - p)] under the
+Beta(1 + passed, 1 + failed) posterior of the prompt's last group (Beta(1, 1) before its
+first), ``oracle_variance`` by q (1 - q), q the current policy's true pass rate sum pi[k] v[k].
+
+Checkpoint C records the state after the longest run of groups, in the order they ran, whose
+rollouts add up to at most C: each prompt's greedy arm (argmax of its logits, ties broken by
+the tie-break draw), per difficulty band (the prompts ranked by their best arm's value, ties by
+index, band = rank BANDS div P): prompts, greedy arms that are best, the sum of the greedy arms'
+values, the sum of the policies' pass rates, rollouts spent, groups run, groups without signal,
+and prompts whose logits are not finite (their greedy arm counts as neither best nor valued).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from reference import key_words, philox, unit32
+from reference import reinforce as policy
+
+BANDS = 4
+RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
+FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", "zero_signal",
+          "non_finite")
+FLOOR = 2
+
+
+def skip_probability(run: int) -> float:
+    """1 - max(2^-z, 1/16): none after a group with signal, then halving the chance of a retry
+    with each further group without signal, down to one pass in 16."""
+    return 1.0 - max(0.5 ** run, 1.0 / 16.0)
+
+
+def allocate(weights: list[float], group: int) -> list[int]:
+    """Split P G rollouts: 2 each, the other R = P (G - 2) by largest remainders of the quotas
+    R w_i / sum w (equal weights when they sum to 0), the leftover one by one to the largest
+    fractional parts, ties to the lower index."""
+    prompts = len(weights)
+    extra = prompts * (group - FLOOR)
+    total = 0.0
+    for w in weights:
+        total += w
+    if total == 0.0:
+        weights, total = [1.0] * prompts, float(prompts)
+    quotas = [(extra * w) / total for w in weights]
+    floors = [math.floor(q) for q in quotas]
+    left = extra - sum(floors)
+    ranked = sorted(range(prompts), key=lambda i: (-(quotas[i] - floors[i]), i))
+    sizes = [FLOOR + f for f in floors]
+    for i in ranked[:left]:
+        sizes[i] += 1
+    return sizes
+
+
+def pass_rate(weights: list[float], norm: float, values: list[float]) -> float:
+    """sum pi[k] v[k], pi[k] = w[k] * (1 / sum w)."""
+    inverse = 1.0 / norm
+    rate = 0.0
+    for w, v in zip(weights, values, strict=True):
+        rate += (w * inverse) * v
+    return rate
+
+
+@dataclass
+class Prompt:
+    """One prompt's policy (REINFORCE's state: its logits) and counts."""
+
+    values: list[float]
+    state: policy.State
+    rollouts: int = 0
+    groups: int = 0
+    zero_signal: int = 0
+    run: int = 0
+    passed: int = 0
+    failed: int = 0
+
+
+def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, group: int,
+        rule: str, budgets: list[int]) -> dict[str, list[list[float]]]:
+    """One run: for each field of ``FIELDS``, a list per checkpoint of its value per band."""
+    words = key_words(key)
+    prompts = [Prompt(list(v), policy.State([0.0] * len(v), [0] * len(v), [0.0] * len(v)))
+               for v in values]
+    count = len(prompts)
+    ranked = sorted(range(count), key=lambda i: (max(values[i]), i))
+    band = [0] * count
+    for rank, i in enumerate(ranked):
+        band[i] = rank * BANDS // count
+    record: dict[str, list[list[float]]] = {name: [] for name in FIELDS}
+    pending = list(budgets)
+    spent = 0
+    r = 0
+    while pending:
+        sizes = _sizes(prompts, rule, group, words, r)
+        order = list(range(count))
+        for q in range(count - 1, 0, -1):
+            u = unit32(philox((r, q // 4, 2, 1), words)[q % 4])
+            j = int(u * (q + 1))
+            order[q], order[j] = order[j], order[q]
+        for i in order:
+            if sizes[i] == 0:
+                continue
+            while pending and pending[0] < spent + sizes[i]:
+                _checkpoint(prompts, band, words, pending.pop(0), record)
+            if not pending:
+                break
+            _group(prompts[i], i, sizes[i], lr, baseline, words)
+            spent += sizes[i]
+        r += 1
+    return record
+
+
+def _sizes(prompts: list[Prompt], rule: str, group: int, words: tuple[int, int],
+           r: int) -> list[int]:
+    if rule == "uniform":
+        return [group] * len(prompts)
+    if rule == "skip_zero_signal":
+        return [0 if unit32(philox((r, i // 4, 3, 1), words)[i % 4])
+                < skip_probability(p.run) else group for i, p in enumerate(prompts)]
+    weights = []
+    for p in prompts:
+        if rule == "variance":
+            a, b = 1.0 + p.passed, 1.0 + p.failed
+            weights.append((a * b) / ((a + b) * (a + b + 1.0)))
+        else:
+            q = pass_rate(*policy.prepare(p.state), p.values)
+            weights.append(q * (1.0 - q))
+    return allocate(weights, group)
+
+
+def _group(p: Prompt, i: int, size: int, lr: float, baseline: str,
+           words: tuple[int, int]) -> None:
+    shared = policy.prepare(p.state)
+    arms, rewards = [], []
+    for m in range(p.rollouts, p.rollouts + size):
+        w = philox((m // 2, i, 0, 0), words)
+        u_action, u_reward = (unit32(w[0]), unit32(w[1])) if m % 2 == 0 else (unit32(w[2]),
+                                                                            unit32(w[3]))
+        arm = policy.choose(m, u_action, p.state, shared)
+        arms.append(arm)
+        rewards.append(1.0 if u_reward < p.values[arm] else 0.0)
+    silent = policy.learn(p.rollouts, lr, baseline, arms, rewards, p.state, shared)
+    p.rollouts += size
+    p.groups += 1
+    p.zero_signal += silent
+    p.run = p.run + 1 if silent else 0
+    p.passed = int(sum(rewards))
+    p.failed = size - p.passed
+
+
+def _checkpoint(prompts: list[Prompt], band: list[int], words: tuple[int, int], budget: int,
+                record: dict[str, list[list[float]]]) -> None:
+    row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
+                                         "non_finite") else [0.0] * BANDS for name in FIELDS}
+    for i, p in enumerate(prompts):
+        b = band[i]
+        row["prompts"][b] += 1
+        row["rollouts"][b] += p.rollouts
+        row["groups"][b] += p.groups
+        row["zero_signal"][b] += p.zero_signal
+        if not all(math.isfinite(x) for x in p.state.logits):
+            row["non_finite"][b] += 1
+            continue
+        top = max(p.state.logits)
+        tied = [k for k, x in enumerate(p.state.logits) if x == top]
+        greedy = tied[0] if len(tied) == 1 else tied[
+            int(unit32(philox((budget, i, 0, 1), words)[0]) * len(tied))]
+        row["best"][b] += p.values[greedy] == max(p.values)
+        row["greedy_value"][b] += p.values[greedy]
+        row["pass_rate"][b] += pass_rate(*policy.prepare(p.state), p.values)
+    for name in FIELDS:
+        record[name].append(row[name])

@@ -75,18 +75,19 @@ def difficulty_bands(values: np.ndarray) -> np.ndarray:
 
 @jit
 def _softmax(logits, weights, norm) -> None:  # pragma: no cover
-    """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt."""
+    """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt (the
+    loops over the prompts innermost, so that they vectorize)."""
     n_arms, prompts = logits.shape
-    for i in range(prompts):
-        top = logits[0, i]
-        for k in range(1, n_arms):
-            top = max(top, logits[k, i])
-        total = 0.0
-        for k in range(n_arms):
-            w = fast_exp(logits[k, i] - top)
+    top = logits[0].copy()
+    for k in range(1, n_arms):
+        for i in range(prompts):
+            top[i] = max(top[i], logits[k, i])
+    norm[:] = 0.0
+    for k in range(n_arms):
+        for i in range(prompts):
+            w = fast_exp(logits[k, i] - top[i])
             weights[k, i] = w
-            total += w
-        norm[i] = total
+            norm[i] += w
 
 
 @jit
@@ -133,14 +134,13 @@ def _sizes(rule, group, r, k0, k1, values, logits, weights, norm, run, passed, f
     if rule == _UNIFORM:
         sizes[:] = group
     elif rule == _SKIP:
+        _pass_uniforms(r, SKIP_C2, SKIP_C3, k0, k1, scratch)
         for i in range(prompts):
-            words = philox_block(np.uint64(r), np.uint64(i // 4), np.uint64(SKIP_C2),
-                                 np.uint64(SKIP_C3), k0, k1)
             retry = 1.0
             for _ in range(min(run[i], 4)):
                 retry *= 0.5
             skip = 1.0 - max(retry, RETRY_FLOOR)
-            sizes[i] = 0 if unit32(words[i % 4]) < skip else group
+            sizes[i] = 0 if scratch[i] < skip else group
     else:
         if rule == _VARIANCE:
             for i in range(prompts):
@@ -156,84 +156,122 @@ def _sizes(rule, group, r, k0, k1, values, logits, weights, norm, run, passed, f
 
 
 @jit
-def _order(r, k0, k1, order) -> None:  # pragma: no cover
+def _pass_uniforms(r, c2, c3, k0, k1, out) -> None:  # pragma: no cover
+    """out[q] = word q mod 4 of block (r, q div 4, c2, c3) as a uniform: pass r's draws of a
+    stream of one draw per prompt."""
+    for b in range((out.shape[0] + 3) // 4):
+        words = philox_block(np.uint64(r), np.uint64(b), np.uint64(c2), np.uint64(c3), k0, k1)
+        for w in range(min(4, out.shape[0] - 4 * b)):
+            out[4 * b + w] = unit32(words[w])
+
+
+@jit
+def _order(r, k0, k1, scratch, order) -> None:  # pragma: no cover
     """Pass r's order of the prompts: Fisher-Yates from the identity, place q (P - 1 down to 1)
-    swapped with floor(u (q + 1)), u word q mod 4 of block (r, q div 4, ORDER)."""
+    swapped with floor(u_q (q + 1)), u_q pass r's draw q of the ``ORDER`` stream."""
+    _pass_uniforms(r, ORDER_C2, ORDER_C3, k0, k1, scratch)
     for q in range(order.shape[0]):
         order[q] = q
     for q in range(order.shape[0] - 1, 0, -1):
-        words = philox_block(np.uint64(r), np.uint64(q // 4), np.uint64(ORDER_C2),
-                             np.uint64(ORDER_C3), k0, k1)
-        j = np.int64(unit32(words[q % 4]) * (q + 1))
+        j = np.int64(scratch[q] * (q + 1))
         order[q], order[j] = order[j], order[q]
 
 
 @jit
-def _groups(estimator, lr, k0, k1, values, logits, weights, norm, sizes, rollouts, groups,
+def _draw(first, longest, k0, k1, uniforms) -> None:  # pragma: no cover
+    """The action and reward draws of the pass's rollouts j = 0 .. ``longest`` - 1 of every prompt
+    i, whose first is its rollout m = first[i]: the words of main-stream blocks m div 2, m div 2
+    + 1, ... in rows 0, 1, ... of ``uniforms`` (4 rows per block), read at an offset of 2 (m mod
+    2) rows. A loop of its own, so that Philox vectorizes across the prompts."""
+    for b in range((longest + 2) // 2):
+        for i in range(first.shape[0]):
+            w0, w1, w2, w3 = philox_block(np.uint64(first[i] // 2 + b), np.uint64(i),
+                                          np.uint64(MAIN_C2), np.uint64(MAIN_C3), k0, k1)
+            uniforms[4 * b, i] = unit32(w0)
+            uniforms[4 * b + 1, i] = unit32(w1)
+            uniforms[4 * b + 2, i] = unit32(w2)
+            uniforms[4 * b + 3, i] = unit32(w3)
+
+
+@jit
+def _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts, groups,
             zero_signal, run, passed, failed) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
     policy before the update, then the group estimator's advantages and the update, each prompt
-    with its own group size (rollouts past it are masked: their advantage is 0, which leaves the
-    logits exactly as they were)."""
+    with its own group size n_i; ``arm_values`` (K, P) the arms' values. The prompts are the
+    lanes of every loop, in lockstep to the longest group: a rollout past a prompt's n_i gets
+    reward 0 and advantage 0 (a product with 0.0, exact for finite values), which leaves the
+    sums and the logits exactly as they were, and a selection made by a product with 0.0 or 1.0
+    rather than a branch keeps each loop vectorizable."""
     n_arms, prompts = logits.shape
     longest = sizes.max()
     arms = np.empty((longest, prompts))
     rewards = np.empty((longest, prompts))
     advantage = np.empty((longest, prompts))
+    uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
+    odd = np.empty(prompts)
+    size = np.empty(prompts)
+    total = np.zeros(prompts)
+    spare = np.empty(prompts)
     _softmax(logits, weights, norm)
+    _draw(rollouts, longest, k0, k1, uniforms)
+    for i in range(prompts):
+        odd[i] = np.float64(rollouts[i] % 2)
+        size[i] = np.float64(max(sizes[i], FLOOR))  # a skipped prompt's divisions stay finite
     for j in range(longest):
         for i in range(prompts):
-            m = rollouts[i] + j
-            words = philox_block(np.uint64(m // 2), np.uint64(i), np.uint64(MAIN_C2),
-                                 np.uint64(MAIN_C3), k0, k1)
-            odd = m % 2 == 1
-            u_action = unit32(words[2] if odd else words[0])
-            u_reward = unit32(words[3] if odd else words[1])
+            even = 1.0 - odd[i]
+            u_action = uniforms[2 * j, i] * even + uniforms[2 * j + 2, i] * odd[i]
+            u_reward = uniforms[2 * j + 1, i] * even + uniforms[2 * j + 3, i] * odd[i]
             threshold = u_action * norm[i]
             cumulative = 0.0
-            arm = 0
+            arm = 0.0
             for k in range(n_arms - 1):
                 cumulative += weights[k, i]
-                arm += cumulative <= threshold
-            active = np.float64(j < sizes[i])
-            arms[j, i] = arm
-            rewards[j, i] = np.float64(u_reward < values[i, arm]) * active
-    for i in range(prompts):
-        size = sizes[i]
-        if size == 0:
-            continue
-        total = 0.0
-        for j in range(size):
-            total += rewards[j, i]
-        for j in range(size):
-            r = rewards[j, i]
-            if estimator == _LEAVE_ONE_OUT:
-                advantage[j, i] = r - (total - r) / (size - 1)
-            else:
-                advantage[j, i] = r - total / size
-        if estimator == _GROUP_ZSCORE:
-            squares = 0.0
-            for j in range(size):
-                squares += advantage[j, i] * advantage[j, i]
-            spread = np.sqrt(squares / (size - 1)) + ZSCORE_EPSILON
-            for j in range(size):
-                advantage[j, i] = advantage[j, i] / spread
-        silent = True
-        for j in range(size):
-            silent = silent and advantage[j, i] == 0.0
-        scale = lr * (1.0 / size)
-        inverse = 1.0 / norm[i]
-        for j in range(size):
-            c = scale * advantage[j, i]
-            arm = np.int64(arms[j, i])
+                arm += np.float64(cumulative <= threshold)
+            value = 0.0
             for k in range(n_arms):
-                logits[k, i] += c * (np.float64(k == arm) - weights[k, i] * inverse)
-        rollouts[i] += size
-        groups[i] += 1
-        zero_signal[i] += silent
-        run[i] = run[i] + 1 if silent else 0
-        passed[i] = np.int64(total)
-        failed[i] = size - np.int64(total)
+                value += arm_values[k, i] * np.float64(arm == k)
+            arms[j, i] = arm
+            rewards[j, i] = np.float64(u_reward < value) * np.float64(j < sizes[i])
+            total[i] += rewards[j, i]
+    for j in range(longest):
+        for i in range(prompts):
+            r = rewards[j, i]
+            others = (total[i] - r) / (size[i] - 1.0)
+            centred = r - total[i] / size[i]
+            loo = np.float64(estimator == _LEAVE_ONE_OUT)
+            advantage[j, i] = ((r - others) * loo + centred * (1.0 - loo)) * np.float64(
+                j < sizes[i])
+    if estimator == _GROUP_ZSCORE:
+        spare[:] = 0.0
+        for j in range(longest):
+            for i in range(prompts):
+                spare[i] += advantage[j, i] * advantage[j, i]
+        for i in range(prompts):
+            spare[i] = np.sqrt(spare[i] / (size[i] - 1.0)) + ZSCORE_EPSILON
+        for j in range(longest):
+            for i in range(prompts):
+                advantage[j, i] = advantage[j, i] / spare[i]
+    spare[:] = 1.0
+    for j in range(longest):
+        for i in range(prompts):
+            spare[i] *= np.float64(advantage[j, i] == 0.0)
+    for j in range(longest):
+        for i in range(prompts):
+            c = (lr * (1.0 / size[i])) * advantage[j, i]
+            inverse = 1.0 / norm[i]
+            for k in range(n_arms):
+                logits[k, i] += c * (np.float64(arms[j, i] == k) - weights[k, i] * inverse)
+    for i in range(prompts):
+        ran = sizes[i] > 0
+        silent = spare[i] == 1.0
+        rollouts[i] += sizes[i]
+        groups[i] += ran
+        zero_signal[i] += ran and silent
+        run[i] = (run[i] + 1 if silent else 0) if ran else run[i]
+        passed[i] = np.int64(total[i]) if ran else passed[i]
+        failed[i] = sizes[i] - np.int64(total[i]) if ran else failed[i]
 
 
 @jit
@@ -293,6 +331,7 @@ def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budge
     for seed in nb.prange(runs):
         k0, k1 = keys[seed, 0], keys[seed, 1]
         v = values[seed]
+        arm_values = np.ascontiguousarray(v.T)
         logits = np.zeros((n_arms, prompts))
         weights = np.empty((n_arms, prompts))
         norm = np.empty(prompts)
@@ -316,7 +355,7 @@ def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budge
         while checkpoint < budgets.shape[0]:
             _sizes(rule, group, r, k0, k1, v, logits, weights, norm, run, passed, failed,
                    scratch, sizes)
-            _order(r, k0, k1, order)
+            _order(r, k0, k1, scratch, order)
             end = spent
             for q in range(prompts):
                 end += sizes[order[q]]
@@ -330,8 +369,8 @@ def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budge
                 counted_before[0] = rollouts
                 counted_before[1] = groups
                 counted_before[2] = zero_signal
-            _groups(estimator, lr, k0, k1, v, logits, weights, norm, sizes, rollouts, groups,
-                    zero_signal, run, passed, failed)
+            _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts,
+                    groups, zero_signal, run, passed, failed)
             while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
                 budget = budgets[checkpoint]
                 for i in range(prompts):

@@ -4,37 +4,42 @@ reference, against theory at lr 0, and against the single-prompt group learner."
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
+from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from study.core import prompts
+from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, FLOAT_FIELDS, RULES
+from study.core.prompts import difficulty_bands, simulate_prompts
+from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
+from study.spec.config import StudyConfig
 from study.spec.environment import Environment
 from study.spec.grid import Simulation
+from study.spec.schema import RUNS_FILE
 from study.spec.streams import kernel_keys, run_keys
 
 ALPHA = 1e-6
 """Each exact test below fails a correct kernel with probability at most 1e-6."""
-FLOATS = ("greedy_value", "pass_rate")
 
 
 def run_kernel(keys: np.ndarray, values: np.ndarray, lr: float, estimator: str, group: int,
                rule: str, budgets: list[int]) -> dict[str, np.ndarray]:
     """The kernel's outputs, by field, (runs, checkpoints, bands)."""
     runs, checkpoints = len(values), len(budgets)
-    out = tuple(np.zeros((runs, checkpoints, prompts.BANDS),
-                         dtype=np.float64 if name in FLOATS else np.int64)
-                for name in prompts.FIELDS)
-    prompts.simulate_prompts(kernel_keys(keys), values, values == values.max(axis=2, keepdims=True),
-                             prompts.difficulty_bands(values), lr,
-                             prompts.ESTIMATORS.index(estimator), group,
-                             prompts.RULES.index(rule), np.asarray(budgets, dtype=np.int64), out)
-    return dict(zip(prompts.FIELDS, out, strict=True))
+    out = tuple(np.zeros((runs, checkpoints, BANDS),
+                         dtype=np.float64 if name in FLOAT_FIELDS else np.int64)
+                for name in FIELDS)
+    simulate_prompts(kernel_keys(keys), values, values == values.max(axis=2, keepdims=True),
+                     difficulty_bands(values), lr, ESTIMATORS.index(estimator), group,
+                     RULES.index(rule), np.asarray(budgets, dtype=np.int64), out)
+    return dict(zip(FIELDS, out, strict=True))
 
 
 @st.composite
@@ -49,8 +54,8 @@ def cases(draw: st.DrawFn) -> tuple:
     # Budgets anywhere, not only at the ends of passes (P G rollouts for most rules).
     budgets = sorted(draw(st.sets(st.integers(0, 40 * n_prompts), min_size=1, max_size=4)))
     return (np.array([values]), draw(st.sampled_from([0.0, 0.2, 1.0, 8.0])),
-            draw(st.sampled_from(prompts.ESTIMATORS)), group,
-            draw(st.sampled_from(prompts.RULES)), budgets, draw(st.integers(0, 2**32)))
+            draw(st.sampled_from(ESTIMATORS)), group,
+            draw(st.sampled_from(RULES)), budgets, draw(st.integers(0, 2**32)))
 
 
 @given(cases())
@@ -59,7 +64,7 @@ def test_kernel_agrees_with_reference(case: tuple) -> None:
     keys = run_keys(root_seed, np.arange(1))
     got = run_kernel(keys, values, lr, estimator, group, rule, budgets)
     expected = reference.run(keys[0], values[0].tolist(), lr, estimator, group, rule, budgets)
-    for name in prompts.FIELDS:
+    for name in FIELDS:
         assert got[name][0].tolist() == expected[name], name
 
 
@@ -79,7 +84,7 @@ def test_variance_allocation_keeps_the_pass_total_and_follows_the_quotas(
 def test_bands_split_the_prompts_by_their_best_value() -> None:
     values = np.array([[[0.9, 0.1], [0.2, 0.3], [0.5, 0.5], [0.3, 0.2], [0.8, 0.0]]])
     # Best values 0.9, 0.3, 0.5, 0.3, 0.8: ranks 4, 0, 2, 1, 3 (the tie by index).
-    assert prompts.difficulty_bands(values).tolist() == [[3, 0, 1, 0, 2]]
+    assert difficulty_bands(values).tolist() == [[3, 0, 1, 0, 2]]
 
 
 @pytest.mark.parametrize("group", [2, 5])
@@ -103,7 +108,7 @@ def test_at_lr_zero_the_zero_signal_share_is_its_exact_value(group: int) -> None
                          share).pvalue > ALPHA / 4
 
 
-@pytest.mark.parametrize("estimator", prompts.ESTIMATORS)
+@pytest.mark.parametrize("estimator", ESTIMATORS)
 @pytest.mark.parametrize("group", [2, 3, 8])
 def test_one_prompt_under_uniform_allocation_is_the_group_learner(estimator: str,
                                                                   group: int) -> None:
@@ -125,3 +130,70 @@ def test_one_prompt_under_uniform_allocation_is_the_group_learner(estimator: str
     np.testing.assert_array_equal(many["greedy_value"].sum(axis=2),
                                   single.values[rows, np.maximum(single.greedy, 0)])
     assert math.isfinite(float(many["pass_rate"].sum()))
+
+
+BETA = [{"draw": "beta", "arms": 3, "a": 2, "b": 2}]
+
+
+def prompt_config(**grid: object) -> StudyConfig:
+    """A small many-prompts study (``grid`` overrides)."""
+    return make_config({"seeds": 300}, **{
+        "prompts": [1], "allocation": ["uniform"], "baseline": ["leave_one_out"],
+        "group_size": [4], "lr": [0.5], "probs": BETA, "budgets": [3, 40, 401], **grid})
+
+
+def test_one_prompt_under_uniform_allocation_is_the_group_learners_runs_table() -> None:
+    # The same seeds, draws and group update: one row per (seed, budget) of the group learner,
+    # one per (seed, budget, band) of the many-prompts study, whose prompt is in band 0.
+    config = prompt_config()
+    many = run_study(config, progress=False).runs
+    many = many[many["band"] == 0].reset_index(drop=True)
+    single = run_study(make_config({"seeds": 300}, baseline=["leave_one_out"], group_size=[4],
+                                   lr=[0.5], probs=BETA, budgets=[3, 40, 401]),
+                       progress=False).runs
+    np.testing.assert_array_equal(many["correct_prompts"], single["correct"].astype(int))
+    np.testing.assert_array_equal(many["zero_signal_groups"], single["zero_signal_updates"])
+    np.testing.assert_array_equal(many["rollouts"], single["rollouts"])
+    np.testing.assert_array_equal(many["greedy_value_sum"], single["greedy_value"])
+
+
+@pytest.mark.slow
+def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
+                                                                    tmp_path: Path) -> None:
+    grid = {"prompts": [5, 64], "allocation": list(RULES), "budgets": [50, 333, 1000]}
+    config = prompt_config(**grid)
+    whole = run_study(config, progress=False).runs
+    pd.testing.assert_frame_equal(run_study(config, chunk=256, progress=False).runs, whole)
+    assert len(whole) == 2 * len(RULES) * 300 * 3 * BANDS
+    assert (whole.groupby(["cell", "seed", "budget"])["band_prompts"].sum()
+            == whole.groupby(["cell", "seed", "budget"])["prompts"].first()).all()
+    path = write_config(config_text({"seeds": 300}, **{
+        "prompts": [64], "allocation": list(RULES), "baseline": ["group_zscore"],
+        "group_size": [3], "probs": [[0.3, 0.5, 0.55]], "budgets": [50, 1000]}))
+    for threads in ("1", "2"):
+        done = run_cli("run", str(path), "--out", str(tmp_path / threads),
+                       env={"NUMBA_NUM_THREADS": threads})
+        assert done.returncode == 0, done.stderr
+    assert ((tmp_path / "1" / RUNS_FILE).read_bytes()
+            == (tmp_path / "2" / RUNS_FILE).read_bytes())
+
+
+@pytest.mark.parametrize(("grid", "message"), [
+    ({"prompts": [0]}, "grid.prompts[0]: 0 is outside [1, 4096]"),
+    ({"allocation": ["random"]}, "grid.allocation[0]: 'random' is not one of uniform, "
+                                 "skip_zero_signal, variance, oracle_variance"),
+    ({"baseline": ["running_mean"]}, "grid.baseline[0]: 'running_mean' is not a group "
+                                     "estimator"),
+    ({"group_size": [1]}, "grid.group_size[0]: 1 is below 2"),
+    ({"algorithm": ["uniform"]}, "grid.algorithm: ['uniform'] is not [\"reinforce\"]"),
+    ({"prompts": None}, "grid.prompts: None is missing (grid.allocation needs it)"),
+])
+def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
+        grid: dict[str, object], message: str, write_config) -> None:
+    path = write_config(config_text({"seeds": 4}, **{
+        "prompts": [4], "allocation": ["uniform"], "baseline": ["group_mean"],
+        "group_size": [4], "probs": [[0.5, 0.6]], "budgets": [10], **grid}))
+    done = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: " + message) and done.stderr.count("\n") == 1
+    assert not (path.parent / "out").exists()

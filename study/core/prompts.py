@@ -28,6 +28,7 @@ import numpy as np
 from study.core.fastexp import fast_exp
 from study.core.jit import jit, parallel_jit
 from study.core.philox import philox_block, unit32
+from study.core.prompt_rules import BANDS, FLOOR, RETRY_FLOOR
 from study.core.streams import (
     MAIN_C2,
     MAIN_C3,
@@ -38,24 +39,6 @@ from study.core.streams import (
     TIE_BREAK_C3,
 )
 
-BANDS = 4
-"""Difficulty bands: the prompts ranked by their best arm's value (ties by index), band = rank
-BANDS div P, so each band holds a quarter of the prompts (as near as P allows)."""
-RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
-"""The allocation rules, by their code in the kernel (their place here)."""
-ESTIMATORS = ("group_mean", "group_zscore", "leave_one_out")
-"""The group estimators, by their code in the kernel."""
-FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", "zero_signal",
-          "non_finite")
-"""What a checkpoint records per band, in the order of ``simulate_prompts``' outputs: prompts;
-those whose greedy arm is a best arm; the sum of the greedy arms' values and of the policies'
-pass rates (float); rollouts spent, groups run and groups without signal (every advantage 0)
-so far; prompts whose logits are not finite (neither best nor valued)."""
-FLOOR = 2
-"""The fewest rollouts a variance rule gives a prompt in a pass."""
-RETRY_FLOOR = 1.0 / 16.0
-"""``skip_zero_signal``'s least chance of a retry: a prompt after z groups in a row without
-signal is skipped with probability 1 - max(2^-z, 1/16)."""
 ZSCORE_EPSILON = 1e-4
 """As ``study.learners.reinforce.ZSCORE_EPSILON``."""
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from study.orchestration.shards import Shard, ShardResult
+from study.orchestration.shards import Result, Shard
 from study.orchestration.simulate import run_shard
 from study.spec.config import ConfigError
 
@@ -31,7 +31,7 @@ class Backend:
     seconds: float = field(default=0.0)
     described: str = "local (this process, numba threads)"
 
-    def run(self, shards: list[Shard]) -> Iterator[tuple[Shard, ShardResult]]:
+    def run(self, shards: list[Shard]) -> Iterator[tuple[Shard, Result]]:
         """Compute ``shards``, yielding each with its result as soon as it is done."""
         if not shards:
             return
@@ -40,14 +40,14 @@ class Backend:
         else:
             yield from self._dask(shards)
 
-    def _local(self, shards: list[Shard]) -> Iterator[tuple[Shard, ShardResult]]:
+    def _local(self, shards: list[Shard]) -> Iterator[tuple[Shard, Result]]:
         for shard in shards:
             began = time.perf_counter()
             result = run_shard(shard)
             self.seconds += time.perf_counter() - began
             yield shard, result
 
-    def _dask(self, shards: list[Shard]) -> Iterator[tuple[Shard, ShardResult]]:
+    def _dask(self, shards: list[Shard]) -> Iterator[tuple[Shard, Result]]:
         from distributed import Client, Future, LocalCluster, as_completed
 
         cluster = None
@@ -100,7 +100,7 @@ class Backend:
                 cluster.close()
 
 
-def _compute(shard: Shard, single_thread: bool) -> ShardResult:
+def _compute(shard: Shard, single_thread: bool) -> Result:
     """A shard on a dask worker."""
     if single_thread:
         import numba

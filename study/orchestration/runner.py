@@ -22,15 +22,31 @@ import pandas as pd
 import pyarrow as pa
 from tqdm import tqdm
 
+from study.core import prompt_rules
 from study.core.kernel import CURVE_SCALE
 from study.orchestration.backends import Backend
-from study.orchestration.shards import Shard, ShardResult, cached, plan, present, save
-from study.orchestration.simulate import run_shard, simulate
+from study.orchestration.shards import (
+    PromptShardResult,
+    Result,
+    Shard,
+    ShardResult,
+    cached,
+    concat,
+    plan,
+    present,
+    save,
+)
+from study.orchestration.simulate import run_shard, warm
 from study.orchestration.storage import ROW_GROUP_SEEDS, cells_table, cells_to_pandas, tidy
 from study.spec.atomic import remove_stale_temporaries
 from study.spec.config import StudyConfig
 from study.spec.grid import Cell, Simulation, cells, simulations
-from study.spec.schema import CURVES_COLUMNS, STORED_RUN_COLUMNS
+from study.spec.schema import (
+    CURVES_COLUMNS,
+    PROMPT_FIELD_COLUMNS,
+    STORED_PROMPT_RUN_COLUMNS,
+    STORED_RUN_COLUMNS,
+)
 from study.spec.streams import run_keys
 
 CellSink = Callable[[pa.Table], None]
@@ -92,7 +108,7 @@ def run_study(
     show = sys.stderr.isatty() if progress is None else progress
     # Load (or compile) the kernel before the clock starts, so episodes per second measures
     # simulation rather than numba's one-off start-up.
-    simulate(sims[0], run_keys(config.root_seed, seeds[:1]), (1,))
+    warm(sims[0], run_keys(config.root_seed, seeds[:1]))
     if cache_dir is not None and cache_dir.is_dir():
         remove_stale_temporaries(cache_dir)
     backend = backend or Backend()
@@ -114,11 +130,12 @@ def run_study(
         for simulation, output in _assembled(shards, pending, backend, cache_dir, bar,
                                              recomputed):
             for cell in members[simulation]:
+                rows_of = _prompt_rows if isinstance(output, PromptShardResult) else _cell_rows
                 for first in range(0, len(seeds), ROW_GROUP_SEEDS):
-                    take(_cell_rows(cell, output, seeds, config.budgets,
-                                    slice(first, first + ROW_GROUP_SEEDS)))
-                rows += output.finite.size
-                non_finite += output.finite.size - int(output.finite.sum())
+                    take(rows_of(cell, output, seeds, config.budgets,
+                                 slice(first, first + ROW_GROUP_SEEDS)))
+                rows += output.rows
+                non_finite += output.non_finite_rows
                 if config.curves:
                     curves.append(_curve_rows(cell, output, len(seeds)))
             del output  # before the next simulation is assembled
@@ -133,7 +150,7 @@ def run_study(
 
 def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
                cache_dir: Path | None, bar: tqdm, recomputed: list[Shard]
-               ) -> Iterator[tuple[Simulation, ShardResult]]:
+               ) -> Iterator[tuple[Simulation, Result]]:
     """Each simulation with its shards joined, in the plan's order, as soon as all its shards
     are in: from the cache, or from the backend (each saved to the cache as it arrives).
     Results the backend finishes ahead of their simulation wait in ``ahead`` (the backend keeps
@@ -141,12 +158,12 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
     and added to ``recomputed``."""
     computed = backend.run(pending)
     waiting = set(pending)
-    ahead: dict[Shard, ShardResult] = {}
+    ahead: dict[Shard, Result] = {}
     by_simulation: dict[Simulation, list[Shard]] = {}
     for shard in shards:
         by_simulation.setdefault(shard.simulation, []).append(shard)
 
-    def keep(shard: Shard, result: ShardResult) -> None:
+    def keep(shard: Shard, result: Result) -> None:
         if cache_dir is not None:
             cache_dir.mkdir(parents=True, exist_ok=True)
             save(cache_dir / f"{shard.key()}.parquet", shard, result)
@@ -176,7 +193,7 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
                 else:
                     bar.update(shard.episodes)
                 parts.append(found)
-            joined = ShardResult.concat(parts)
+            joined = concat(parts)
             del parts  # one copy of the simulation's results while it is written
             yield simulation, joined
     finally:
@@ -213,6 +230,23 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[i
         "finite": out.finite[part].ravel(),
     }
     return pa.table({name: columns[name] for name in STORED_RUN_COLUMNS})
+
+
+def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
+                 budgets: tuple[int, ...], part: slice) -> pa.Table:
+    """The rows of ``runs.parquet`` of one many-prompts cell's seeds ``seeds[part]``: one per
+    (seed, checkpoint, band), ``PROMPT_RUN_COLUMNS``."""
+    seeds = seeds[part]
+    shape = out.prompts[part].shape
+    columns = {
+        "cell": np.full(out.prompts[part].size, cell.index, dtype=np.int64),
+        "seed": np.repeat(seeds.astype(np.int64), shape[1] * shape[2]),
+        "budget": np.tile(np.repeat(np.asarray(budgets, dtype=np.int64), shape[2]), shape[0]),
+        "band": np.tile(np.arange(shape[2], dtype=np.int64), shape[0] * shape[1]),
+        **{column: getattr(out, field)[part].ravel()
+           for field, column in zip(prompt_rules.FIELDS, PROMPT_FIELD_COLUMNS, strict=True)},
+    }
+    return pa.table({name: columns[name] for name in STORED_PROMPT_RUN_COLUMNS})
 
 
 def _curve_rows(cell: Cell, out: ShardResult, seeds: int) -> pd.DataFrame:

@@ -19,16 +19,17 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 import study
+from study.core import prompt_rules
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.grid import Simulation
@@ -44,9 +45,6 @@ number that up to 8 threads share evenly. A partial block costs as much as a ful
 200-seed shards made the narrow-margins study about 20% slower than one unsharded run)."""
 
 _PACKAGE = Path(study.__file__).parent
-_FIELDS = ("greedy", "p_best", "reward_sum", "best_pulls", "finite", "zero_signal", "best_arm",
-           "best_value", "value_gap", "greedy_value")
-_CURVES = ("curve_optimal", "curve_reward")
 T = TypeVar("T")
 _COMPUTES = "study.orchestration.simulate"
 """The module whose ``run_shard`` computes a shard: the root of the modules a result depends on."""
@@ -148,6 +146,11 @@ class ShardResult:
     """What the runs table needs from a shard, each of shape (seeds, checkpoints), and the
     per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves)."""
 
+    FIELDS: ClassVar[tuple[str, ...]] = ("greedy", "p_best", "reward_sum", "best_pulls",
+                                         "finite", "zero_signal", "best_arm", "best_value",
+                                         "value_gap", "greedy_value")
+    CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward")
+
     greedy: np.ndarray
     p_best: np.ndarray
     reward_sum: np.ndarray
@@ -161,20 +164,75 @@ class ShardResult:
     curve_optimal: np.ndarray
     curve_reward: np.ndarray
 
-    def checksum(self) -> str:
-        """SHA-256 of every array's bytes, in a fixed order."""
-        digest = hashlib.sha256()
-        for name in _FIELDS + _CURVES:
-            digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
-        return digest.hexdigest()
+    @property
+    def rows(self) -> int:
+        """Rows of the runs table the result makes per cell: one per (seed, checkpoint)."""
+        return self.finite.size
 
-    @staticmethod
-    def concat(parts: list[ShardResult]) -> ShardResult:
-        """Join shard results along the seed axis, in order; the curves' sums add up (integers,
-        so the total does not depend on how the seeds were split)."""
-        joined = [np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS]
-        summed = [np.sum([getattr(p, f) for p in parts], axis=0) for f in _CURVES]
-        return ShardResult(*joined, *summed)
+    @property
+    def non_finite_rows(self) -> int:
+        """Of those, the rows whose state is not finite."""
+        return self.finite.size - int(self.finite.sum())
+
+
+@dataclass(frozen=True)
+class PromptShardResult:
+    """A many-prompts shard's result (``study.core.prompts``): each field of
+    ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands)."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = prompt_rules.FIELDS
+    CURVES: ClassVar[tuple[str, ...]] = ()
+
+    prompts: np.ndarray
+    best: np.ndarray
+    greedy_value: np.ndarray
+    pass_rate: np.ndarray
+    rollouts: np.ndarray
+    groups: np.ndarray
+    zero_signal: np.ndarray
+    non_finite: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        """Rows of the runs table the result makes per cell: one per (seed, checkpoint, band)."""
+        return self.prompts.size
+
+    @property
+    def non_finite_rows(self) -> int:
+        """Of those, the rows with a prompt whose logits are not finite."""
+        return int((self.non_finite > 0).sum())
+
+
+Result = ShardResult | PromptShardResult
+
+
+def result_type(simulation: Simulation) -> type[ShardResult] | type[PromptShardResult]:
+    """The kind of result a simulation's shards give."""
+    return PromptShardResult if simulation.allocation else ShardResult
+
+
+def _arrays(result: Result) -> list[np.ndarray]:
+    """The result's arrays in a fixed order: its fields, then its curves."""
+    return [getattr(result, f.name) for f in fields(result)]
+
+
+def checksum(result: Result) -> str:
+    """SHA-256 of every array's bytes, in a fixed order."""
+    digest = hashlib.sha256()
+    for array in _arrays(result):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def concat(parts: list[Result]) -> Result:
+    """Join shard results along the seed axis, in order; the curves' sums add up (integers, so
+    the total does not depend on how the seeds were split)."""
+    kind = type(parts[0])
+    count = len(kind.FIELDS)
+    joined = [np.concatenate([_arrays(p)[i] for p in parts]) for i in range(count)]
+    summed = [np.sum([_arrays(p)[count + i] for p in parts], axis=0)
+              for i in range(len(kind.CURVES))]
+    return kind(*joined, *summed)
 
 
 def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
@@ -203,18 +261,19 @@ def _write_atomic(table: pa.Table, path: Path) -> None:
     write_files({path: lambda temporary: pq.write_table(table, temporary)})
 
 
-def save(path: Path, shard: Shard, result: ShardResult) -> None:
+def save(path: Path, shard: Shard, result: Result) -> None:
     """Write ``result`` to ``path`` atomically, with its key and checksum in the metadata. A
     shard with curves keeps them in ``<key>.curves.parquet``, written first: the main file, whose
     checksum covers both, is what makes the shard count as done."""
-    seeds, checkpoints = result.greedy.shape
-    if len(result.curve_optimal):
-        _write_atomic(pa.table({name: getattr(result, name) for name in _CURVES}),
+    seeds, checkpoints = getattr(result, result.FIELDS[0]).shape[:2]
+    steps = len(getattr(result, result.CURVES[0])) if result.CURVES else 0
+    if steps:
+        _write_atomic(pa.table({name: getattr(result, name) for name in result.CURVES}),
                       _curves_path(path))
-    table = pa.table({name: getattr(result, name).ravel() for name in _FIELDS})
+    table = pa.table({name: getattr(result, name).ravel() for name in result.FIELDS})
     table = table.replace_schema_metadata({
-        "shard_key": shard.key(), "checksum": result.checksum(),
-        "shape": json.dumps([seeds, checkpoints, len(result.curve_optimal)])})
+        "shard_key": shard.key(), "checksum": checksum(result),
+        "shape": json.dumps([seeds, checkpoints, steps])})
     _write_atomic(table, path)
 
 
@@ -233,7 +292,7 @@ def _metadata(schema: pa.Schema, shard: Shard) -> dict[str, str]:
     return meta
 
 
-def load(path: Path, shard: Shard) -> ShardResult:
+def load(path: Path, shard: Shard) -> Result:
     """The cached result of ``shard`` at ``path``; ``CorruptShardError`` if it is not what was
     written for this shard (unreadable, wrong key, wrong shape or checksum)."""
     table = _read(path)
@@ -241,15 +300,20 @@ def load(path: Path, shard: Shard) -> ShardResult:
     seeds, checkpoints, steps = json.loads(meta.get("shape", "[0, 0, 0]"))
     if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
         raise CorruptShardError("its shape does not match the shard")
-    curves = [np.zeros(0, dtype=np.int64)] * len(_CURVES)
+    kind = result_type(shard.simulation)
+    curves = [np.zeros(0, dtype=np.int64)] * len(kind.CURVES)
     if steps:
         found = _read(_curves_path(path))
-        if found.num_rows != steps or found.column_names != list(_CURVES):
+        if found.num_rows != steps or found.column_names != list(kind.CURVES):
             raise CorruptShardError("its curves do not match the shard")
-        curves = [found.column(name).to_numpy() for name in _CURVES]
-    result = ShardResult(*(table.column(name).to_numpy().reshape(seeds, checkpoints)
-                           for name in _FIELDS), *curves)
-    if result.checksum() != meta.get("checksum"):
+        curves = [found.column(name).to_numpy() for name in kind.CURVES]
+    if table.column_names != list(kind.FIELDS):
+        raise CorruptShardError("its columns do not match the shard")
+    shape = (seeds, checkpoints) if kind is ShardResult else (seeds, checkpoints,
+                                                              prompt_rules.BANDS)
+    result = kind(*(table.column(name).to_numpy().reshape(shape) for name in kind.FIELDS),
+                  *curves)
+    if checksum(result) != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result
 
@@ -272,7 +336,7 @@ def _checked(folder: Path | None, shard: Shard, check: Callable[[Path], T]) -> T
         return None
 
 
-def cached(folder: Path | None, shard: Shard) -> ShardResult | None:
+def cached(folder: Path | None, shard: Shard) -> Result | None:
     """The shard's valid cached result, or None (a corrupt file is reported on stderr and
     removed, so the caller recomputes it)."""
     return _checked(folder, shard, lambda path: load(path, shard))

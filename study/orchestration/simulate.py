@@ -15,14 +15,16 @@ from functools import lru_cache
 import numba
 import numpy as np
 
+from study.core import prompt_rules
 from study.core.kernel import (
     UNROLLED_ARMS,
     simulate_fixed_budget,
     simulate_groups,
     simulate_single,
 )
+from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES
-from study.orchestration.shards import Shard, ShardResult
+from study.orchestration.shards import PromptShardResult, Result, Shard, ShardResult
 from study.spec import registry
 from study.spec.environment import best_arms
 from study.spec.grid import Simulation
@@ -131,6 +133,32 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                    curve_reward=out.curve_reward.sum(axis=0))
 
 
+def simulate_dataset(simulation: Simulation, keys: np.ndarray,
+                     budgets: tuple[int, ...]) -> PromptShardResult:
+    """Run the many-prompts kernel (``study.core.prompts``) for one simulation, one run per row
+    of ``keys``: each field of ``study.core.prompt_rules.FIELDS`` per (run, checkpoint, band).
+    The kernel spreads the runs over numba's threads, one run per task (each run's arithmetic
+    is its own, so the results do not depend on the threads)."""
+    values = simulation.environment.prompt_values(keys)
+    out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
+                         dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
+                for name in prompt_rules.FIELDS)
+    simulate_prompts(kernel_keys(keys), values, best_arms(values), difficulty_bands(values),
+                     float(simulation.lr), prompt_rules.ESTIMATORS.index(simulation.baseline),
+                     simulation.group_size, prompt_rules.RULES.index(simulation.allocation),
+                     np.asarray(budgets, dtype=np.int64), out)
+    return PromptShardResult(*out)
+
+
+def warm(simulation: Simulation, keys: np.ndarray) -> None:
+    """Load (or compile) the kernel that ``simulation`` runs, on a one-rollout run of each of
+    ``keys``."""
+    if simulation.allocation:
+        simulate_dataset(simulation, keys, (1,))
+    else:
+        simulate(simulation, keys, (1,))
+
+
 def _compiled(driver: numba.core.registry.CPUDispatcher, literals: int,
               arguments: tuple[object, ...]) -> Callable[..., None]:
     """The machine code of ``driver`` for ``arguments``, the first ``literals`` of them as
@@ -176,11 +204,13 @@ those of at most 32 shards of 8,192 seeds."""
 _uncollected = [0]
 
 
-def run_shard(shard: Shard) -> ShardResult:
+def run_shard(shard: Shard) -> Result:
     """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
     stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
     keys = _keys(shard.root_seed, shard.start, shard.stop, stream_id)
-    result = simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce()
+    result = (simulate_dataset(shard.simulation, keys, shard.budgets)
+              if shard.simulation.allocation else
+              simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce())
     _uncollected[0] += shard.stop - shard.start
     if _uncollected[0] >= COLLECT_SEEDS:
         _uncollected[0] = 0

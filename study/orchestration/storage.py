@@ -32,8 +32,8 @@ from study.spec.schema import (
     CURVES_FILE,
     LIST_COLUMNS,
     MANIFEST_FILE,
+    PROMPT_CELL_COLUMNS,
     RUNS_FILE,
-    STORED_RUN_COLUMNS,
 )
 
 _TOKEN = b"config_hash"
@@ -53,16 +53,25 @@ CELLS_SCHEMA = pa.schema([
 """The types of ``cells.parquet``'s columns (``CELL_COLUMNS``): a study of drawn environments
 only has nothing but empty lists, which pyarrow would otherwise type as list<null>."""
 assert tuple(CELLS_SCHEMA.names) == CELL_COLUMNS
+PROMPT_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("allocation", pa.string()),
+                                 ("prompts", pa.int64()), CELLS_SCHEMA.field("cost")])
+"""The types of a many-prompts study's ``cells.parquet`` (``PROMPT_CELL_COLUMNS``)."""
+assert tuple(PROMPT_CELLS_SCHEMA.names) == PROMPT_CELL_COLUMNS
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
-    """``cells.parquet``'s content: one row per cell of ``grid`` with its description."""
+    """``cells.parquet``'s content: one row per cell of ``grid`` with its description (and, in a
+    many-prompts study, its allocation rule and prompts)."""
+    many = any(cell.simulation.allocation for cell in grid)
     return pa.Table.from_pylist([
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
          "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
          "lr": float(cell.simulation.lr), "group_size": cell.simulation.group_size,
-         **cell.simulation.environment.columns(), "cost": float(cell.cost)} for cell in grid],
-        schema=CELLS_SCHEMA)
+         **cell.simulation.environment.columns(),
+         **({"allocation": cell.simulation.allocation,
+             "prompts": cell.simulation.environment.prompts} if many else {}),
+         "cost": float(cell.cost)} for cell in grid],
+        schema=PROMPT_CELLS_SCHEMA if many else CELLS_SCHEMA)
 
 
 @dataclass
@@ -161,7 +170,7 @@ def tidy(cells: pd.DataFrame, runs: pd.DataFrame, columns: list[str] | None = No
     """The tidy runs table (every description column on every row) from one row per cell and the
     runs keyed by ``cell``; text columns as categoricals and lists as one shared tuple per cell,
     so the description costs a few bytes a row."""
-    wanted = list(columns or [*CELL_COLUMNS, *(c for c in runs.columns if c != "cell")])
+    wanted = list(columns or [*cells.columns, *(c for c in runs.columns if c != "cell")])
     ids = cells["cell"].to_numpy()
     position = np.minimum(np.searchsorted(ids, runs["cell"].to_numpy()), len(ids) - 1)
     if not np.array_equal(ids[position], runs["cell"].to_numpy()):
@@ -187,11 +196,13 @@ def tidy(cells: pd.DataFrame, runs: pd.DataFrame, columns: list[str] | None = No
 
 def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
     """The tidy runs table of the study in ``out_dir`` (``columns``: only those), one row per
-    (cell, seed, budget checkpoint): ``runs.parquet`` joined with ``cells.parquet`` on ``cell``.
+    (cell, seed, budget checkpoint), and band in a many-prompts study: ``runs.parquet`` joined
+    with ``cells.parquet`` on ``cell``.
     For a large study read only the columns needed, or one cell at a time with
     ``pyarrow.parquet.read_table(..., filters=[("cell", "==", c)])``."""
     cells = read_cells(out_dir)
-    stored = [c for c in columns or STORED_RUN_COLUMNS if c in STORED_RUN_COLUMNS]
+    kept = pq.read_schema(out_dir / RUNS_FILE).names
+    stored = [c for c in columns or kept if c in kept]
     runs = pq.read_table(out_dir / RUNS_FILE, columns=list(dict.fromkeys(["cell", *stored])))
     return tidy(cells, runs.to_pandas(), columns)
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from study.core import prompt_rules
 from study.rewards import VALUE_KEYS, RewardModel
 from study.spec import registry
 from study.spec.environment import DRAW_VALUES, DRAWS, Environment
@@ -61,7 +62,7 @@ STREAM_MODES = ("per_seed", "per_cell")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
-              "budgets"}
+              "budgets", "prompts", "allocation"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
                   "reference"}
@@ -132,6 +133,8 @@ class StudyConfig:
     cost: tuple[float, ...]
     budgets: tuple[int, ...]
     group_size: tuple[int, ...] = (1,)
+    allocation: tuple[str, ...] = ("",)
+    """The allocation rules of a many-prompts study (``grid.prompts``); ("",) for any other."""
     streams: str = "per_seed"
     description: str = ""
     curves: bool = False
@@ -243,13 +246,51 @@ def config_from_dict(data: object) -> StudyConfig:
         group_size=_unique("grid.group_size", tuple(
             _check_int(f"grid.group_size[{i}]", g, 1, MAX_GROUP_SIZE)
             for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1]))))),
+        allocation=("",),
         streams=streams,
         description=description,
         curves=curves,
         analysis=_analysis(analysis, budgets, lr, baseline, algorithm),
     )
+    if "prompts" in grid or "allocation" in grid:
+        return _many_prompts(config, grid)
     _check_some_cell(config)
     return config
+
+
+def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
+    """A many-prompts study (README, "Many prompts, one rollout budget"): ``grid.prompts`` (a list
+    of dataset sizes P) crossed with the bandits of ``grid.probs``, each prompt a Bernoulli
+    bandit trained by REINFORCE with a group estimator, under the rules of ``grid.allocation``
+    (default ``uniform``)."""
+    if "prompts" not in grid:
+        raise ConfigError("grid.prompts", None, "is missing (grid.allocation needs it)")
+    sizes = _unique("grid.prompts", tuple(
+        _check_int(f"grid.prompts[{i}]", p, 1, prompt_rules.MAX_PROMPTS)
+        for i, p in enumerate(_axis("grid.prompts", grid["prompts"]))))
+    allocation = _choices("grid.allocation", grid.get("allocation", ["uniform"]),
+                          prompt_rules.RULES)
+    if config.algorithm != ("reinforce",):
+        raise ConfigError("grid.algorithm", list(config.algorithm),
+                          "is not [\"reinforce\"] (a many-prompts study trains REINFORCE)")
+    for i, name in enumerate(config.baseline):
+        if name not in prompt_rules.ESTIMATORS:
+            raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
+                              f"({', '.join(prompt_rules.ESTIMATORS)}), which a many-prompts "
+                              "study needs")
+    for i, size in enumerate(config.group_size):
+        if size < prompt_rules.FLOOR:
+            raise ConfigError(f"grid.group_size[{i}]", size, "is below 2 (a group estimator "
+                              "needs a group of at least 2 rollouts)")
+    for env in config.environments:
+        if env.reward != "bernoulli":
+            raise ConfigError("grid.reward_model" if "means" not in grid else "grid.means",
+                              env.reward, "is not bernoulli (a many-prompts study's prompts "
+                              "are Bernoulli bandits)")
+    if config.curves:
+        raise ConfigError("study.curves", True, "is not available in a many-prompts study")
+    environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)
+    return replace(config, environments=environments, allocation=allocation)
 
 
 def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[float, ...],

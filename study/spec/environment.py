@@ -48,6 +48,9 @@ class Environment:
     draw: str | None = None
     params: tuple[float, ...] = ()
     reward_parameters: tuple[float, ...] = ()
+    prompts: int = 1
+    """The prompts of a many-prompts dataset (``study.core.prompts``), each a bandit of these
+    arms: all with the fixed values, or each with values of its own drawn per seed."""
 
     @staticmethod
     def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli",
@@ -75,6 +78,10 @@ class Environment:
             return Environment.fixed(arm_values, reward_model, tuple(reward_parameters))
         return Environment.drawn(draw, int(arms), tuple(draw_parameters), reward_model,
                                  tuple(reward_parameters))
+
+    def with_prompts(self, prompts: int) -> Environment:
+        """A dataset of ``prompts`` prompts of these arms."""
+        return replace(self, prompts=prompts)
 
     def with_reward(self, reward: str, parameters: tuple[float, ...]) -> Environment:
         """The same arms under the reward model ``reward`` with ``parameters``."""
@@ -114,10 +121,25 @@ class Environment:
         when the model has any, so the other environments' forms are those they always had."""
         extra = ({"reward_parameters": list(self.reward_parameters)} if self.reward_parameters
                  else {})
+        if self.prompts != 1:
+            extra["prompts"] = self.prompts
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,
                 **dict(zip(DRAWS[self.draw], self.params, strict=True)), **extra}
+
+    def prompt_values(self, keys: np.ndarray) -> np.ndarray:
+        """Every prompt's arm values for each run, shape (len(keys), P, K): the fixed values
+        repeated, or P K values drawn per run from its own stream, prompt i's being the i-th K
+        of them (so a dataset of one prompt has the values ``arm_values`` gives)."""
+        if self.values is not None:
+            return np.tile(np.asarray(self.values, dtype=np.float64),
+                           (len(keys), self.prompts, 1))
+        out = np.empty((len(keys), self.prompts, self.arms))
+        for row, key in enumerate(keys):
+            out[row] = draw_instance(key, self.draw, self.params,
+                                     self.prompts * self.arms).reshape(self.prompts, self.arms)
+        return out
 
     def arm_values(self, keys: np.ndarray) -> np.ndarray:
         """The arms' values for each run, shape (len(keys), K): the fixed values repeated, or one

@@ -1,12 +1,13 @@
 """The grid of cells a config spans, and the simulations behind them.
 
 A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, group size,
-cost); it is the ``cell`` column of the runs table. A *simulation* is what the kernel runs: cells
-that differ only in cost share one (cost is priced in the analysis, not simulated), and a learner
-that does not train ignores lr, baseline and group size, so its cells are collapsed to lr 0,
-baseline ``none`` and group size 1 and simulated once. A group estimator (``group_mean``, ...)
-needs a group of at least 2 rollouts: its combinations with group size 1 are not cells
-(``skipped`` lists them).
+allocation rule, cost); it is the ``cell`` column of the runs table. A *simulation* is what the
+kernel runs: cells that differ only in cost share one (cost is priced in the analysis, not
+simulated), and a learner that does not train ignores lr, baseline and group size, so its cells are
+collapsed to lr 0, baseline ``none`` and group size 1 and simulated once. A group estimator
+(``group_mean``, ...) needs a group of at least 2 rollouts: its combinations with group size 1 are
+not cells (``skipped`` lists them). A many-prompts study (``grid.prompts``) has an allocation rule
+per cell (``study.core.prompts``); every other study has none ("").
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class Simulation:
     lr: float
     baseline: str
     group_size: int = 1
+    allocation: str = ""
+    """The allocation rule of a many-prompts simulation ("" for a single bandit)."""
 
     @property
     def learner(self) -> Learner:
@@ -47,6 +50,8 @@ class Simulation:
             text += f"|{env.reward}"
         if self.group_size != 1:
             text += f"|G{self.group_size}"
+        if self.allocation:
+            text += f"|{self.allocation}|P{env.prompts}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
@@ -54,7 +59,7 @@ class Simulation:
 class Cell:
     """One cell of the grid: a simulation priced at one per-pull cost; ``index`` is its ``cell``
     id, its position in the grid's order (algorithm, environment, lr, baseline, group size,
-    cost)."""
+    allocation, cost)."""
 
     index: int
     simulation: Simulation
@@ -63,20 +68,21 @@ class Cell:
 
 def _combinations(config: StudyConfig) -> itertools.product:
     return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
-                             config.group_size, config.cost)
+                             config.group_size, config.allocation, config.cost)
 
 
 def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, float]] = set()
-    for algorithm, environment, lr, baseline, group_size, cost in _combinations(config):
+    for algorithm, environment, lr, baseline, group_size, allocation, cost in _combinations(
+            config):
         learner = registry.learner(algorithm)
         if not learner.trains:
             lr, baseline, group_size = 0.0, "none", 1
         elif not learner.accepts(baseline, group_size):
             continue
-        simulation = Simulation(algorithm, environment, lr, baseline, group_size)
+        simulation = Simulation(algorithm, environment, lr, baseline, group_size, allocation)
         if (simulation, cost) in seen:
             continue
         seen.add((simulation, cost))
@@ -93,7 +99,7 @@ def skipped(config: StudyConfig) -> list[str]:
     """The (learner, baseline, group size) combinations of the grid that are not cells, each as
     text, in grid order (``python -m study run`` prints them)."""
     found = {}
-    for algorithm, _, _, baseline, group_size, _ in _combinations(config):
+    for algorithm, _, _, baseline, group_size, _, _ in _combinations(config):
         learner = registry.learner(algorithm)
         if learner.trains and not learner.accepts(baseline, group_size):
             found[f"{algorithm} with baseline {baseline} at group_size {group_size}"] = None

@@ -52,6 +52,26 @@ STORED_RUN_COLUMNS = ("cell", *RUN_COLUMNS)
 RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
 """The tidy runs table (``read_runs``): ``runs.parquet`` joined with ``cells.parquet``."""
 
+PROMPT_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "allocation", "prompts", CELL_COLUMNS[-1])
+"""The cells of a many-prompts study (``study.core.prompts``): those of every study, and the
+allocation rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_values`` and
+``draw_parameters`` describe each prompt's bandit)."""
+
+PROMPT_FIELD_COLUMNS = ("band_prompts", "correct_prompts", "greedy_value_sum", "pass_rate_sum",
+                        "rollouts", "groups", "zero_signal_groups", "non_finite_prompts")
+"""The runs-table columns of the many-prompts kernel's fields (``study.core.prompt_rules.FIELDS``,
+in that order): a band's prompts; those whose greedy arm is a best arm; the sums over them of the
+greedy arm's value and of the policy's pass rate; the rollouts, groups and groups without
+signal spent on them so far; those whose logits are not finite."""
+
+PROMPT_RUN_COLUMNS = ("seed", "budget", "band", *PROMPT_FIELD_COLUMNS)
+"""The runs-table columns of a many-prompts study: one row per (cell, seed, budget checkpoint,
+difficulty band), so a band's share is its row and the dataset's is the sum over the bands.
+``rollouts`` can be below the budget: a group runs whole or not at all."""
+
+STORED_PROMPT_RUN_COLUMNS = ("cell", *PROMPT_RUN_COLUMNS)
+"""``runs.parquet`` of a many-prompts study: ordered by (cell, seed, budget, band)."""
+
 CURVES_COLUMNS = ("cell", "step", "optimal_action", "mean_reward", "seeds")
 """``curves.parquet``: one row per (cell, step) for the nested learners' cells."""
 

@@ -1,0 +1,31 @@
+"""The names and constants of the many-prompts model (``study.core.prompts``), without numba, so
+that the study's specification (config, grid) can read them.
+
+The model: README.md, "Many prompts, one rollout budget"; its executable spec:
+``tests/reference/prompts.py``.
+"""
+
+from __future__ import annotations
+
+BANDS = 4
+"""Difficulty bands: the prompts ranked by their best arm's value (ties by index), band = rank
+BANDS div P, so each band holds a quarter of the prompts (as near as P allows)."""
+RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
+"""The allocation rules, by their code in the kernel (their place here)."""
+ESTIMATORS = ("group_mean", "group_zscore", "leave_one_out")
+"""The group estimators (``study.learners.reinforce``'s), by their code in the kernel."""
+FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", "zero_signal",
+          "non_finite")
+"""What a checkpoint records per band, in the order of the kernel's outputs: prompts; those whose
+greedy arm is a best arm; the sum of the greedy arms' values and of the policies' pass rates
+(``FLOAT_FIELDS``); rollouts spent, groups run and groups without signal (every advantage 0) so
+far; prompts whose logits are not finite (neither best nor valued)."""
+FLOAT_FIELDS = ("greedy_value", "pass_rate")
+"""The fields that are sums of reals (float64); the others count (int64)."""
+FLOOR = 2
+"""The fewest rollouts a variance rule gives a prompt in a pass."""
+RETRY_FLOOR = 1.0 / 16.0
+"""``skip_zero_signal``'s least chance of a retry: a prompt after z groups in a row without
+signal is skipped with probability 1 - max(2^-z, 1/16)."""
+MAX_PROMPTS = 4096
+"""Most prompts a dataset may have."""

@@ -287,7 +287,12 @@ class Tables:
 
     def literal(self, text: str) -> str:
         """Text with digits that is not a result (a name such as "Figure 2.5", a formula)."""
-        return self.ledger.record(text, Source("literal"))
+        return str(self.declared(text))
+
+    def declared(self, text: str) -> Cited:
+        """``literal`` as a value a template prints: recorded where it is printed, not where it
+        is chosen."""
+        return Cited(text, Source("literal"), self.ledger)
 
 
 def read_table(tables: Path, table: str) -> pd.DataFrame | None:

@@ -17,6 +17,8 @@ import json
 import math
 import os
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
@@ -28,19 +30,16 @@ from figures import prose, sections
 from figures.cite import MARKED, Cited, Tables, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from figures.named import headline_rows, named_numbers
-from figures.numbers import study_prefix
+from figures.numbers import Scope, study_prefix
 from figures.words import bandit, baseline_name, display, fraction, pvalue
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
 
 SOURCES_FILE = "report_sources.csv"
+"""Beside the report: one row per number in its prose, with where it comes from."""
 NUMBER_SOURCES_FILE = "number_sources.csv"
 """The named numbers (``figures.numbers``) with their sources, beside ``numbers.tex``."""
-FIRST_DECLARED_SECTION = 10
-"""The number of the first section that follows from a study's tables (``figures.sections``):
-after the nine still written for the studies they are about."""
-"""Beside the report: one row per number in its prose, with where it comes from."""
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
     "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
@@ -207,58 +206,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def headline(self) -> None:
-        self.add("## 1. How accuracy rises with the budget", "")
-        accuracy = self.table("budget_sweep", "accuracy")
-        if accuracy is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        rows = headline_rows(accuracy, self.settings("budget_sweep"))
-        one = self.cite.first(rows)
-        parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
-                 for r in self.cite.rows(rows)]
-        self.add(f"REINFORCE with the running-mean baseline at the default lr "
-                 f"{self.default_lr:g} is right {', '.join(parts)} rollouts ({one.seeds:,} seeds; "
-                 f"{self.level:.0%} Wilson intervals).", "")
-        self.figure("accuracy_vs_budget", f"best-arm accuracy against budget on "
-                    f"({one.environment.shown(bandit)}), one panel per baseline, a line per lr. "
-                    + self.band_wilson() + " Black: uniform allocation; dashed: the "
-                    f"never-training sampler ({one.chance.shown(fraction)}).")
-        self.markdown(rows[["lr", "baseline", "budget", "seeds", "accuracy", "ci_low",
-                            "ci_high", "non_finite"]])
-        band = self.table("budget_sweep", "accuracy_band")
-        if band is not None:
-            first, last = self.cite.first(band), self.cite.last(band)
-            self.add("A claim about the whole curve (how it rises from the first checkpoint to "
-                     "the last) needs a band that covers every checkpoint at once: the sup-t band "
-                     f"widens each pointwise interval by one factor, {first.band_factor:.2f} "
-                     f"here, the {self.level:.0%} quantile over seed-bootstrap resamples (whole "
-                     "seeds, so a seed's checkpoints move together) of the largest standardized "
-                     f"deviation. Within it the curve runs from [{first.band_low:.3f}, "
-                     f"{first.band_high:.3f}] at {first.budget:,.0f} to [{last.band_low:.3f}, "
-                     f"{last.band_high:.3f}] at {last.budget:,.0f} rollouts.", "")
-            self.figure("accuracy_band", "the headline cell's accuracy against budget; the dark "
-                        f"band is the pointwise {self.level:.0%} Wilson interval at each "
-                        f"checkpoint, the light band the simultaneous {self.level:.0%} sup-t band "
-                        "that covers every checkpoint at once (seed bootstrap); bottom: the "
-                        "widths of the two (solid: pointwise, dashed: simultaneous).")
-        self.figure("lr_heatmap", "accuracy over lr x budget, one panel per baseline "
-                    f"(colour: accuracy from chance, {one.chance.shown(fraction)}, to perfect).")
-        trained = accuracy[accuracy["algorithm"].isin(registry.trained())]
-        last = trained[trained["budget"] == trained["budget"].max()]
-        top = last[last["accuracy"] == last["accuracy"].max()].sort_values(["baseline", "lr"])
-        final = self.cite.first(top)
-        # Cells with the same accuracy are named together: picking one of them would be a choice
-        # made by the order of a sort, not by the data.
-        cells = "; ".join(f"lr {r.lr:g} with {baseline_name(r.baseline.value)}"
-                          for r in self.cite.rows(top))
-        tied = (f"algorithm in {registry.trained()!r} and budget == {plain(top['budget'].iat[0])} "
-                f"and accuracy == {plain(top['accuracy'].iat[0])}")
-        tie = "" if len(top) == 1 else f"cells ({self.cite.count(accuracy, tied)}) tie:"
-        self.add(f"At the largest budget ({final.budget:,}) the most accurate REINFORCE "
-                 f"{tie or 'cell is'} {cells}: {final.accuracy:.4f} [{final.ci_low:.4f}, "
-                 f"{final.ci_high:.4f}]{'' if len(top) == 1 else ' each'}.", "")
-
     def above_references(self) -> None:
         self.add("## 2. Above the never-training sampler and above uniform allocation", "")
         accuracy = self.table("budget_sweep", "accuracy")
@@ -856,21 +803,29 @@ class Report:
                         "values for the group estimators under a uniform policy and under one "
                         "that pulls only the best arm.")
 
-    def declared_sections(self, first_number: int) -> None:
-        """The sections of ``figures.sections``, each for every study whose analysis made its
-        table, numbered on from ``first_number``: their numbers named in ``self.numbers`` under
-        the study's prefix, their sentences from their templates."""
-        for number, (module, study) in enumerate(sections.given(self.cite.tables),
-                                                 start=first_number):
-            section = module.SECTION
+    def section(self, number: int, module: ModuleType, studies: list[str]) -> None:
+        """Section ``number`` of ``figures.sections``: its heading, a shared section's
+        introduction and each study's part, the sentences from their templates and the numbers
+        named in ``self.numbers`` under the study's prefix."""
+        section = module.SECTION
+        self.add(f"## {number}. {section.title}"
+                 + ("" if section.shared else f" (`{studies[0]}`)"), "")
+        if section.introduction:
+            self.add(self.prose(section.introduction, self.numbers.scope(""),
+                                module.introduce(self.cite, studies)))
+        for study in studies:
             numbers = self.numbers.scope(study_prefix(study))
             context = module.claims(self.cite, study, numbers)
-            figure = f"{study}_{section.figure}"
-            self.add(f"## {number}. {section.title} (`{study}`)", "")
-            self.add(prose.render(
-                section.template, n=numbers, **context,
-                figure=lambda caption, name=figure: self.figure_text(name, caption),
-                markdown=self.markdown_text))
+            self.add(self.prose(section.template, numbers, context,
+                                f"{study}_{section.figure}" if section.figure else ""))
+
+    def prose(self, template: str, numbers: Scope, context: dict[str, Any],
+              figure: str = "") -> str:
+        """A template's text with ``numbers`` as ``n``, ``context``, and the report's figures
+        (``figure(caption, name=...)``, by default ``figure``) and tables (``markdown``)."""
+        return prose.render(template, n=numbers, **context,
+                            figure=lambda caption, name=figure: self.figure_text(name, caption),
+                            markdown=self.markdown_text)
 
     def methods(self) -> None:
         self.add("## Methods", "")
@@ -951,11 +906,18 @@ class Report:
                  "Generated by `make all` from the configs in `study/configs/`; every number "
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
-        for section in (self.headline, self.above_references, self.baselines, self.narrow,
-                        self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups):
-            section()
-        self.declared_sections(FIRST_DECLARED_SECTION)
+        parts = sections.headed(self.cite.tables)
+        legacy = (None, self.above_references, self.baselines, self.narrow,
+                  self.best_arm_identification, self.cost, self.seeds, self.textbook,
+                  self.groups)
+        converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]
+        for number, (module, studies) in enumerate(converted, start=1):
+            self.section(number, module, studies)
+        for method in legacy[len(converted):]:
+            method()
+        for number, (module, studies) in enumerate(parts[len(converted):],
+                                                   start=len(legacy) + 1):
+            self.section(number, module, studies)
         for section in (self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.families import ALPHA, hypothesis_query, plain
+from analysis.families import ALPHA, plain
 from analysis.roles import Finding, LrRole
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from analysis.tables import readable
@@ -31,7 +31,8 @@ from figures.cite import MARKED, Cited, Tables, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from figures.named import headline_rows, named_numbers
 from figures.numbers import Scope, study_prefix
-from figures.words import bandit, baseline_name, display, fraction, pvalue
+from figures.sections import adjusted_column, family_query
+from figures.words import bandit, baseline_name, display, pvalue
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
@@ -51,20 +52,6 @@ TESTS = {
 """The test behind each table's family, for the Methods section."""
 
 
-
-
-def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
-    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
-    columns (equivalence tests, tests against chance, or paired tests)."""
-    if family_column == "equivalence_family":
-        return "p_equivalence_holm"
-    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
-
-
-def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
-    """The rows of a whole table that are the distinct hypotheses of family ``name``
-    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
-    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
 
 
 MONTE_CARLO = "analysis.budget_to_target.MONTE_CARLO_CONFIDENCE"
@@ -206,60 +193,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def above_references(self) -> None:
-        self.add("## 2. Above the never-training sampler and above uniform allocation", "")
-        accuracy = self.table("budget_sweep", "accuracy")
-        if accuracy is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        settings = self.settings("budget_sweep")
-        versus = self.table("budget_sweep", f"vs_{settings['reference']}")
-        if versus is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        head = headline_rows(accuracy, settings)
-        primary = head[head["primary"]]
-        gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
-                f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
-                f"{r.p_vs_chance.shown(pvalue)}, Holm {r.p_vs_chance_holm.shown(pvalue)})"
-                for r in self.cite.rows(head)]
-        self.add("The never-training sampler (zero logits, ties broken at random) is right with "
-                 f"probability exactly {self.cite.first(head).chance.shown(fraction)}. The "
-                 "trained policy's gap to it is " + "; ".join(gaps)
-                 + ". These are the study's primary hypotheses, declared in its config before "
-                 f"the run: {self.family_text(primary)}; every other cell's test against chance "
-                 "is in "
-                 f"{self.family_text(accuracy[~accuracy['primary']])}.",
-                 "")
-        rows = headline_rows(versus, settings)
-        self.add("Against uniform allocation with an empirical-best pick, paired by seed on common "
-                 "random numbers (exact McNemar test on the discordant seeds, Newcombe interval "
-                 f"for the difference; Holm within {self.family_text(versus)}):", "")
-        self.markdown(rows[["budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "only_a", "only_b", "p_value", "p_value_holm",
-                            "verdict"]]
-                      .rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}))
-        significant = rows[rows["p_value_holm"] < ALPHA]
-        found = [f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] at {r.budget:,} "
-                 f"(Holm p {r.p_value_holm.shown(pvalue)})" for r in self.cite.rows(significant)]
-        default = compared_query(settings)
-        margin = self.cite.first(versus).margin
-        equivalent = f"finding == {Finding.EQUIVALENT.value!r}"
-        self.add("At the default lr the difference is significant after Holm at "
-                 f"{self.cite.count(versus, default + ' and p_value_holm < ' + repr(ALPHA))} of "
-                 f"{self.cite.count(versus, default)} headline budgets"
-                 + (": " + "; ".join(found) if found else "") + ". Over the whole family, "
-                 f"{self.cite.count(versus, equivalent)} of "
-                 f"{self.cite.count(versus)} rows are equivalent within +-{margin:g} (the "
-                 f"{self.level90:.0%} Newcombe interval inside it: two one-sided tests at "
-                 f"{self.alpha:g}, per row) and "
-                 f"{self.cite.count(versus, 'verdict == ' + repr('unresolved'))} are "
-                 "unresolved: "
-                 "neither a difference nor an equivalence, only the interval. "
-                 + self.agreement(versus), "")
-        self.figure("vs_uniform", "REINFORCE (running-mean baseline) minus uniform allocation, "
-                    "per lr. " + self.band_newcombe())
-
     def baselines(self) -> None:
         self.add("## 3. Per-arm baseline against running-mean baseline", "")
         paired = self.table("budget_sweep", "per_arm_vs_running_mean")
@@ -907,7 +840,7 @@ class Report:
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
-        legacy = (None, self.above_references, self.baselines, self.narrow,
+        legacy = (None, None, self.baselines, self.narrow,
                   self.best_arm_identification, self.cost, self.seeds, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]

@@ -26,8 +26,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pandas as pd
+
+from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
-from figures.cite import Row, read_table
+from figures.cite import Row, Tables, read_table
 from figures.numbers import Named
 
 
@@ -96,3 +99,34 @@ def printed(row: Row, **how: str | Callable[[Any], str]) -> dict[str, Named]:
     formatter (``printed(row, accuracy=".3f", p_value=pvalue)``)."""
     return {column: Named(row[column], spec) if isinstance(spec, str)
             else Named(row[column], shown=spec) for column, spec in how.items()}
+
+
+def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
+    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
+    columns (equivalence tests, tests against chance, or paired tests)."""
+    if family_column == "equivalence_family":
+        return "p_equivalence_holm"
+    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
+
+
+def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
+    """The rows of a whole table that are the distinct hypotheses of family ``name``
+    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
+    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
+
+
+def families(cite: Tables, table: pd.DataFrame, column: str = "family") -> list[dict[str, Any]]:
+    """The Holm families of a table's p-values, each its ``name`` and ``size`` (hypotheses in
+    the whole table), for the template macro ``families`` of ``phrases.md.j2``."""
+    whole = cite.whole(table)
+    sizes = {name: cite.count(whole, family_query(whole, name, column))
+             for name in table[column].drop_duplicates()}
+    # A family whose rows here carry no adjusted p-value is tested in another table.
+    return [{"name": cite.declared(name), "size": Named(size, ",")}
+            for name, size in sizes.items() if size.value]
+
+
+def agreement(cite: Tables, table: pd.DataFrame) -> dict[str, Any]:
+    """The rows of a paired table whose Newcombe interval and exact test disagree about a
+    difference of zero, and all its rows, for the template macro ``agreement``."""
+    return {"disagree": cite.count(table, "~interval_agrees"), "rows": cite.count(table)}

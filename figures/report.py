@@ -22,17 +22,17 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.families import ALPHA, plain
-from analysis.roles import Finding, LrRole
+from analysis.families import plain
+from analysis.roles import LrRole
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from analysis.tables import readable
 from figures import prose, sections
-from figures.cite import MARKED, Cited, Tables, unmark, unmarked_digits
+from figures.cite import MARKED, Tables, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
 from figures.named import headline_rows, named_numbers
 from figures.numbers import Scope, study_prefix
-from figures.sections import adjusted_column, family_query
-from figures.words import bandit, baseline_name, display, pvalue
+from figures.sections import adjusted_column, distinct, family_query
+from figures.words import bandit, baseline_name, display
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
@@ -193,111 +193,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def baselines(self) -> None:
-        self.add("## 3. Per-arm baseline against running-mean baseline", "")
-        paired = self.table("budget_sweep", "per_arm_vs_running_mean")
-        chance = self.table("budget_sweep", "per_arm_vs_chance")
-        if paired is None or chance is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        settings = self.settings("budget_sweep")
-        rows = paired[(paired["lr"] == settings["headline_lr"])
-                      & paired["budget"].isin(settings["compared_budgets"])]
-        parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
-                 f"(McNemar p {r.p_value.shown(pvalue)}, Holm {r.p_value_holm.shown(pvalue)})"
-                 for r in self.cite.rows(rows)]
-        significant = f"p_value_holm < {ALPHA!r}"
-        self.add(f"Paired by seed at lr {self.default_lr:g}, per-arm minus running-mean accuracy "
-                 "is " + "; ".join(parts) + ". Over every lr and budget "
-                 f"({self.family_text(paired)}), the per-arm baseline is significantly worse "
-                 f"after Holm in {self.cite.count(paired, f'{significant} and difference < 0')} "
-                 f"of {self.cite.count(paired)} comparisons and better in "
-                 f"{self.cite.count(paired, f'{significant} and difference > 0')}. "
-                 + self.agreement(paired), "")
-        self.add(*self._per_arm_against_chance(chance))
-        self.figure("per_arm_vs_running_mean", "per-arm minus running-mean baseline, paired by "
-                    "seed, per lr. " + self.band_newcombe())
-        self.markdown(rows[["lr", "budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "p_value", "p_value_holm", "verdict"]]
-                      .rename(columns={"accuracy_a": "per_arm", "accuracy_b": "running_mean"}))
-
-    def _per_arm_against_chance(self, chance: pd.DataFrame) -> list[str]:
-        """What the per-arm cells show against chance: two-sided tests and equivalence tests,
-        and the mechanism, every number from the ``per_arm_vs_chance`` table."""
-        cite = self.cite
-        margin = cite.first(chance).margin
-        above_rows = chance[chance["finding"] == Finding.HIGHER]
-        above, below = (f"finding == {Finding.HIGHER.value!r}",
-                        f"finding == {Finding.LOWER.value!r}")
-        within = f"p_equivalence_holm < {ALPHA!r}"
-        n_above = cite.count(chance, above)
-        latest = cite.largest(above_rows, "budget") if len(above_rows) else None
-        late = (chance[chance["budget"] > above_rows["budget"].max()] if len(above_rows)
-                else chance)
-        if late.empty:  # above chance at the largest budget too
-            late = chance
-        low = cite.first(late.loc[[late["accuracy"].idxmin()]])
-        high = cite.first(late.loc[[late["accuracy"].idxmax()]])
-
-        def cell(r: object) -> str:
-            return (f"{r.accuracy:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}] at lr {r.lr:g}, "
-                    f"B = {r.budget:,}")
-
-        where = f"beyond budget {latest:,}" if latest is not None else "at every budget"
-        early = (f", all at budgets up to {latest:,} ({n_above} of the "
-                 f"{cite.count(chance, f'budget <= {int(latest)!r}')} cells at those budgets)"
-                 if latest is not None else "")
-        floor = cite.smallest(chance, "p_equivalence_at_chance")
-        threshold = self.alpha / cite.count(chance)
-        design = (f"With these seeds the smallest TOST p-value possible at this margin (accuracy "
-                  f"exactly at chance) is {floor:.2g}, above Holm's first threshold "
-                  f"{threshold:.2g}: no single cell can be shown equivalent within +-{margin:g} "
-                  f"in this family, whatever the data; per row at {self.alpha:g}, unadjusted, "
-                  f"{cite.count(chance, f'p_equivalence < {ALPHA!r}')} of {cite.count(chance)} "
-                  "pass. " if floor > threshold else "")
-        findings = ([f"above chance in {n_above} cells, all at budgets up to {latest:,}"]
-                    if latest is not None else [])
-        if (chance["finding"] == Finding.LOWER).any():
-            findings.append(f"below chance in {cite.count(chance, below)} cells")
-        findings.append(f"shown equivalent to chance within +-{margin:g} in "
-                        f"{cite.count(chance, within)} of {cite.count(chance)} cells"
-                        if (chance["p_equivalence_holm"] < ALPHA).any() else
-                        f"nowhere shown equivalent to chance within +-{margin:g}")
-        first = (f"Against chance ({cite.first(chance).chance:.4f}), each per-arm cell is tested "
-                 f"two-sided (exact binomial; {self.family_text(chance)}) and for equivalence "
-                 f"within +-{margin:g}, a margin stated in the config before the run (two "
-                 "one-sided exact binomial tests; "
-                 f"{self.family_text(chance, 'equivalence_family')}). {n_above} of "
-                 f"{cite.count(chance)} cells are above chance after Holm{early}, "
-                 f"{cite.count(chance, below)} below it, and {cite.count(chance, within)} are "
-                 f"shown equivalent within +-{margin:g}; {where} accuracy ranges from "
-                 f"{cell(low)} to {cell(high)}. " + design + "So the data do not say that the "
-                 "per-arm baseline stays at chance; they say it is " + "; ".join(findings) + ".")
-        second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, "
-                  f"{cite.literal('0')} before its first pull. After an arm's first pull, "
-                  "averaged over histories, "
-                  f"{cite.literal('E[r - b_a | a] = p_a - E[b_a | a]')}, about "
-                  f"{cite.literal('0')} for every arm (about, not exactly: b_a is the mean of a "
-                  "number of pulls the policy chose, and such means are biased). That holds "
-                  "only unconditionally: given the history the advantage has mean "
-                  f"{cite.literal('p_a - b_a')}, which moves the logits towards arms whose past "
-                  "mean understates them, a signal about estimation error rather than about "
-                  "which arm is better, so the logits drift with no direction towards the "
-                  "better arm; only the first "
-                  "pull of each arm, whose advantage is its whole reward, pushes the policy "
-                  "towards arms that passed.")
-        if len(above_rows):
-            counts = ", ".join(
-                f"lr {lr:g}: {cite.count(chance, f'{above} and lr == {plain(lr.value)}')}"
-                for lr in self._distinct(chance, "lr"))
-            second += f" The cells above chance after Holm, by lr: {counts}."
-        return [first, "", second, ""]
-
-    def _distinct(self, frame: pd.DataFrame, column: str) -> list[Cited]:
-        """The distinct values of a column, sorted, each cited from its first row."""
-        firsts = frame.drop_duplicates(column).sort_values(column)
-        return [r[column] for r in self.cite.rows(firsts)]
-
     def narrow(self) -> None:
         self.add("## 4. Narrow margins: the budget to 0.9 accuracy", "")
         budgets = self.table("narrow_margins", "budget_to_target")
@@ -397,7 +292,7 @@ class Report:
                                   "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
                                   "equivalence"]])
             compared = self.settings(study)["compared_budgets"]
-            listed = ", ".join(f"{b:,}" for b in self._distinct(
+            listed = ", ".join(f"{b:,}" for b in distinct(self.cite,
                 versus[versus["budget"].isin(compared)], "budget"))
             if held_out is None:
                 self.add(f"The even seeds chose the default lr {self.default_lr:g}, so the "
@@ -464,7 +359,7 @@ class Report:
                     "Clopper-Pearson bound where fewer than "
                     f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ).")
         verdicts = []
-        for pulls in self._distinct(versus, "deployment_pulls"):
+        for pulls in distinct(self.cite, versus, "deployment_pulls"):
             at_d = versus[versus["deployment_pulls"] == pulls.value]
             parts = []
             for verdict in at_d["higher"].drop_duplicates():
@@ -498,7 +393,7 @@ class Report:
         if power is None:
             self.add("*budget_sweep has not been analysed.*", "")
             return
-        effects = ", ".join(f"{e:g}" for e in self._distinct(power, "effect_of_interest"))
+        effects = ", ".join(f"{e:g}" for e in distinct(self.cite, power, "effect_of_interest"))
         target = self.cite.constant("analysis.power.TARGET_POWER")
         claim = self.cite.constant("analysis.study_tables.CLAIM_SEEDS")
         self.add("Seeds each test needs for effects stated before the run (differences in "
@@ -840,7 +735,7 @@ class Report:
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
-        legacy = (None, None, self.baselines, self.narrow,
+        legacy = (None, None, None, self.narrow,
                   self.best_arm_identification, self.cost, self.seeds, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]

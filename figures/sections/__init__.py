@@ -30,7 +30,7 @@ import pandas as pd
 
 from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
-from figures.cite import Row, Tables, read_table
+from figures.cite import Cited, Row, Tables, read_table
 from figures.numbers import Named
 
 
@@ -130,3 +130,9 @@ def agreement(cite: Tables, table: pd.DataFrame) -> dict[str, Any]:
     """The rows of a paired table whose Newcombe interval and exact test disagree about a
     difference of zero, and all its rows, for the template macro ``agreement``."""
     return {"disagree": cite.count(table, "~interval_agrees"), "rows": cite.count(table)}
+
+
+def distinct(cite: Tables, frame: pd.DataFrame, column: str) -> list[Cited]:
+    """The distinct values of a column, sorted, each cited from its first row."""
+    firsts = frame.drop_duplicates(column).sort_values(column)
+    return [r[column] for r in cite.rows(firsts)]

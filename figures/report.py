@@ -32,7 +32,7 @@ from figures.curves import SUTTON_BARTO
 from figures.named import headline_rows, named_numbers
 from figures.numbers import Scope, study_prefix
 from figures.sections import adjusted_column, distinct, family_query
-from figures.words import bandit, baseline_name, display
+from figures.words import bandit, display
 from study.spec import registry
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
@@ -70,22 +70,6 @@ def ratio_verdict(row: object) -> str:
                                                 "error of the margin)")
     return side or ("not shown to be as efficient, nor fewer or more rollouts (the interval is "
                     "all these seeds say)")
-
-
-def lr_choice(row: object) -> str:
-    """"best lr 0.01", or "best lr 0.01, tied with lr 0.003, 0.03" where the choosing seeds
-    could not tell them apart."""
-    tied = row.tied_lr if isinstance(row.tied_lr.value, str) else ""
-    return f"best lr {row.lr:g}" + (f", tied with lr {tied}" if tied else "")
-
-
-def in_h(row: object) -> str:
-    """A budget to 0.9 in units of H: "2.19 H", "> 80.00 H" where it is not reached by the
-    largest budget, "<= 0.08 H" where it is reached by the first checkpoint."""
-    ratio = row.budget_to_target / row.hardness_H
-    if not row.reached:
-        return f"> {ratio:.2f} H"
-    return f"<= {ratio:.2f} H" if row.at_first_checkpoint else f"{ratio:.2f} H"
 
 
 def compared_query(settings: pd.Series) -> str:
@@ -193,48 +177,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def narrow(self) -> None:
-        self.add("## 4. Narrow margins: the budget to 0.9 accuracy", "")
-        budgets = self.table("narrow_margins", "budget_to_target")
-        if budgets is None:
-            self.add("*narrow_margins has not been analysed.*", "")
-            return
-        best = budgets[budgets["lr_role"] == LrRole.BEST]
-        uniform = budgets[budgets["algorithm"] == self.settings("narrow_margins")["reference"]]
-        one = self.cite.first(budgets)
-        parts = [f"{r.summary} with {baseline_name(r.baseline.value)} ({lr_choice(r)}; "
-                 f"{in_h(r)})" for r in self.cite.rows(best)]
-        resamples = self.cite.constant("analysis.budget_to_target.BOOTSTRAP")
-        self.add(f"On ({one.environment.shown(bandit)}), H = sum of "
-                 f"{self.cite.literal('1/gap^2')} = {one.hardness_H:,.0f}. At the best lr "
-                 f"REINFORCE reaches {self.target:g} accuracy at " + "; ".join(parts)
-                 + ". Uniform allocation needs "
-                 + ", ".join(f"{r.summary} ({in_h(r)})" for r in self.cite.rows(uniform))
-                 + f". Brackets are {self.level:.0%} percentile bootstrap intervals resampling "
-                 f"whole seeds ({resamples:,} resamples). To keep the choice of the best lr from "
-                 "biasing its estimate, the lr is chosen on the even seeds and its budget "
-                 "estimated on the odd seeds (so those rows use half the seeds); where the even "
-                 "seeds cannot tell other lr from the chosen one (the paired bootstrap interval "
-                 "of the ratio of their budgets contains one) the best lr is a tie, and the tied "
-                 "lr are named.", "")
-        self.figure("narrow_margins", f"accuracy against budget on "
-                    f"({one.environment.shown(bandit)}), a line per lr; points on the "
-                    f"{self.target:g} line are each lr's budget to {self.target:g} with its "
-                    f"{self.level:.0%} percentile bootstrap interval over seeds (an arrow: the "
-                    "upper limit lies beyond the largest budget). Bands are "
-                    f"{self.level:.0%} Wilson score intervals over seeds.")
-        self.markdown(budgets[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
-                               "summary", "ratio_to_H"]])
-        targets = self.table("narrow_margins", "budget_by_target")
-        if targets is not None:
-            self.add("How the answer depends on the target: budget to each accuracy target "
-                     f"(REINFORCE at the lr chosen for {self.target:g}, on the odd seeds; the "
-                     f"others on all seeds; {self.level:.0%} bootstrap intervals):", "")
-            wide = targets.pivot_table(index=["algorithm", "baseline", "lr"], columns="target",
-                                       values="summary", aggfunc="first", sort=False)
-            wide.columns = [f"to {t:g}" for t in wide.columns]
-            self.markdown(wide.reset_index())
-
     def best_arm_identification(self) -> None:
         self.add("## 5. REINFORCE against best-arm identification", "")
         studies = [(study, self.table(study, "budget_to_target"),
@@ -735,7 +677,7 @@ class Report:
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
-        legacy = (None, None, None, self.narrow,
+        legacy = (None, None, None, None,
                   self.best_arm_identification, self.cost, self.seeds, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]

@@ -23,7 +23,6 @@ from typing import Any
 import pandas as pd
 
 from analysis.families import plain
-from analysis.roles import LrRole
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from analysis.tables import readable
 from figures import prose, sections
@@ -54,22 +53,6 @@ TESTS = {
 
 
 
-MONTE_CARLO = "analysis.budget_to_target.MONTE_CARLO_CONFIDENCE"
-
-
-def ratio_verdict(row: object) -> str:
-    """What a budget ratio (REINFORCE over another algorithm) shows: fewer or more rollouts
-    (95% interval below or above 1), within the margin (TOST), both, or neither."""
-    side = ("fewer rollouts" if row.ci_high < 1 else "more rollouts" if row.ci_low > 1
-            else "")
-    if row.as_efficient:
-        return f"{side}, by less than the margin" if side else "as efficient"
-    if row.equivalence == "unresolved":
-        return (f"{side}; " if side else "") + ("equivalence unresolved (a limit of the "
-                                                "narrower interval is within its Monte Carlo "
-                                                "error of the margin)")
-    return side or ("not shown to be as efficient, nor fewer or more rollouts (the interval is "
-                    "all these seeds say)")
 
 
 def compared_query(settings: pd.Series) -> str:
@@ -177,84 +160,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def best_arm_identification(self) -> None:
-        self.add("## 5. REINFORCE against best-arm identification", "")
-        studies = [(study, self.table(study, "budget_to_target"),
-                    self.table(study, "vs_best_arm_identification"),
-                    self.table(study, "best_lr_vs_references"),
-                    self.table(study, "budget_ratio"))
-                   for study in ("budget_sweep", "narrow_margins")]
-        if any(table is None for _, budgets, versus, _, ratios in studies
-               for table in (budgets, versus, ratios)):
-            self.add("*the studies with the best-arm-identification algorithms have not been "
-                     "analysed.*", "")
-            return
-        planners = [item for item in registry.learners() if not item.nested]
-        self.add("The fixed-budget best-arm-identification algorithms, "
-                 # A learner's summary names its paper (authors and year): text, not a result.
-                 + "; ".join(self.cite.literal(f"{item.display} ({item.summary})")
-                             for item in planners)
-                 + ", are built to find the best arm with a fixed budget; they run on the same "
-                 "seeds (common random numbers), once per checkpoint because their phases depend "
-                 "on the budget.", "")
-        self.figure("best_arm_identification", "accuracy against budget of every algorithm on "
-                    "both bandits. " + self.band_wilson())
-        for study, budgets, versus, held_out, ratios in studies:
-            rows = budgets[~budgets["algorithm"].isin(registry.trained())
-                           | (budgets["lr_role"] == LrRole.BEST)]
-            rows = rows[rows["baseline"].isin(["none", "running_mean"])]
-            self.add(f"**{study}** (H = {self.cite.first(budgets).hardness_H:,.0f}): budget to "
-                     f"{self.target:g} accuracy with {self.level:.0%} bootstrap intervals, and "
-                     "its ratio to H:", "")
-            self.markdown(rows[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
-                                "summary", "ratio_to_H"]])
-            parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
-                     f"{r.reference.shown(display)}" for r in self.cite.rows(ratios)]
-            first = self.cite.first(ratios)
-            margin = first.ratio_margin
-            self.add(f"REINFORCE at its best lr ({first.lr:g}, running-mean baseline) needs "
-                     + "; ".join(parts) + f" to reach {self.target:g} (ratio of the two budgets "
-                     f"on the odd seeds, {self.level:.0%} paired bootstrap interval; a resample "
-                     f"in which neither reaches {self.target:g} counts against both limits). "
-                     "Against a margin stated in the config before the run (a ratio within "
-                     f"[{1 / margin:.2f}, {margin:g}] is as efficient; two one-sided tests on the "
-                     f"{self.level90:.0%} bootstrap interval): "
-                     + "; ".join(f"{r.reference.shown(display)}: {ratio_verdict(r)}"
-                                 for r in self.cite.rows(ratios)) + ". A bootstrap limit is "
-                     "itself a Monte Carlo estimate: the table gives the resamples and, for "
-                     f"each {self.level90:.0%} limit, the range that holds its value for "
-                     "infinitely many resamples with confidence "
-                     f"{self.cite.constant(MONTE_CARLO):g} (order statistics at binomial "
-                     "ranks); a verdict whose margin falls in that range is rerun with more "
-                     "resamples and, if it still does, reported unresolved. (Only the limits "
-                     f"of the {self.level90:.0%} interval get this check; the "
-                     f"{self.level:.0%} limits, which say fewer or more rollouts, do not.)", "")
-            self.markdown(ratios[["reference", "ratio", "ci_low", "ci_high", "ci90_low",
-                                  "ci90_high", "resamples", "ci90_low_mc_low",
-                                  "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
-                                  "equivalence"]])
-            compared = self.settings(study)["compared_budgets"]
-            listed = ", ".join(f"{b:,}" for b in distinct(self.cite,
-                versus[versus["budget"].isin(compared)], "budget"))
-            if held_out is None:
-                self.add(f"The even seeds chose the default lr {self.default_lr:g}, so the "
-                         "comparisons of the best lr are those of the default lr below (all "
-                         "seeds, specified before the run), not asked a second time.", "")
-            for table, who in ((versus, f"the default lr {self.default_lr:g} (all seeds)"),
-                               (held_out, "the best lr, on the odd seeds only (the even seeds "
-                                "chose it)")):
-                if table is None:
-                    continue
-                head = table[table["budget"].isin(compared)]
-                if len(head):
-                    self.add(f"REINFORCE at {who}, paired by seed at budgets {listed} (exact "
-                             f"McNemar; Holm within {self.family_text(table)}). "
-                             + self.agreement(table), "")
-                    self.markdown(head[["lr", "algorithm_b", "budget", "seeds", "accuracy_a",
-                                        "accuracy_b", "difference", "ci_low", "ci_high",
-                                        "p_value", "p_value_holm", "verdict"]].rename(
-                                            columns={"accuracy_a": "reinforce"}))
-
     def cost(self) -> None:
         self.add("## 6. With a per-pull cost: does the extra compute pay for itself?", "")
         best = self.table("cost", "best_budget")
@@ -585,7 +490,7 @@ class Report:
                                 module.introduce(self.cite, studies)))
         for study in studies:
             numbers = self.numbers.scope(study_prefix(study))
-            context = module.claims(self.cite, study, numbers)
+            context = {"study": study, **module.claims(self.cite, study, numbers)}
             self.add(self.prose(section.template, numbers, context,
                                 f"{study}_{section.figure}" if section.figure else ""))
 
@@ -678,7 +583,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
         legacy = (None, None, None, None,
-                  self.best_arm_identification, self.cost, self.seeds, self.textbook,
+                  None, self.cost, self.seeds, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]
         for number, (module, studies) in enumerate(converted, start=1):

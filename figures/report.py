@@ -31,8 +31,7 @@ from figures.curves import SUTTON_BARTO
 from figures.named import headline_rows, named_numbers
 from figures.numbers import Scope, study_prefix
 from figures.sections import adjusted_column, distinct, family_query
-from figures.words import bandit, display
-from study.spec import registry
+from figures.words import bandit
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
 
@@ -160,79 +159,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def cost(self) -> None:
-        self.add("## 6. With a per-pull cost: does the extra compute pay for itself?", "")
-        best = self.table("cost", "best_budget")
-        steps = self.table("cost", "break_even")
-        versus = self.table("cost", "net_value_vs_reference")
-        if best is None or steps is None or versus is None:
-            self.add("*cost has not been analysed.*", "")
-            return
-        deployment = self.cite.first(self.table("cost", SETTINGS)).deployment_pulls
-        trained = f"algorithm in {registry.trained()!r}"
-        best = best[best["algorithm"].isin(registry.trained())]
-        steps = steps[steps["algorithm"].isin(registry.trained())]
-        self.add(f"A run's net value is D * p[deployed arm] - c * B with D = {deployment:,} "
-                 f"deployment pulls. {self.interval_rule()} The best budget per cost for "
-                 f"REINFORCE (lr {self.cite.first(steps).lr:g}) is chosen on the even seeds; its "
-                 "net value and its paired gain over the runner-up budget are estimated on the "
-                 "odd seeds. The optimum is resolved (gain's interval above zero) at "
-                 f"{self.cite.count(best, f'{trained} and resolved')} of "
-                 f"{self.cite.count(best, trained)} costs:", "")
-        self.markdown(best[["cost", "best_budget", "net_value", "ci_low", "ci_high",
-                            "runner_up_budget", "gain_over_runner_up", "gain_over_runner_up_low",
-                            "gain_over_runner_up_high", "interval", "resolved"]])
-        paying = steps[steps["ci_low"] > 0]
-        last = ""
-        if len(paying):
-            r = self.cite.last(paying)
-            last = (f"; the last step whose interval lies above zero is {r.from_budget:,} -> "
-                    f"{r.to_budget:,}, break-even {r.break_even_cost:.3g} [{r.ci_low:.3g}, "
-                    f"{r.ci_high:.3g}] per pull")
-        straddle = f"{trained} and ci_low <= 0 and ci_high >= 0"
-        self.add("Break-even cost per pull of each step between checkpoints: the extra rollouts "
-                 "pay for themselves below it. It is D times the gain in expected deployed value "
-                 "per extra rollout, so it is proportional to D. "
-                 f"{self.cite.count(steps, straddle)} of {self.cite.count(steps, trained)} steps "
-                 "have an interval that includes zero: these seeds do not tell whether that step "
-                 f"gains anything{last}.", "")
-        self.markdown(steps[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high",
-                             "interval"]])
-        self.figure("net_value", "expected net value against budget per per-pull cost, all "
-                    "seeds, all budgets (left) and zoomed on the budgets from the smallest best "
-                    "one on (right); hollow stars mark the best budget (chosen on the even "
-                    "seeds). Bands are "
-                    f"{self.level:.0%} intervals of the mean over seeds (t, or the "
-                    "Clopper-Pearson bound where fewer than "
-                    f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ).")
-        verdicts = []
-        for pulls in distinct(self.cite, versus, "deployment_pulls"):
-            at_d = versus[versus["deployment_pulls"] == pulls.value]
-            parts = []
-            for verdict in at_d["higher"].drop_duplicates():
-                name = ("unresolved" if verdict == "unresolved"
-                        else f"{display(verdict)} higher")
-                costs = at_d[at_d["higher"] == verdict]
-                parts.append(f"{name} at c = " + ", ".join(f"{r.cost:g}"
-                                                          for r in self.cite.rows(costs)))
-            verdicts.append(f"at D = {pulls:,.0f}: " + "; ".join(parts))
-        self.add("REINFORCE against uniform allocation by net value, each at its own best budget "
-                 "(chosen on the even seeds), paired on the odd seeds (difference = REINFORCE "
-                 f"minus uniform, with its {self.level:.0%} interval per row, and the "
-                 "simultaneous interval that holds for all the table's "
-                 f"{self.cite.count(versus)} rows together, Bonferroni: each at "
-                 f"{self.level:.0%} adjusted for the rows). A row's direction (higher) is read "
-                 "from the simultaneous interval only. The answer depends on c / D, and D is a "
-                 "guess, so the table repeats it at several D: " + "; ".join(verdicts)
-                 + ".", "")
-        self.markdown(versus[["deployment_pulls", "cost", "best_budget_a", "best_budget_b",
-                              "net_value_a", "net_value_b", "difference", "ci_low", "ci_high",
-                              "interval", "simultaneous_low", "simultaneous_high",
-                              "higher"]].rename(columns={
-                                  "best_budget_a": "reinforce_budget",
-                                  "best_budget_b": "uniform_budget",
-                                  "net_value_a": "reinforce_net", "net_value_b": "uniform_net"}))
-
     def seeds(self) -> None:
         self.add("## 7. How many seeds each claim needs", "")
         power = self.table("budget_sweep", "power")
@@ -583,7 +509,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
         legacy = (None, None, None, None,
-                  None, self.cost, self.seeds, self.textbook,
+                  None, None, self.seeds, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]
         for number, (module, studies) in enumerate(converted, start=1):

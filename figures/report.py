@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 from pathlib import Path
 from types import ModuleType
@@ -23,14 +22,14 @@ from typing import Any
 import pandas as pd
 
 from analysis.families import plain
-from analysis.study_tables import CLAIM_COLUMN, SETTINGS
+from analysis.study_tables import SETTINGS
 from analysis.tables import readable
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
 from figures.curves import SUTTON_BARTO
-from figures.named import headline_rows, named_numbers
+from figures.named import named_numbers
 from figures.numbers import Scope, study_prefix
-from figures.sections import adjusted_column, distinct, family_query
+from figures.sections import adjusted_column, family_query
 from figures.words import bandit
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
@@ -159,73 +158,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def seeds(self) -> None:
-        self.add("## 7. How many seeds each claim needs", "")
-        power = self.table("budget_sweep", "power")
-        quick = self.table("quick", "accuracy")
-        if power is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        effects = ", ".join(f"{e:g}" for e in distinct(self.cite, power, "effect_of_interest"))
-        target = self.cite.constant("analysis.power.TARGET_POWER")
-        claim = self.cite.constant("analysis.study_tables.CLAIM_SEEDS")
-        self.add("Seeds each test needs for effects stated before the run (differences in "
-                 f"accuracy of {effects}; against chance, a gain of that much over it), at "
-                 f"{target:.0%} exact power of the exact test the study runs (one-sided exact "
-                 "binomial against chance, two-sided exact McNemar for paired comparisons) at "
-                 "the level it meets in the first step of its Holm family, "
-                 f"{self.alpha:g} / m for a family of m hypotheses (`alpha_per_test`). Exact "
-                 "power is a sawtooth in n, so `seeds_exact` is the smallest n from which it "
-                 f"stays at {target:.0%}; `seeds_normal` is the normal approximation's n and "
-                 "`exact_power_at_seeds_normal` what the exact test has there. A paired "
-                 "comparison's discordance is this run's share of seeds on which the two cells "
-                 "disagree (an effect above it cannot occur: empty). The same numbers for any "
-                 "stated effect: `python -m analysis plan`.", "")
-        # The comparison's words say what its typed column ``against`` says.
-        self.markdown(power.drop(columns="against"))
-        self.figure("power_curves", "power against seeds at the rates this run observed, an "
-                    "illustration of the run, not a plan: lines are normal approximations, "
-                    f"rings Monte Carlo resampling of seeds; dashed: {target:.0%} power; dotted: "
-                    f"{claim} seeds.")
-        against = power["comparison"] == "trained vs never-training sampler"
-        chance = power[against & (power["budget"] == power[against]["budget"].min())]
-        paired = power[~against & (power["effect_of_interest"]
-                                   == power["effect_of_interest"].max())]
-        first = self.cite.first(chance)
-        largest = self.cite.largest(power, "effect_of_interest")
-        self.add(f"Against chance, {claim} seeds have exact power (at level "
-                 f"{first.alpha_per_test:.3g}) "
-                 + ", ".join(f"{r[CLAIM_COLUMN]:.2f} for a gain of "
-                             f"{r.effect_of_interest:g}" for r in self.cite.rows(chance))
-                 + f"; a paired difference of {largest:g} needs "
-                 + ", ".join(f"{self._seeds_text(r)} ({r.comparison}, {r.budget:,})"
-                             for r in self.cite.rows(paired)) + ".", "")
-        if quick is not None:
-            rows = quick[quick["budget"].isin(self.settings("quick")["compared_budgets"])]
-            parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
-                     for r in self.cite.rows(rows)]
-            sweep = headline_rows(self.table("budget_sweep", "accuracy"),
-                                  self.settings("budget_sweep"))
-            width = "ci_high - ci_low"
-            self.add(f"The seed exercise (`quick`, {self.cite.first(rows).seeds} seeds) "
-                     f"measured {', '.join(parts)}: intervals "
-                     f"{self.cite.smallest(rows, width):.3f} to "
-                     f"{self.cite.largest(rows, width):.3f} wide, against "
-                     f"{self.cite.smallest(sweep, width):.3f} to "
-                     f"{self.cite.largest(sweep, width):.3f} for the "
-                     f"{self.cite.first(sweep).seeds:,} seeds of "
-                     f"{self.cite.literal('section 1')}.", "")
-
-    @staticmethod
-    def _seeds_text(row: object) -> str:
-        """Seeds needed, in words where there is no number: an effect above the discordance
-        cannot occur (NaN), inf where the planner found no n (its search ends at 2.5 times the
-        normal approximation's n) from which the power stays at the target."""
-        if math.isnan(row.seeds_exact):
-            return f"impossible with discordance {row.discordance:.3f}"
-        return (f"{row.seeds_exact:,.0f} seeds" if math.isfinite(row.seeds_exact)
-                else "more seeds than the planner searched")
-
     def textbook(self) -> None:
         self.add("## 8. The textbook check: Sutton and Barto, Figure 2.5", "")
         points = self.table(SUTTON_BARTO, "curve_points")
@@ -509,7 +441,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
         legacy = (None, None, None, None,
-                  None, None, self.seeds, self.textbook,
+                  None, None, None, self.textbook,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]
         for number, (module, studies) in enumerate(converted, start=1):

@@ -26,7 +26,6 @@ from analysis.study_tables import SETTINGS
 from analysis.tables import readable
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
-from figures.curves import SUTTON_BARTO
 from figures.named import named_numbers
 from figures.numbers import Scope, study_prefix
 from figures.sections import adjusted_column, family_query
@@ -158,46 +157,6 @@ class Report:
                 "says which), so they stay valid when every seed agrees.")
 
     # Sections -----------------------------------------------------------------------------
-    def textbook(self) -> None:
-        self.add("## 8. The textbook check: Sutton and Barto, Figure 2.5", "")
-        points = self.table(SUTTON_BARTO, "curve_points")
-        if points is None:
-            self.add(f"*{self.cite.literal(SUTTON_BARTO)} has not been analysed.*", "")
-            return
-        environment = "config.environments.0"
-        arms = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.arms")
-        mean = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.params.0")
-        sd = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.params.1")
-        steps = self.cite.largest(points, "step")
-        self.add("The gradient bandit (REINFORCE with a softmax policy) on the "
-                 f"{arms}-armed Gaussian testbed with true values q*(a) ~ N({mean:g}, {sd:g}), "
-                 f"{self.cite.first(points).seeds:,} runs of {steps:,} steps, with the book's "
-                 "baseline (the average reward including the current one) and without. "
-                 "Fraction of runs taking the optimal action at a tenth, half and all of the "
-                 "steps:", "")
-        last = int(steps)
-        shown = points[points["step"].isin((last // 10, last // 2, last))].copy()
-        shown["optimal action [95% Wilson]"] = [
-            unmark(f"{r.optimal_action:.3f} [{r.optimal_ci_low:.3f}, {r.optimal_ci_high:.3f}]")
-            for r in self.cite.rows(shown)]
-        self.markdown(shown[["lr", "baseline", "step", "optimal action [95% Wilson]",
-                             "mean_reward"]])
-        end = points[points["step"] == last]
-        lr = end["lr"].min()  # the book's smaller step size, where the baseline matters most
-        with_b = end[(end["baseline"] == "running_mean_inclusive") & (end["lr"] == lr)]
-        without = end[(end["baseline"] == "none") & (end["lr"] == lr)]
-        if len(with_b) and len(without):
-            a, b = self.cite.first(without), self.cite.first(with_b)
-            self.add(f"At step {b.step:,} with step size {b.lr:g} the baseline lifts the "
-                     f"optimal-action rate from {a.optimal_action:.3f} [{a.optimal_ci_low:.3f}, "
-                     f"{a.optimal_ci_high:.3f}] to {b.optimal_action:.3f} "
-                     f"[{b.optimal_ci_low:.3f}, {b.optimal_ci_high:.3f}], the gap the book's "
-                     "figure shows.", "")
-        self.figure(SUTTON_BARTO, "% optimal action against steps in the book's layout. Bands "
-                    f"and brackets are {self.level:.0%} Wilson score intervals over the runs at "
-                    "each step (`statsmodels.stats.proportion.proportion_confint("
-                    "method=\"wilson\")`).")
-
     def groups(self) -> None:
         self.add("## 9. Group rollouts: GRPO, Dr. GRPO and RLOO at the same rollout budget", "")
         # Every study whose grid made the group tables (more than one group size), by name.
@@ -441,7 +400,7 @@ class Report:
                  "LaTeX macros in `out/numbers.tex`.", "")
         parts = sections.headed(self.cite.tables)
         legacy = (None, None, None, None,
-                  None, None, None, self.textbook,
+                  None, None, None, None,
                   self.groups)
         converted = [part for part in parts if part[0].SECTION.order <= len(legacy)]
         for number, (module, studies) in enumerate(converted, start=1):

@@ -30,7 +30,7 @@ import pandas as pd
 
 from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
-from figures.cite import Cited, Row, Tables, read_table
+from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
 
 
@@ -136,3 +136,17 @@ def distinct(cite: Tables, frame: pd.DataFrame, column: str) -> list[Cited]:
     """The distinct values of a column, sorted, each cited from its first row."""
     firsts = frame.drop_duplicates(column).sort_values(column)
     return [r[column] for r in cite.rows(firsts)]
+
+
+def with_intervals(cite: Tables, frame: pd.DataFrame, spec: str,
+                   **columns: tuple[str, str, str]) -> pd.DataFrame:
+    """``frame`` with a text column for each keyword: "value [low, high]" of the three columns
+    it names, printed with ``spec`` (empty where the value is missing). Each number is recorded
+    as it goes into its cell, so a section calls this where its template shows the table."""
+    def text(r: Row, value: str, low: str, high: str) -> str:
+        if pd.isna(r[value].value):
+            return ""
+        return unmark(f"{r[value]:{spec}} [{r[low]:{spec}}, {r[high]:{spec}}]")
+
+    return frame.assign(**{name: [text(r, *names) for r in cite.rows(frame)]
+                           for name, names in columns.items()})

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
-from figures.cite import Tables, unmark
+from figures.cite import Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, printed
+from figures.sections import Section, printed, with_intervals
 
 SECTION = Section(table="curve_points",
                   title="The textbook check: Sutton and Barto, Figure 2.5",
@@ -40,16 +38,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "mean": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.0"), "g"),
         "sd": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.1"), "g"),
         "runs": Named(cite.first(points).seeds, ","), "steps": Named(steps, ","),
-        "table": lambda: optimal_table(cite, shown),
+        # A function: the cells are recorded where the template shows the table.
+        "table": lambda: with_intervals(cite, shown, ".3f", **{OPTIMAL: (
+            "optimal_action", "optimal_ci_low", "optimal_ci_high")})[
+                ["lr", "baseline", "step", OPTIMAL, "mean_reward"]],
         "gap": len(with_b) > 0 and len(without) > 0 and {
             "plain": printed(cite.first(without), **ends),
             "book": printed(cite.first(with_b), step=",", lr="g", **ends)}}
-
-
-def optimal_table(cite: Tables, shown: pd.DataFrame) -> pd.DataFrame:
-    """The table's rows with the optimal-action fraction and its interval as one column, each
-    number recorded as it goes into its cell (a function, so only the report's table records
-    them)."""
-    text = [unmark(f"{r.optimal_action:.3f} [{r.optimal_ci_low:.3f}, {r.optimal_ci_high:.3f}]")
-            for r in cite.rows(shown)]
-    return shown.assign(**{OPTIMAL: text})[["lr", "baseline", "step", OPTIMAL, "mean_reward"]]

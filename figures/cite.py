@@ -95,7 +95,7 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {}
 
 def formatter(function: Callable[[Any], str]) -> Callable[[Any], str]:
     """Register ``function`` as a formatter ``Cited.shown`` may use, under its qualified name
-    (``figures.report.pvalue``), so that ``expected_text`` can import it again."""
+    (``figures.words.pvalue``), so that ``expected_text`` can import it again."""
     FORMATTERS[qualified(function)] = function
     return function
 

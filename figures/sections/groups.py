@@ -24,11 +24,14 @@ RATIOS = ("ratio_to_single", "ratio_to_uniform")
 """The ratio columns a table of budgets may have."""
 ROBUST = ["environment", "baseline", "group_size", "best_lr", "at_edge", "robust_lr_low",
           "robust_lr_high", "robust_decades", "robust_contiguous", "robust_range_at_edge"]
+"""The columns of the table of each arm's robustness to its lr."""
 ZERO = ["environment", "baseline", "group_size", "lr", "updates", "zero_signal_share", "ci_low",
         "ci_high", "interval", "uniform_policy", "best_arm_policy"]
+"""The columns of the table of rollouts spent on groups with no signal."""
 ZSCORE = ["environment", "group_size", "lr_grpo", "lr_dr_grpo", "step_scale_uniform_policy",
           "step_scale_best_arm", "budget", "rollouts", "difference [95%]", "p_value_holm",
           "verdict"]
+"""The columns of the table of GRPO against Dr. GRPO."""
 
 
 def introduce(cite: Tables, studies: list[str]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ SECTION = Section(table="power", title="How many seeds each claim needs",
                   template="seeds.md.j2", order=7, declared=True, shared=True)
 
 WIDTH = "ci_high - ci_low"
+"""An accuracy interval's width, as an expression of its row."""
 
 
 def needed(row: Row) -> dict[str, Any]:

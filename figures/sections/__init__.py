@@ -5,14 +5,14 @@ tables gives the study this section (the analysis makes it from what the study's
 declares; where many studies make it, the section is also ``declared``, given only to a study
 whose config's ``[analysis] sections`` names the module), its title, its place in the report, its
 templates (``figures/templates/``: the report's, and the paper's paragraph) and its figure;
-``claims(cite, study, numbers)``, which puts the section's named numbers into ``numbers`` (a
-``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
-digits, the frames its tables show and the values it prints (``printed``: each a
-``figures.numbers.Named``, recorded where the template prints it); and, where the section draws
-its own figure, ``draw(tables, out_dir, name)``, which draws it from the study's tables in the
-folder ``tables`` (``python -m figures``). A ``shared`` section with an ``introduction`` also has
-``introduce(cite, studies)``, the context of the introduction. The report finds the modules by
-listing this folder.
+``claims(cite, study, numbers)``, which puts the section's named numbers, if it names any, into
+``numbers`` (a ``figures.numbers.Scope`` of the study) and returns the template's other
+context: phrases without digits, the frames its tables show and the values it prints
+(``printed``: each a ``figures.numbers.Named``, recorded where the template prints it); and,
+where the section draws its own figure, ``draw(tables, out_dir, name)``, which draws it from the
+study's tables in the folder ``tables`` (``python -m figures``). A ``shared`` section with an
+``introduction`` also has ``introduce(cite, studies)``, the context of the introduction. The
+report finds the modules by listing this folder.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {}
 
 def formatter(function: Callable[[Any], str]) -> Callable[[Any], str]:
     """Register ``function`` as a formatter ``Cited.shown`` may use, under its qualified name
-    (``figures.report.pvalue``), so that ``expected_text`` can import it again."""
+    (``figures.words.pvalue``), so that ``expected_text`` can import it again."""
     FORMATTERS[qualified(function)] = function
     return function
 
@@ -287,7 +287,12 @@ class Tables:
 
     def literal(self, text: str) -> str:
         """Text with digits that is not a result (a name such as "Figure 2.5", a formula)."""
-        return self.ledger.record(text, Source("literal"))
+        return str(self.declared(text))
+
+    def declared(self, text: str) -> Cited:
+        """``literal`` as a value a template prints: recorded where it is printed, not where it
+        is chosen."""
+        return Cited(text, Source("literal"), self.ledger)
 
 
 def read_table(tables: Path, table: str) -> pd.DataFrame | None:

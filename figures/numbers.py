@@ -70,6 +70,11 @@ class Named:
         copy's place in the report is noted)."""
         return self.value.shown(self.shown) if self.shown else format(self.value, self.spec)
 
+    def __str__(self) -> str:
+        """``marked``: a template prints a value it was given as the number it names, recorded
+        where the template prints it."""
+        return self.marked()
+
     def plain(self) -> str:
         """The printed text, not recorded (for files that list the numbers with their
         sources)."""

@@ -305,6 +305,7 @@ def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
         drawn.update(draw_study(study, out_dir))
         drawn.update(draw_group_study(study, out_dir))
     for module, study in sections.given(tables_root):
-        name = f"{study}_{module.SECTION.figure}"
-        drawn[name] = module.draw(tables_root / study, out_dir, name)
+        if module.SECTION.figure:  # the others' figures are drawn above
+            name = f"{study}_{module.SECTION.figure}"
+            drawn[name] = module.draw(tables_root / study, out_dir, name)
     return {name: [p.name for p in paths] for name, paths in drawn.items()}

@@ -1,46 +1,41 @@
 """``python -m figures.report``: ``out/report.md``, ``out/numbers.tex`` and
 ``out/report_sources.csv`` from the analysis tables, the figures and the studies' manifests.
 
-Every number in the prose is a ``figures.cite.Cited`` value: a table's cell, a count of a
-table's rows, a value of a study's manifest or a named constant of the code, formatted into
-the prose by the section's template (an f-string of cited values). Each printed number is
-recorded with its source in ``report_sources.csv``; a digit in the prose that no cited value wrote
-stops the report (``Report.add``), and ``figures.cite.expected_text`` recomputes each recorded
-number from its source, which the tests do for every one. A section whose tables are missing says
-so instead of being silently dropped.
+The report's sections are those ``figures.sections`` gives the studies' tables, in their order:
+each module selects rows and computes values, its Jinja2 template (``figures/templates/``) holds
+the sentences, and the report here only reads, numbers the headings, renders and checks. Every
+number in the prose is a ``figures.cite.Cited`` value: a table's cell, a count of a table's rows,
+a value of a study's manifest or a named constant of the code, printed by a template (a named
+number, ``figures.numbers``) or by the Methods and Provenance sections written here. Each
+printed number is recorded with its source in ``report_sources.csv``; a digit in the prose that
+no cited value wrote stops the report (``Report.add``), and ``figures.cite.expected_text``
+recomputes each recorded number from its source, which the tests do for every one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
-from analysis.families import ALPHA, hypothesis_query, plain
-from analysis.roles import Finding, LrRole
-from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from analysis.tables import readable
 from figures import prose, sections
-from figures.cite import MARKED, Cited, Tables, unmark, unmarked_digits
-from figures.curves import SUTTON_BARTO
-from figures.named import headline_rows, named_numbers
-from figures.numbers import study_prefix
-from figures.words import bandit, baseline_name, display, fraction, pvalue
-from study.spec import registry
+from figures.cite import MARKED, Tables, unmark, unmarked_digits
+from figures.named import named_numbers
+from figures.numbers import Scope, study_prefix
+from figures.sections import adjusted_column, family_query
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
 
 SOURCES_FILE = "report_sources.csv"
+"""Beside the report: one row per number in its prose, with where it comes from."""
 NUMBER_SOURCES_FILE = "number_sources.csv"
 """The named numbers (``figures.numbers``) with their sources, beside ``numbers.tex``."""
-FIRST_DECLARED_SECTION = 10
-"""The number of the first section that follows from a study's tables (``figures.sections``):
-after the nine still written for the studies they are about."""
-"""Beside the report: one row per number in its prose, with where it comes from."""
 TESTS = {
     "accuracy": "one-sided exact binomial test of accuracy > chance",
     "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
@@ -50,62 +45,6 @@ TESTS = {
                     "two-sided exact McNemar test (paired by seed)"),
 }
 """The test behind each table's family, for the Methods section."""
-
-
-
-
-def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
-    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
-    columns (equivalence tests, tests against chance, or paired tests)."""
-    if family_column == "equivalence_family":
-        return "p_equivalence_holm"
-    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
-
-
-def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
-    """The rows of a whole table that are the distinct hypotheses of family ``name``
-    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
-    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
-
-
-MONTE_CARLO = "analysis.budget_to_target.MONTE_CARLO_CONFIDENCE"
-
-
-def ratio_verdict(row: object) -> str:
-    """What a budget ratio (REINFORCE over another algorithm) shows: fewer or more rollouts
-    (95% interval below or above 1), within the margin (TOST), both, or neither."""
-    side = ("fewer rollouts" if row.ci_high < 1 else "more rollouts" if row.ci_low > 1
-            else "")
-    if row.as_efficient:
-        return f"{side}, by less than the margin" if side else "as efficient"
-    if row.equivalence == "unresolved":
-        return (f"{side}; " if side else "") + ("equivalence unresolved (a limit of the "
-                                                "narrower interval is within its Monte Carlo "
-                                                "error of the margin)")
-    return side or ("not shown to be as efficient, nor fewer or more rollouts (the interval is "
-                    "all these seeds say)")
-
-
-def lr_choice(row: object) -> str:
-    """"best lr 0.01", or "best lr 0.01, tied with lr 0.003, 0.03" where the choosing seeds
-    could not tell them apart."""
-    tied = row.tied_lr if isinstance(row.tied_lr.value, str) else ""
-    return f"best lr {row.lr:g}" + (f", tied with lr {tied}" if tied else "")
-
-
-def in_h(row: object) -> str:
-    """A budget to 0.9 in units of H: "2.19 H", "> 80.00 H" where it is not reached by the
-    largest budget, "<= 0.08 H" where it is reached by the first checkpoint."""
-    ratio = row.budget_to_target / row.hardness_H
-    if not row.reached:
-        return f"> {ratio:.2f} H"
-    return f"<= {ratio:.2f} H" if row.at_first_checkpoint else f"{ratio:.2f} H"
-
-
-def compared_query(settings: pd.Series) -> str:
-    """``headline_rows`` of a paired table as a ``DataFrame.query``, for a count."""
-    return (f"cell_a == {plain(settings['headline_cell'])} and budget in "
-            f"{[int(b) for b in settings['compared_budgets']]!r}")
 
 
 class Report:
@@ -123,17 +62,10 @@ class Report:
         self.level90 = self.cite.constant("1 - 2 * analysis.families.ALPHA")
         self.alpha = self.cite.constant("analysis.families.ALPHA")
         self.target = self.cite.constant("analysis.budget_to_target.TARGET")
-        self.default_lr = self.cite.constant("study.spec.config.DEFAULT_LR")
 
     def table(self, study: str, name: str) -> pd.DataFrame | None:
         """One table of one study, or None where it was not made or has no rows."""
         return self.cite.read(study, name)
-
-    def settings(self, study: str) -> pd.Series:
-        """The ``[analysis]`` settings a study was analysed with (its ``settings`` table's row):
-        the comparisons its config declares, for selecting rows (cite a value through
-        ``self.table(study, SETTINGS)``)."""
-        return self.table(study, SETTINGS).iloc[0]
 
     def add(self, *lines: str) -> None:
         """Lines of the report. A digit in a line of prose (not a heading, a table or a figure
@@ -143,9 +75,6 @@ class Report:
                 raise ValueError("a number in the report's prose has no source (cited numbers "
                                  f"shown as ~): {MARKED.sub('~', line)[:300]!r}")
             self.lines.append(self.cite.ledger.placed(line, len(self.lines)))
-
-    def figure(self, name: str, caption: str) -> None:
-        self.add(self.figure_text(name, caption))
 
     def figure_text(self, name: str, caption: str) -> str:
         """A figure's link and caption, or a note that it was not drawn."""
@@ -169,708 +98,29 @@ class Report:
                                 for c in text})
         return readable(shown).to_markdown(index=False, floatfmt=".5g") + "\n"
 
-    def family_text(self, table: pd.DataFrame, column: str = "family") -> str:
-        """The Holm family (or families) of a table's p-values and their sizes, e.g.
-        "family `budget_sweep/vs_uniform`, 175 hypotheses"."""
-        whole = self.cite.whole(table)
-        # A family whose rows here carry no adjusted p-value is tested in another table.
-        sizes = {name: self.cite.count(whole, family_query(whole, name, column))
-                 for name in table[column].drop_duplicates()}
-        return "; ".join(f"family `{self.cite.literal(name)}`, {size:,} hypotheses"
-                         for name, size in sizes.items() if size.value)
-
-    def agreement(self, table: pd.DataFrame) -> str:
-        """How often a paired table's Newcombe interval and exact test disagree, and which
-        decides."""
-        return (f"In {self.cite.count(table, '~interval_agrees')} of {self.cite.count(table)} "
-                f"rows the {self.level:.0%} Newcombe interval and the exact McNemar test disagree "
-                "about a difference of zero: the interval approximates the test, so they can "
-                f"part near p = {self.alpha:g} and when the discordant seeds are few and all on "
-                "one side; the exact test decides, and the tables flag those rows "
-                "(`interval_agrees`).")
-
-    def band_wilson(self) -> str:
-        return (f"Bands are {self.level:.0%} Wilson score intervals over seeds "
-                "(`scipy.stats.binomtest(...).proportion_ci(method=\"wilson\")`).")
-
-    def band_newcombe(self) -> str:
-        return (f"Bands are {self.level:.0%} Newcombe hybrid-score intervals for a paired "
-                "difference of proportions (seed i of one cell against seed i of the other).")
-
-    def interval_rule(self) -> str:
-        settled = self.cite.constant("analysis.cost.SETTLED_SEEDS")
-        return (f"Intervals of means over seeds are {self.level:.0%} t intervals where at least "
-                f"{settled} seeds differ from the most common value; with fewer (late in "
-                "training most seeds deploy the same arm) they are bounds built from "
-                "Clopper-Pearson limits of the shares of seeds above and below that value, "
-                "times the smallest and the largest step a seed's value can take (`interval` "
-                "says which), so they stay valid when every seed agrees.")
-
-    # Sections -----------------------------------------------------------------------------
-    def headline(self) -> None:
-        self.add("## 1. How accuracy rises with the budget", "")
-        accuracy = self.table("budget_sweep", "accuracy")
-        if accuracy is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        rows = headline_rows(accuracy, self.settings("budget_sweep"))
-        one = self.cite.first(rows)
-        parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
-                 for r in self.cite.rows(rows)]
-        self.add(f"REINFORCE with the running-mean baseline at the default lr "
-                 f"{self.default_lr:g} is right {', '.join(parts)} rollouts ({one.seeds:,} seeds; "
-                 f"{self.level:.0%} Wilson intervals).", "")
-        self.figure("accuracy_vs_budget", f"best-arm accuracy against budget on "
-                    f"({one.environment.shown(bandit)}), one panel per baseline, a line per lr. "
-                    + self.band_wilson() + " Black: uniform allocation; dashed: the "
-                    f"never-training sampler ({one.chance.shown(fraction)}).")
-        self.markdown(rows[["lr", "baseline", "budget", "seeds", "accuracy", "ci_low",
-                            "ci_high", "non_finite"]])
-        band = self.table("budget_sweep", "accuracy_band")
-        if band is not None:
-            first, last = self.cite.first(band), self.cite.last(band)
-            self.add("A claim about the whole curve (how it rises from the first checkpoint to "
-                     "the last) needs a band that covers every checkpoint at once: the sup-t band "
-                     f"widens each pointwise interval by one factor, {first.band_factor:.2f} "
-                     f"here, the {self.level:.0%} quantile over seed-bootstrap resamples (whole "
-                     "seeds, so a seed's checkpoints move together) of the largest standardized "
-                     f"deviation. Within it the curve runs from [{first.band_low:.3f}, "
-                     f"{first.band_high:.3f}] at {first.budget:,.0f} to [{last.band_low:.3f}, "
-                     f"{last.band_high:.3f}] at {last.budget:,.0f} rollouts.", "")
-            self.figure("accuracy_band", "the headline cell's accuracy against budget; the dark "
-                        f"band is the pointwise {self.level:.0%} Wilson interval at each "
-                        f"checkpoint, the light band the simultaneous {self.level:.0%} sup-t band "
-                        "that covers every checkpoint at once (seed bootstrap); bottom: the "
-                        "widths of the two (solid: pointwise, dashed: simultaneous).")
-        self.figure("lr_heatmap", "accuracy over lr x budget, one panel per baseline "
-                    f"(colour: accuracy from chance, {one.chance.shown(fraction)}, to perfect).")
-        trained = accuracy[accuracy["algorithm"].isin(registry.trained())]
-        last = trained[trained["budget"] == trained["budget"].max()]
-        top = last[last["accuracy"] == last["accuracy"].max()].sort_values(["baseline", "lr"])
-        final = self.cite.first(top)
-        # Cells with the same accuracy are named together: picking one of them would be a choice
-        # made by the order of a sort, not by the data.
-        cells = "; ".join(f"lr {r.lr:g} with {baseline_name(r.baseline.value)}"
-                          for r in self.cite.rows(top))
-        tied = (f"algorithm in {registry.trained()!r} and budget == {plain(top['budget'].iat[0])} "
-                f"and accuracy == {plain(top['accuracy'].iat[0])}")
-        tie = "" if len(top) == 1 else f"cells ({self.cite.count(accuracy, tied)}) tie:"
-        self.add(f"At the largest budget ({final.budget:,}) the most accurate REINFORCE "
-                 f"{tie or 'cell is'} {cells}: {final.accuracy:.4f} [{final.ci_low:.4f}, "
-                 f"{final.ci_high:.4f}]{'' if len(top) == 1 else ' each'}.", "")
-
-    def above_references(self) -> None:
-        self.add("## 2. Above the never-training sampler and above uniform allocation", "")
-        accuracy = self.table("budget_sweep", "accuracy")
-        if accuracy is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        settings = self.settings("budget_sweep")
-        versus = self.table("budget_sweep", f"vs_{settings['reference']}")
-        if versus is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        head = headline_rows(accuracy, settings)
-        primary = head[head["primary"]]
-        gaps = [f"{r.accuracy - r.chance:+.3f} [{r.ci_low - r.chance:+.3f}, "
-                f"{r.ci_high - r.chance:+.3f}] at {r.budget:,} (exact binomial p "
-                f"{r.p_vs_chance.shown(pvalue)}, Holm {r.p_vs_chance_holm.shown(pvalue)})"
-                for r in self.cite.rows(head)]
-        self.add("The never-training sampler (zero logits, ties broken at random) is right with "
-                 f"probability exactly {self.cite.first(head).chance.shown(fraction)}. The "
-                 "trained policy's gap to it is " + "; ".join(gaps)
-                 + ". These are the study's primary hypotheses, declared in its config before "
-                 f"the run: {self.family_text(primary)}; every other cell's test against chance "
-                 "is in "
-                 f"{self.family_text(accuracy[~accuracy['primary']])}.",
-                 "")
-        rows = headline_rows(versus, settings)
-        self.add("Against uniform allocation with an empirical-best pick, paired by seed on common "
-                 "random numbers (exact McNemar test on the discordant seeds, Newcombe interval "
-                 f"for the difference; Holm within {self.family_text(versus)}):", "")
-        self.markdown(rows[["budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "only_a", "only_b", "p_value", "p_value_holm",
-                            "verdict"]]
-                      .rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}))
-        significant = rows[rows["p_value_holm"] < ALPHA]
-        found = [f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] at {r.budget:,} "
-                 f"(Holm p {r.p_value_holm.shown(pvalue)})" for r in self.cite.rows(significant)]
-        default = compared_query(settings)
-        margin = self.cite.first(versus).margin
-        equivalent = f"finding == {Finding.EQUIVALENT.value!r}"
-        self.add("At the default lr the difference is significant after Holm at "
-                 f"{self.cite.count(versus, default + ' and p_value_holm < ' + repr(ALPHA))} of "
-                 f"{self.cite.count(versus, default)} headline budgets"
-                 + (": " + "; ".join(found) if found else "") + ". Over the whole family, "
-                 f"{self.cite.count(versus, equivalent)} of "
-                 f"{self.cite.count(versus)} rows are equivalent within +-{margin:g} (the "
-                 f"{self.level90:.0%} Newcombe interval inside it: two one-sided tests at "
-                 f"{self.alpha:g}, per row) and "
-                 f"{self.cite.count(versus, 'verdict == ' + repr('unresolved'))} are "
-                 "unresolved: "
-                 "neither a difference nor an equivalence, only the interval. "
-                 + self.agreement(versus), "")
-        self.figure("vs_uniform", "REINFORCE (running-mean baseline) minus uniform allocation, "
-                    "per lr. " + self.band_newcombe())
-
-    def baselines(self) -> None:
-        self.add("## 3. Per-arm baseline against running-mean baseline", "")
-        paired = self.table("budget_sweep", "per_arm_vs_running_mean")
-        chance = self.table("budget_sweep", "per_arm_vs_chance")
-        if paired is None or chance is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        settings = self.settings("budget_sweep")
-        rows = paired[(paired["lr"] == settings["headline_lr"])
-                      & paired["budget"].isin(settings["compared_budgets"])]
-        parts = [f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] at {r.budget:,} "
-                 f"(McNemar p {r.p_value.shown(pvalue)}, Holm {r.p_value_holm.shown(pvalue)})"
-                 for r in self.cite.rows(rows)]
-        significant = f"p_value_holm < {ALPHA!r}"
-        self.add(f"Paired by seed at lr {self.default_lr:g}, per-arm minus running-mean accuracy "
-                 "is " + "; ".join(parts) + ". Over every lr and budget "
-                 f"({self.family_text(paired)}), the per-arm baseline is significantly worse "
-                 f"after Holm in {self.cite.count(paired, f'{significant} and difference < 0')} "
-                 f"of {self.cite.count(paired)} comparisons and better in "
-                 f"{self.cite.count(paired, f'{significant} and difference > 0')}. "
-                 + self.agreement(paired), "")
-        self.add(*self._per_arm_against_chance(chance))
-        self.figure("per_arm_vs_running_mean", "per-arm minus running-mean baseline, paired by "
-                    "seed, per lr. " + self.band_newcombe())
-        self.markdown(rows[["lr", "budget", "seeds", "accuracy_a", "accuracy_b", "difference",
-                            "ci_low", "ci_high", "p_value", "p_value_holm", "verdict"]]
-                      .rename(columns={"accuracy_a": "per_arm", "accuracy_b": "running_mean"}))
-
-    def _per_arm_against_chance(self, chance: pd.DataFrame) -> list[str]:
-        """What the per-arm cells show against chance: two-sided tests and equivalence tests,
-        and the mechanism, every number from the ``per_arm_vs_chance`` table."""
-        cite = self.cite
-        margin = cite.first(chance).margin
-        above_rows = chance[chance["finding"] == Finding.HIGHER]
-        above, below = (f"finding == {Finding.HIGHER.value!r}",
-                        f"finding == {Finding.LOWER.value!r}")
-        within = f"p_equivalence_holm < {ALPHA!r}"
-        n_above = cite.count(chance, above)
-        latest = cite.largest(above_rows, "budget") if len(above_rows) else None
-        late = (chance[chance["budget"] > above_rows["budget"].max()] if len(above_rows)
-                else chance)
-        if late.empty:  # above chance at the largest budget too
-            late = chance
-        low = cite.first(late.loc[[late["accuracy"].idxmin()]])
-        high = cite.first(late.loc[[late["accuracy"].idxmax()]])
-
-        def cell(r: object) -> str:
-            return (f"{r.accuracy:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}] at lr {r.lr:g}, "
-                    f"B = {r.budget:,}")
-
-        where = f"beyond budget {latest:,}" if latest is not None else "at every budget"
-        early = (f", all at budgets up to {latest:,} ({n_above} of the "
-                 f"{cite.count(chance, f'budget <= {int(latest)!r}')} cells at those budgets)"
-                 if latest is not None else "")
-        floor = cite.smallest(chance, "p_equivalence_at_chance")
-        threshold = self.alpha / cite.count(chance)
-        design = (f"With these seeds the smallest TOST p-value possible at this margin (accuracy "
-                  f"exactly at chance) is {floor:.2g}, above Holm's first threshold "
-                  f"{threshold:.2g}: no single cell can be shown equivalent within +-{margin:g} "
-                  f"in this family, whatever the data; per row at {self.alpha:g}, unadjusted, "
-                  f"{cite.count(chance, f'p_equivalence < {ALPHA!r}')} of {cite.count(chance)} "
-                  "pass. " if floor > threshold else "")
-        findings = ([f"above chance in {n_above} cells, all at budgets up to {latest:,}"]
-                    if latest is not None else [])
-        if (chance["finding"] == Finding.LOWER).any():
-            findings.append(f"below chance in {cite.count(chance, below)} cells")
-        findings.append(f"shown equivalent to chance within +-{margin:g} in "
-                        f"{cite.count(chance, within)} of {cite.count(chance)} cells"
-                        if (chance["p_equivalence_holm"] < ALPHA).any() else
-                        f"nowhere shown equivalent to chance within +-{margin:g}")
-        first = (f"Against chance ({cite.first(chance).chance:.4f}), each per-arm cell is tested "
-                 f"two-sided (exact binomial; {self.family_text(chance)}) and for equivalence "
-                 f"within +-{margin:g}, a margin stated in the config before the run (two "
-                 "one-sided exact binomial tests; "
-                 f"{self.family_text(chance, 'equivalence_family')}). {n_above} of "
-                 f"{cite.count(chance)} cells are above chance after Holm{early}, "
-                 f"{cite.count(chance, below)} below it, and {cite.count(chance, within)} are "
-                 f"shown equivalent within +-{margin:g}; {where} accuracy ranges from "
-                 f"{cell(low)} to {cell(high)}. " + design + "So the data do not say that the "
-                 "per-arm baseline stays at chance; they say it is " + "; ".join(findings) + ".")
-        second = ("Why: the per-arm baseline is the mean of arm a's earlier rewards, "
-                  f"{cite.literal('0')} before its first pull. After an arm's first pull, "
-                  "averaged over histories, "
-                  f"{cite.literal('E[r - b_a | a] = p_a - E[b_a | a]')}, about "
-                  f"{cite.literal('0')} for every arm (about, not exactly: b_a is the mean of a "
-                  "number of pulls the policy chose, and such means are biased). That holds "
-                  "only unconditionally: given the history the advantage has mean "
-                  f"{cite.literal('p_a - b_a')}, which moves the logits towards arms whose past "
-                  "mean understates them, a signal about estimation error rather than about "
-                  "which arm is better, so the logits drift with no direction towards the "
-                  "better arm; only the first "
-                  "pull of each arm, whose advantage is its whole reward, pushes the policy "
-                  "towards arms that passed.")
-        if len(above_rows):
-            counts = ", ".join(
-                f"lr {lr:g}: {cite.count(chance, f'{above} and lr == {plain(lr.value)}')}"
-                for lr in self._distinct(chance, "lr"))
-            second += f" The cells above chance after Holm, by lr: {counts}."
-        return [first, "", second, ""]
-
-    def _distinct(self, frame: pd.DataFrame, column: str) -> list[Cited]:
-        """The distinct values of a column, sorted, each cited from its first row."""
-        firsts = frame.drop_duplicates(column).sort_values(column)
-        return [r[column] for r in self.cite.rows(firsts)]
-
-    def narrow(self) -> None:
-        self.add("## 4. Narrow margins: the budget to 0.9 accuracy", "")
-        budgets = self.table("narrow_margins", "budget_to_target")
-        if budgets is None:
-            self.add("*narrow_margins has not been analysed.*", "")
-            return
-        best = budgets[budgets["lr_role"] == LrRole.BEST]
-        uniform = budgets[budgets["algorithm"] == self.settings("narrow_margins")["reference"]]
-        one = self.cite.first(budgets)
-        parts = [f"{r.summary} with {baseline_name(r.baseline.value)} ({lr_choice(r)}; "
-                 f"{in_h(r)})" for r in self.cite.rows(best)]
-        resamples = self.cite.constant("analysis.budget_to_target.BOOTSTRAP")
-        self.add(f"On ({one.environment.shown(bandit)}), H = sum of "
-                 f"{self.cite.literal('1/gap^2')} = {one.hardness_H:,.0f}. At the best lr "
-                 f"REINFORCE reaches {self.target:g} accuracy at " + "; ".join(parts)
-                 + ". Uniform allocation needs "
-                 + ", ".join(f"{r.summary} ({in_h(r)})" for r in self.cite.rows(uniform))
-                 + f". Brackets are {self.level:.0%} percentile bootstrap intervals resampling "
-                 f"whole seeds ({resamples:,} resamples). To keep the choice of the best lr from "
-                 "biasing its estimate, the lr is chosen on the even seeds and its budget "
-                 "estimated on the odd seeds (so those rows use half the seeds); where the even "
-                 "seeds cannot tell other lr from the chosen one (the paired bootstrap interval "
-                 "of the ratio of their budgets contains one) the best lr is a tie, and the tied "
-                 "lr are named.", "")
-        self.figure("narrow_margins", f"accuracy against budget on "
-                    f"({one.environment.shown(bandit)}), a line per lr; points on the "
-                    f"{self.target:g} line are each lr's budget to {self.target:g} with its "
-                    f"{self.level:.0%} percentile bootstrap interval over seeds (an arrow: the "
-                    "upper limit lies beyond the largest budget). Bands are "
-                    f"{self.level:.0%} Wilson score intervals over seeds.")
-        self.markdown(budgets[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
-                               "summary", "ratio_to_H"]])
-        targets = self.table("narrow_margins", "budget_by_target")
-        if targets is not None:
-            self.add("How the answer depends on the target: budget to each accuracy target "
-                     f"(REINFORCE at the lr chosen for {self.target:g}, on the odd seeds; the "
-                     f"others on all seeds; {self.level:.0%} bootstrap intervals):", "")
-            wide = targets.pivot_table(index=["algorithm", "baseline", "lr"], columns="target",
-                                       values="summary", aggfunc="first", sort=False)
-            wide.columns = [f"to {t:g}" for t in wide.columns]
-            self.markdown(wide.reset_index())
-
-    def best_arm_identification(self) -> None:
-        self.add("## 5. REINFORCE against best-arm identification", "")
-        studies = [(study, self.table(study, "budget_to_target"),
-                    self.table(study, "vs_best_arm_identification"),
-                    self.table(study, "best_lr_vs_references"),
-                    self.table(study, "budget_ratio"))
-                   for study in ("budget_sweep", "narrow_margins")]
-        if any(table is None for _, budgets, versus, _, ratios in studies
-               for table in (budgets, versus, ratios)):
-            self.add("*the studies with the best-arm-identification algorithms have not been "
-                     "analysed.*", "")
-            return
-        planners = [item for item in registry.learners() if not item.nested]
-        self.add("The fixed-budget best-arm-identification algorithms, "
-                 # A learner's summary names its paper (authors and year): text, not a result.
-                 + "; ".join(self.cite.literal(f"{item.display} ({item.summary})")
-                             for item in planners)
-                 + ", are built to find the best arm with a fixed budget; they run on the same "
-                 "seeds (common random numbers), once per checkpoint because their phases depend "
-                 "on the budget.", "")
-        self.figure("best_arm_identification", "accuracy against budget of every algorithm on "
-                    "both bandits. " + self.band_wilson())
-        for study, budgets, versus, held_out, ratios in studies:
-            rows = budgets[~budgets["algorithm"].isin(registry.trained())
-                           | (budgets["lr_role"] == LrRole.BEST)]
-            rows = rows[rows["baseline"].isin(["none", "running_mean"])]
-            self.add(f"**{study}** (H = {self.cite.first(budgets).hardness_H:,.0f}): budget to "
-                     f"{self.target:g} accuracy with {self.level:.0%} bootstrap intervals, and "
-                     "its ratio to H:", "")
-            self.markdown(rows[["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds",
-                                "summary", "ratio_to_H"]])
-            parts = [f"{r.ratio:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] times the budget of "
-                     f"{r.reference.shown(display)}" for r in self.cite.rows(ratios)]
-            first = self.cite.first(ratios)
-            margin = first.ratio_margin
-            self.add(f"REINFORCE at its best lr ({first.lr:g}, running-mean baseline) needs "
-                     + "; ".join(parts) + f" to reach {self.target:g} (ratio of the two budgets "
-                     f"on the odd seeds, {self.level:.0%} paired bootstrap interval; a resample "
-                     f"in which neither reaches {self.target:g} counts against both limits). "
-                     "Against a margin stated in the config before the run (a ratio within "
-                     f"[{1 / margin:.2f}, {margin:g}] is as efficient; two one-sided tests on the "
-                     f"{self.level90:.0%} bootstrap interval): "
-                     + "; ".join(f"{r.reference.shown(display)}: {ratio_verdict(r)}"
-                                 for r in self.cite.rows(ratios)) + ". A bootstrap limit is "
-                     "itself a Monte Carlo estimate: the table gives the resamples and, for "
-                     f"each {self.level90:.0%} limit, the range that holds its value for "
-                     "infinitely many resamples with confidence "
-                     f"{self.cite.constant(MONTE_CARLO):g} (order statistics at binomial "
-                     "ranks); a verdict whose margin falls in that range is rerun with more "
-                     "resamples and, if it still does, reported unresolved. (Only the limits "
-                     f"of the {self.level90:.0%} interval get this check; the "
-                     f"{self.level:.0%} limits, which say fewer or more rollouts, do not.)", "")
-            self.markdown(ratios[["reference", "ratio", "ci_low", "ci_high", "ci90_low",
-                                  "ci90_high", "resamples", "ci90_low_mc_low",
-                                  "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
-                                  "equivalence"]])
-            compared = self.settings(study)["compared_budgets"]
-            listed = ", ".join(f"{b:,}" for b in self._distinct(
-                versus[versus["budget"].isin(compared)], "budget"))
-            if held_out is None:
-                self.add(f"The even seeds chose the default lr {self.default_lr:g}, so the "
-                         "comparisons of the best lr are those of the default lr below (all "
-                         "seeds, specified before the run), not asked a second time.", "")
-            for table, who in ((versus, f"the default lr {self.default_lr:g} (all seeds)"),
-                               (held_out, "the best lr, on the odd seeds only (the even seeds "
-                                "chose it)")):
-                if table is None:
-                    continue
-                head = table[table["budget"].isin(compared)]
-                if len(head):
-                    self.add(f"REINFORCE at {who}, paired by seed at budgets {listed} (exact "
-                             f"McNemar; Holm within {self.family_text(table)}). "
-                             + self.agreement(table), "")
-                    self.markdown(head[["lr", "algorithm_b", "budget", "seeds", "accuracy_a",
-                                        "accuracy_b", "difference", "ci_low", "ci_high",
-                                        "p_value", "p_value_holm", "verdict"]].rename(
-                                            columns={"accuracy_a": "reinforce"}))
-
-    def cost(self) -> None:
-        self.add("## 6. With a per-pull cost: does the extra compute pay for itself?", "")
-        best = self.table("cost", "best_budget")
-        steps = self.table("cost", "break_even")
-        versus = self.table("cost", "net_value_vs_reference")
-        if best is None or steps is None or versus is None:
-            self.add("*cost has not been analysed.*", "")
-            return
-        deployment = self.cite.first(self.table("cost", SETTINGS)).deployment_pulls
-        trained = f"algorithm in {registry.trained()!r}"
-        best = best[best["algorithm"].isin(registry.trained())]
-        steps = steps[steps["algorithm"].isin(registry.trained())]
-        self.add(f"A run's net value is D * p[deployed arm] - c * B with D = {deployment:,} "
-                 f"deployment pulls. {self.interval_rule()} The best budget per cost for "
-                 f"REINFORCE (lr {self.cite.first(steps).lr:g}) is chosen on the even seeds; its "
-                 "net value and its paired gain over the runner-up budget are estimated on the "
-                 "odd seeds. The optimum is resolved (gain's interval above zero) at "
-                 f"{self.cite.count(best, f'{trained} and resolved')} of "
-                 f"{self.cite.count(best, trained)} costs:", "")
-        self.markdown(best[["cost", "best_budget", "net_value", "ci_low", "ci_high",
-                            "runner_up_budget", "gain_over_runner_up", "gain_over_runner_up_low",
-                            "gain_over_runner_up_high", "interval", "resolved"]])
-        paying = steps[steps["ci_low"] > 0]
-        last = ""
-        if len(paying):
-            r = self.cite.last(paying)
-            last = (f"; the last step whose interval lies above zero is {r.from_budget:,} -> "
-                    f"{r.to_budget:,}, break-even {r.break_even_cost:.3g} [{r.ci_low:.3g}, "
-                    f"{r.ci_high:.3g}] per pull")
-        straddle = f"{trained} and ci_low <= 0 and ci_high >= 0"
-        self.add("Break-even cost per pull of each step between checkpoints: the extra rollouts "
-                 "pay for themselves below it. It is D times the gain in expected deployed value "
-                 "per extra rollout, so it is proportional to D. "
-                 f"{self.cite.count(steps, straddle)} of {self.cite.count(steps, trained)} steps "
-                 "have an interval that includes zero: these seeds do not tell whether that step "
-                 f"gains anything{last}.", "")
-        self.markdown(steps[["from_budget", "to_budget", "break_even_cost", "ci_low", "ci_high",
-                             "interval"]])
-        self.figure("net_value", "expected net value against budget per per-pull cost, all "
-                    "seeds, all budgets (left) and zoomed on the budgets from the smallest best "
-                    "one on (right); hollow stars mark the best budget (chosen on the even "
-                    "seeds). Bands are "
-                    f"{self.level:.0%} intervals of the mean over seeds (t, or the "
-                    "Clopper-Pearson bound where fewer than "
-                    f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ).")
-        verdicts = []
-        for pulls in self._distinct(versus, "deployment_pulls"):
-            at_d = versus[versus["deployment_pulls"] == pulls.value]
-            parts = []
-            for verdict in at_d["higher"].drop_duplicates():
-                name = ("unresolved" if verdict == "unresolved"
-                        else f"{display(verdict)} higher")
-                costs = at_d[at_d["higher"] == verdict]
-                parts.append(f"{name} at c = " + ", ".join(f"{r.cost:g}"
-                                                          for r in self.cite.rows(costs)))
-            verdicts.append(f"at D = {pulls:,.0f}: " + "; ".join(parts))
-        self.add("REINFORCE against uniform allocation by net value, each at its own best budget "
-                 "(chosen on the even seeds), paired on the odd seeds (difference = REINFORCE "
-                 f"minus uniform, with its {self.level:.0%} interval per row, and the "
-                 "simultaneous interval that holds for all the table's "
-                 f"{self.cite.count(versus)} rows together, Bonferroni: each at "
-                 f"{self.level:.0%} adjusted for the rows). A row's direction (higher) is read "
-                 "from the simultaneous interval only. The answer depends on c / D, and D is a "
-                 "guess, so the table repeats it at several D: " + "; ".join(verdicts)
-                 + ".", "")
-        self.markdown(versus[["deployment_pulls", "cost", "best_budget_a", "best_budget_b",
-                              "net_value_a", "net_value_b", "difference", "ci_low", "ci_high",
-                              "interval", "simultaneous_low", "simultaneous_high",
-                              "higher"]].rename(columns={
-                                  "best_budget_a": "reinforce_budget",
-                                  "best_budget_b": "uniform_budget",
-                                  "net_value_a": "reinforce_net", "net_value_b": "uniform_net"}))
-
-    def seeds(self) -> None:
-        self.add("## 7. How many seeds each claim needs", "")
-        power = self.table("budget_sweep", "power")
-        quick = self.table("quick", "accuracy")
-        if power is None:
-            self.add("*budget_sweep has not been analysed.*", "")
-            return
-        effects = ", ".join(f"{e:g}" for e in self._distinct(power, "effect_of_interest"))
-        target = self.cite.constant("analysis.power.TARGET_POWER")
-        claim = self.cite.constant("analysis.study_tables.CLAIM_SEEDS")
-        self.add("Seeds each test needs for effects stated before the run (differences in "
-                 f"accuracy of {effects}; against chance, a gain of that much over it), at "
-                 f"{target:.0%} exact power of the exact test the study runs (one-sided exact "
-                 "binomial against chance, two-sided exact McNemar for paired comparisons) at "
-                 "the level it meets in the first step of its Holm family, "
-                 f"{self.alpha:g} / m for a family of m hypotheses (`alpha_per_test`). Exact "
-                 "power is a sawtooth in n, so `seeds_exact` is the smallest n from which it "
-                 f"stays at {target:.0%}; `seeds_normal` is the normal approximation's n and "
-                 "`exact_power_at_seeds_normal` what the exact test has there. A paired "
-                 "comparison's discordance is this run's share of seeds on which the two cells "
-                 "disagree (an effect above it cannot occur: empty). The same numbers for any "
-                 "stated effect: `python -m analysis plan`.", "")
-        # The comparison's words say what its typed column ``against`` says.
-        self.markdown(power.drop(columns="against"))
-        self.figure("power_curves", "power against seeds at the rates this run observed, an "
-                    "illustration of the run, not a plan: lines are normal approximations, "
-                    f"rings Monte Carlo resampling of seeds; dashed: {target:.0%} power; dotted: "
-                    f"{claim} seeds.")
-        against = power["comparison"] == "trained vs never-training sampler"
-        chance = power[against & (power["budget"] == power[against]["budget"].min())]
-        paired = power[~against & (power["effect_of_interest"]
-                                   == power["effect_of_interest"].max())]
-        first = self.cite.first(chance)
-        largest = self.cite.largest(power, "effect_of_interest")
-        self.add(f"Against chance, {claim} seeds have exact power (at level "
-                 f"{first.alpha_per_test:.3g}) "
-                 + ", ".join(f"{r[CLAIM_COLUMN]:.2f} for a gain of "
-                             f"{r.effect_of_interest:g}" for r in self.cite.rows(chance))
-                 + f"; a paired difference of {largest:g} needs "
-                 + ", ".join(f"{self._seeds_text(r)} ({r.comparison}, {r.budget:,})"
-                             for r in self.cite.rows(paired)) + ".", "")
-        if quick is not None:
-            rows = quick[quick["budget"].isin(self.settings("quick")["compared_budgets"])]
-            parts = [f"{r.accuracy:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] at {r.budget:,}"
-                     for r in self.cite.rows(rows)]
-            sweep = headline_rows(self.table("budget_sweep", "accuracy"),
-                                  self.settings("budget_sweep"))
-            width = "ci_high - ci_low"
-            self.add(f"The seed exercise (`quick`, {self.cite.first(rows).seeds} seeds) "
-                     f"measured {', '.join(parts)}: intervals "
-                     f"{self.cite.smallest(rows, width):.3f} to "
-                     f"{self.cite.largest(rows, width):.3f} wide, against "
-                     f"{self.cite.smallest(sweep, width):.3f} to "
-                     f"{self.cite.largest(sweep, width):.3f} for the "
-                     f"{self.cite.first(sweep).seeds:,} seeds of "
-                     f"{self.cite.literal('section 1')}.", "")
-
-    @staticmethod
-    def _seeds_text(row: object) -> str:
-        """Seeds needed, in words where there is no number: an effect above the discordance
-        cannot occur (NaN), inf where the planner found no n (its search ends at 2.5 times the
-        normal approximation's n) from which the power stays at the target."""
-        if math.isnan(row.seeds_exact):
-            return f"impossible with discordance {row.discordance:.3f}"
-        return (f"{row.seeds_exact:,.0f} seeds" if math.isfinite(row.seeds_exact)
-                else "more seeds than the planner searched")
-
-    def textbook(self) -> None:
-        self.add("## 8. The textbook check: Sutton and Barto, Figure 2.5", "")
-        points = self.table(SUTTON_BARTO, "curve_points")
-        if points is None:
-            self.add(f"*{self.cite.literal(SUTTON_BARTO)} has not been analysed.*", "")
-            return
-        environment = "config.environments.0"
-        arms = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.arms")
-        mean = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.params.0")
-        sd = self.cite.manifest_value(SUTTON_BARTO, f"{environment}.params.1")
-        steps = self.cite.largest(points, "step")
-        self.add("The gradient bandit (REINFORCE with a softmax policy) on the "
-                 f"{arms}-armed Gaussian testbed with true values q*(a) ~ N({mean:g}, {sd:g}), "
-                 f"{self.cite.first(points).seeds:,} runs of {steps:,} steps, with the book's "
-                 "baseline (the average reward including the current one) and without. "
-                 "Fraction of runs taking the optimal action at a tenth, half and all of the "
-                 "steps:", "")
-        last = int(steps)
-        shown = points[points["step"].isin((last // 10, last // 2, last))].copy()
-        shown["optimal action [95% Wilson]"] = [
-            unmark(f"{r.optimal_action:.3f} [{r.optimal_ci_low:.3f}, {r.optimal_ci_high:.3f}]")
-            for r in self.cite.rows(shown)]
-        self.markdown(shown[["lr", "baseline", "step", "optimal action [95% Wilson]",
-                             "mean_reward"]])
-        end = points[points["step"] == last]
-        lr = end["lr"].min()  # the book's smaller step size, where the baseline matters most
-        with_b = end[(end["baseline"] == "running_mean_inclusive") & (end["lr"] == lr)]
-        without = end[(end["baseline"] == "none") & (end["lr"] == lr)]
-        if len(with_b) and len(without):
-            a, b = self.cite.first(without), self.cite.first(with_b)
-            self.add(f"At step {b.step:,} with step size {b.lr:g} the baseline lifts the "
-                     f"optimal-action rate from {a.optimal_action:.3f} [{a.optimal_ci_low:.3f}, "
-                     f"{a.optimal_ci_high:.3f}] to {b.optimal_action:.3f} "
-                     f"[{b.optimal_ci_low:.3f}, {b.optimal_ci_high:.3f}], the gap the book's "
-                     "figure shows.", "")
-        self.figure(SUTTON_BARTO, "% optimal action against steps in the book's layout. Bands "
-                    f"and brackets are {self.level:.0%} Wilson score intervals over the runs at "
-                    "each step (`statsmodels.stats.proportion.proportion_confint("
-                    "method=\"wilson\")`).")
-
-    def groups(self) -> None:
-        self.add("## 9. Group rollouts: GRPO, Dr. GRPO and RLOO at the same rollout budget", "")
-        # Every study whose grid made the group tables (more than one group size), by name.
-        studies = sorted(path.parent.name for path in
-                         self.cite.tables.glob("*/group_best_lr.parquet")
-                         if self.table(path.parent.name, "group_best_lr") is not None)
-        if not studies:
-            self.add("*the group studies have not been analysed.*", "")
-            return
-        margin = self.cite.first(self.table(studies[0], "group_vs_single")).margin
-        self.add("Each update draws G rollouts from the current policy and uses the group as its "
-                 "baseline (README, \"Group rollouts\"). Every (bandit, estimator, G) is an arm; "
-                 "its lr is chosen on the even seeds (largest mean accuracy over the checkpoints) "
-                 "and everything below is estimated on the odd seeds, paired by seed on common "
-                 "random numbers (the rollouts of every G are the same draws). Paired tests are "
-                 f"exact McNemar tests with Newcombe {self.level:.0%} intervals, made at every "
-                 "checkpoint where the group learner has made at least one update (before it, "
-                 "B < G, it is the untrained policy); each table is one Holm family (named with "
-                 "it), and a verdict of a difference uses the Holm-adjusted p, while the printed "
-                 f"{self.level:.0%} interval is not adjusted, so it can exclude zero in a row "
-                 f"whose verdict is \"unresolved\". \"equivalent within +-{margin:g}\" means the "
-                 f"{self.level90:.0%} interval (two one-sided tests at {self.alpha:g}, per row, "
-                 f"not adjusted for the family) lies inside +-{margin:g}, a margin stated before "
-                 f"the run; a significant difference whose {self.level90:.0%} interval is also "
-                 "inside it is "
-                 "reported as smaller than the margin; anything else is \"unresolved\". Where "
-                 "both arms are right on nearly every seed (as at the largest budgets) an "
-                 "equivalence says only that both have solved the bandit.", "")
+    def section(self, number: int, module: ModuleType, studies: list[str]) -> None:
+        """Section ``number`` of ``figures.sections``: its heading, a shared section's
+        introduction and each study's part, the sentences from their templates and the numbers
+        named in ``self.numbers`` under the study's prefix."""
+        section = module.SECTION
+        self.add(f"## {number}. {section.title}"
+                 + ("" if section.shared else f" (`{studies[0]}`)"), "")
+        if section.introduction:
+            self.add(self.prose(section.introduction, self.numbers.scope(""),
+                                module.introduce(self.cite, studies)))
         for study in studies:
-            self._group_study(study)
-
-    def _group_study(self, study: str) -> None:
-        best = self.table(study, "group_best_lr")
-        versus = self.table(study, "group_vs_single")
-        top = self.table(study, "group_best_arm")
-        budgets = self.table(study, "group_budget_to_target")
-        zscore = self.table(study, "group_zscore_vs_mean")
-        zero = self.table(study, "group_zero_signal")
-        self.add(f"### {study}", "")
-        edges = best[best["at_edge"]]
-        seeds = (f"; {self.cite.first(versus).seeds:,} odd seeds per estimate"
-                 if versus is not None and len(versus) else "")
-        self.add(f"{self.cite.count(best)} arms; best lr at an edge of the grid for "
-                 f"{self.cite.count(best, 'at_edge')} of them"
-                 + (": " + ", ".join(f"{r.baseline} G = {r.group_size} on "
-                                     f"{r.environment.shown(bandit)} (lr {r.best_lr:g})"
-                                     for r in self.cite.rows(edges)) if len(edges) else "")
-                 + seeds + ".", "")
-        single = self.cite.literal("G = 1")
-        self.add(f"**{self.cite.literal('1.')} Is one rollout per update ({single}) best, and "
-                 "how much does it matter?** The arm with the largest even-seed accuracy per "
-                 "bandit, and its difference from single-rollout REINFORCE (running-mean "
-                 "baseline, its own best lr) on the odd seeds (rows of the `group_vs_single` "
-                 "family; where its rows are equivalent or unresolved, the choice among "
-                 "near-equal arms on the even seeds is noise):", "")
-        self.markdown(top)
-        if versus is not None and len(versus):
-            counts = versus.groupby(["environment", "verdict"]).size().unstack(fill_value=0)
-            self.add("Every arm against single-rollout REINFORCE at every checkpoint after its "
-                     f"first update (Holm family: the {self.cite.count(versus)} rows of "
-                     "`group_vs_single`), verdicts per bandit:", "")
-            self.markdown(counts.reset_index())
-            dr = versus[versus["baseline"] == "group_mean"]
-            self.add("Dr. GRPO (group mean) against single-rollout REINFORCE, difference "
-                     f"[{self.level:.0%} Newcombe] and verdict:", "")
-            shown = dr.assign(**{"difference [95%]": [
-                f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
-                for r in self.cite.rows(dr)]})
-            self.markdown(shown[["environment", "group_size", "lr", "budget", "rollouts",
-                                 "difference [95%]", "p_value_holm", "verdict"]])
-        self.figure(f"group_accuracy_{study}", "accuracy against the rollouts spent, a line per "
-                    f"G (Dr. GRPO's group mean for {self.cite.literal('G > 1')}, single-rollout "
-                    f"REINFORCE with the running-mean baseline for {single}), at each arm's best "
-                    "lr (top) and at lr "
-                    f"{self.default_lr:g} (bottom), odd seeds. Bands are {self.level:.0%} Wilson "
-                    "score intervals.")
-        self.add(f"**{self.cite.literal('2.')} Rollouts to {self.target:g} accuracy** at each "
-                 f"arm's best lr ({self.level:.0%} bootstrap interval over odd seeds, read "
-                 "against the rollouts actually spent), and its ratio to single-rollout "
-                 f"REINFORCE and to uniform allocation ({self.level:.0%} paired bootstrap):", "")
-        ratio_columns = [c for c in ("ratio_to_single", "ratio_to_uniform") if c in budgets]
-        shown = budgets.assign(**{f"{c} [95%]": [
-            (f"{r[c]:.2f} [{r[c + '_low']:.2f}, {r[c + '_high']:.2f}]"
-             if pd.notna(r[c].value) else "") for r in self.cite.rows(budgets)]
-            for c in ratio_columns})
-        self.markdown(shown[["environment", "baseline", "group_size", "lr", "summary",
-                             *(f"{c} [95%]" for c in ratio_columns)]])
-        self.figure(f"group_budget_{study}", f"rollouts to {self.target:g} accuracy against G, a "
-                    f"line per advantage estimator at its best lr; bars are {self.level:.0%} "
-                    "percentile bootstrap intervals resampling whole odd seeds (an upper bar cut "
-                    "at the point means the interval is unbounded above).")
-        if zscore is not None and len(zscore):
-            self.add(f"**{self.cite.literal('3.')} GRPO against Dr. GRPO** (z-score minus group "
-                     "mean, each at its best lr; Holm family: the "
-                     f"{self.cite.count(zscore)} rows of `group_zscore_vs_mean`). Dividing by "
-                     "the group's spread s multiplies the step of a group with signal by "
-                     f"E[{self.cite.literal('1')} / (s + "
-                     f"{self.cite.constant('study.learners.reinforce.ZSCORE_EPSILON'):g})], "
-                     "computed exactly for the uniform policy's mean pass rate and for the "
-                     "best arm's; checkpoints after the first update:", "")
-            shown = zscore.assign(**{"difference [95%]": [
-                f"{r.difference:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
-                for r in self.cite.rows(zscore)]})
-            self.markdown(shown[["environment", "group_size", "lr_grpo", "lr_dr_grpo",
-                                 "step_scale_uniform_policy", "step_scale_best_arm", "budget",
-                                 "rollouts", "difference [95%]", "p_value_holm", "verdict"]])
-        error = (f", standard error about {0.5 / (2 * self.cite.first(versus).seeds) ** 0.5:.3f} "
-                 "per lr" if versus is not None and len(versus) else "")
-        self.add(f"**{self.cite.literal('4.')} Robustness to lr**: the lr over which each arm's "
-                 f"mean accuracy over the checkpoints (all seeds{error}) stays within "
-                 f"{self.cite.constant('analysis.groups.ROBUST'):g} of its best, and its width in "
-                 "decades; where the range reaches an edge of the grid it may extend beyond it, "
-                 "so its width is a lower bound. (The greedy arm is the argmax of the logits, "
-                 "which does not depend on their scale, so a small lr costs little accuracy; the "
-                 "best of the grid's values is taken on all seeds here.)", "")
-        self.markdown(best[["environment", "baseline", "group_size", "best_lr", "at_edge",
-                            "robust_lr_low", "robust_lr_high", "robust_decades",
-                            "robust_contiguous", "robust_range_at_edge"]])
-        if zero is not None:
-            self.add(f"**{self.cite.literal('5.')} Rollouts spent on groups with no signal**: "
-                     "the share of updates whose advantages were all zero by the largest budget "
-                     "(each update is G rollouts, so it is also the share of rollouts), at each "
-                     f"arm's best lr, with its {self.level:.0%} interval over odd seeds (a t "
-                     "interval where at least "
-                     f"{self.cite.constant('analysis.cost.SETTLED_SEEDS')} seeds differ from the "
-                     "most common share, else bounds from Clopper-Pearson limits of the counts of "
-                     "seeds above and below it: column interval), beside its exact value for a "
-                     "policy that stays uniform and for one that pulls only the best arm (all "
-                     "rewards equal for a group estimator, all zero without a baseline):", "")
-            self.markdown(zero[["environment", "baseline", "group_size", "lr", "updates",
-                                "zero_signal_share", "ci_low", "ci_high", "interval",
-                                "uniform_policy", "best_arm_policy"]])
-            self.figure(f"group_zero_signal_{study}", "share of updates with no signal against "
-                        f"G, per estimator at its best lr; bars are the table's "
-                        f"{self.level:.0%} intervals over odd seeds; dashed and dotted: exact "
-                        "values for the group estimators under a uniform policy and under one "
-                        "that pulls only the best arm.")
-
-    def declared_sections(self, first_number: int) -> None:
-        """The sections of ``figures.sections``, each for every study whose analysis made its
-        table, numbered on from ``first_number``: their numbers named in ``self.numbers`` under
-        the study's prefix, their sentences from their templates."""
-        for number, (module, study) in enumerate(sections.given(self.cite.tables),
-                                                 start=first_number):
-            section = module.SECTION
             numbers = self.numbers.scope(study_prefix(study))
-            context = module.claims(self.cite, study, numbers)
-            figure = f"{study}_{section.figure}"
-            self.add(f"## {number}. {section.title} (`{study}`)", "")
-            self.add(prose.render(
-                section.template, n=numbers, **context,
-                figure=lambda caption, name=figure: self.figure_text(name, caption),
-                markdown=self.markdown_text))
+            context = {"study": study, **module.claims(self.cite, study, numbers)}
+            self.add(self.prose(section.template, numbers, context,
+                                f"{study}_{section.figure}" if section.figure else ""))
+
+    def prose(self, template: str, numbers: Scope, context: dict[str, Any],
+              figure: str = "") -> str:
+        """A template's text with ``numbers`` as ``n``, ``context``, and the report's figures
+        (``figure(caption, name=...)``, by default ``figure``) and tables (``markdown``)."""
+        return prose.render(template, n=numbers, **context,
+                            figure=lambda caption, name=figure: self.figure_text(name, caption),
+                            markdown=self.markdown_text)
 
     def methods(self) -> None:
         self.add("## Methods", "")
@@ -951,11 +201,8 @@ class Report:
                  "Generated by `make all` from the configs in `study/configs/`; every number "
                  "below is read from `out/tables/` and regenerates. Headline numbers are also "
                  "LaTeX macros in `out/numbers.tex`.", "")
-        for section in (self.headline, self.above_references, self.baselines, self.narrow,
-                        self.best_arm_identification, self.cost, self.seeds, self.textbook,
-                        self.groups):
-            section()
-        self.declared_sections(FIRST_DECLARED_SECTION)
+        for number, (module, studies) in enumerate(sections.headed(self.cite.tables), start=1):
+            self.section(number, module, studies)
         for section in (self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"

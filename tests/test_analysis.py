@@ -404,7 +404,7 @@ def test_net_value_direction_needs_the_simultaneous_interval() -> None:
 
 def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
     from analysis.tables import p_text, readable
-    from figures.report import pvalue
+    from figures.words import pvalue
 
     assert p_text(0.01349) == "p = 0.013"
     assert p_text(1.3e-268) == p_text(0.0) == p_text(5e-324) == "p < 1e-15"

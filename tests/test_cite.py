@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from figures.cite import Tables, expected_text, unmark, unmarked_digits
-from figures.report import Report, fraction, pvalue
+from figures.report import Report
+from figures.words import fraction, pvalue
 
 
 @pytest.fixture()

@@ -110,6 +110,10 @@ BAD_CONFIGS = {
                           "analysis.ratio_margin"),
     "equivalence margin text": (config_text() + "[analysis]\nequivalence_margin = \"small\"\n",
                                 "analysis.equivalence_margin"),
+    "section not a name": (config_text() + "[analysis]\nsections = [\"Seeds 2\"]\n",
+                           "analysis.sections"),
+    "sections not a list": (config_text() + "[analysis]\nsections = \"seeds\"\n",
+                            "analysis.sections"),
 }
 
 

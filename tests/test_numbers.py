@@ -13,7 +13,7 @@ from jinja2.exceptions import UndefinedError
 from figures.cite import Tables, expected_text, unmark
 from figures.numbers import Registry
 from figures.prose import render
-from figures.report import fraction
+from figures.words import fraction
 
 
 @pytest.fixture()

@@ -17,7 +17,8 @@ from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
 from figures.cite import expected_text
 from figures.paper import macros_used
-from figures.report import SOURCES_FILE, pvalue
+from figures.report import SOURCES_FILE
+from figures.words import pvalue
 from study.cli import run_and_write
 from study.spec.config import load_config
 from study.spec.paths import CONFIG_DIR

@@ -1,50 +1,152 @@
-"""The report's sections that follow from the tables a study's analysis made, one module each.
+"""The report's sections, one module each, given to a study by the tables its analysis made.
 
 A section module declares ``SECTION = Section(...)``: the table whose presence in a study's
 tables gives the study this section (the analysis makes it from what the study's config
-declares), its title, its templates (``figures/templates/``: the report's, and the paper's
-paragraph) and its figure; ``draw(tables,
-out_dir, name)``, which draws the figure from the study's tables in the folder ``tables``
-(``python -m figures``); and
-``claims(cite, study, numbers)``, which puts the section's named numbers into ``numbers`` (a
-``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
-digits and the frames its tables show. The report finds the modules by listing this folder.
+declares; where many studies make it, the section is also ``declared``, given only to a study
+whose config's ``[analysis] sections`` names the module), its title, its place in the report, its
+templates (``figures/templates/``: the report's, and the paper's paragraph) and its figure;
+``claims(cite, study, numbers)``, which puts the section's named numbers, if it names any, into
+``numbers`` (a ``figures.numbers.Scope`` of the study) and returns the template's other
+context: phrases without digits, the frames its tables show and the values it prints
+(``printed``: each a ``figures.numbers.Named``, recorded where the template prints it); and,
+where the section draws its own figure, ``draw(tables, out_dir, name)``, which draws it from the
+study's tables in the folder ``tables`` (``python -m figures``). A ``shared`` section with an
+``introduction`` also has ``introduce(cite, studies)``, the context of the introduction. The
+report finds the modules by listing this folder.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from figures.cite import read_table
+import pandas as pd
+
+from analysis.families import hypothesis_query
+from analysis.study_tables import SETTINGS
+from figures.cite import Cited, Row, Tables, read_table, unmark
+from figures.numbers import Named
 
 
 @dataclass(frozen=True)
 class Section:
-    """A section: given to every study with ``table``; ``figure`` is the stem of its figure's
-    files, which are named ``<study>_<figure>``."""
+    """A section: given to every study with ``table`` (and, if ``declared``, that names the
+    module in its config's ``[analysis] sections``); numbered in the report by ``order``."""
 
     table: str
     title: str
     template: str
-    figure: str
+    order: int
+    """The section's place in the report: sections are numbered in this order, then by study."""
+    figure: str = ""
+    """The stem of the files of the figure ``draw`` makes, named ``<study>_<figure>`` ("" where
+    ``figures.plots`` draws the section's figures)."""
     paper: str = ""
     """The Typst template of the section's paragraph of the paper ("" for none)."""
+    declared: bool = False
+    """Given only to a study whose config names the module in ``[analysis] sections``: for a
+    table that many studies make but one section describes for one of them."""
+    shared: bool = False
+    """One section for every study given it, under a heading without a study's name (else one
+    section per study, its heading naming it)."""
+    introduction: str = ""
+    """The template of a shared section's opening, before its studies' parts ("" for none)."""
 
 
 def modules() -> list[ModuleType]:
-    """Every section module, by name."""
-    return [importlib.import_module(f"{__name__}.{info.name}")
-            for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)]
+    """Every section module, in the report's order."""
+    found = [importlib.import_module(f"{__name__}.{info.name}")
+             for info in pkgutil.iter_modules(__path__)]
+    return sorted(found, key=lambda module: module.SECTION.order)
+
+
+def declaring(tables: Path, name: str) -> list[str]:
+    """The studies under ``tables`` whose config's ``[analysis] sections`` names ``name``."""
+    return [path.parent.name for path in sorted(tables.glob(f"*/{SETTINGS}.parquet"))
+            if name in read_table(tables, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]]
 
 
 def given(tables: Path) -> list[tuple[ModuleType, str]]:
     """Every (section module, study) of the tables under ``tables``: the studies whose analysis
-    made the section's table with rows, by module and then by study. The named numbers, the
-    report and the paper all take their sections from here."""
+    made the section's table with rows (and, for a declared section, that declare it), in the
+    report's order of the sections and then by study. The named numbers, the report, the paper
+    and the figures all take their sections from here."""
     return [(module, path.parent.name) for module in modules()
             for path in sorted(tables.glob(f"*/{module.SECTION.table}.parquet"))
-            if read_table(tables, f"{path.parent.name}/{module.SECTION.table}") is not None]
+            if read_table(tables, f"{path.parent.name}/{module.SECTION.table}") is not None
+            and (not module.SECTION.declared
+                 or path.parent.name in declaring(tables, module.__name__.rpartition(".")[2]))]
+
+
+def headed(tables: Path) -> list[tuple[ModuleType, list[str]]]:
+    """The report's sections in order, one per heading: a shared section with every study given
+    it, any other section once per study."""
+    parts = []
+    for module, pairs in itertools.groupby(given(tables), key=lambda pair: pair[0]):
+        studies = [study for _, study in pairs]
+        parts += [(module, studies)] if module.SECTION.shared else [(module, [s]) for s in studies]
+    return parts
+
+
+def printed(row: Row, **how: str | Callable[[Any], str]) -> dict[str, Named]:
+    """Columns of a cited row as a template prints them, each by its format spec or registered
+    formatter (``printed(row, accuracy=".3f", p_value=pvalue)``)."""
+    return {column: Named(row[column], spec) if isinstance(spec, str)
+            else Named(row[column], shown=spec) for column, spec in how.items()}
+
+
+def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
+    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
+    columns (equivalence tests, tests against chance, or paired tests)."""
+    if family_column == "equivalence_family":
+        return "p_equivalence_holm"
+    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
+
+
+def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
+    """The rows of a whole table that are the distinct hypotheses of family ``name``
+    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
+    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
+
+
+def families(cite: Tables, table: pd.DataFrame, column: str = "family") -> list[dict[str, Any]]:
+    """The Holm families of a table's p-values, each its ``name`` and ``size`` (hypotheses in
+    the whole table), for the template macro ``families`` of ``phrases.md.j2``."""
+    whole = cite.whole(table)
+    sizes = {name: cite.count(whole, family_query(whole, name, column))
+             for name in table[column].drop_duplicates()}
+    # A family whose rows here carry no adjusted p-value is tested in another table.
+    return [{"name": cite.declared(name), "size": Named(size, ",")}
+            for name, size in sizes.items() if size.value]
+
+
+def agreement(cite: Tables, table: pd.DataFrame) -> dict[str, Any]:
+    """The rows of a paired table whose Newcombe interval and exact test disagree about a
+    difference of zero, and all its rows, for the template macro ``agreement``."""
+    return {"disagree": cite.count(table, "~interval_agrees"), "rows": cite.count(table)}
+
+
+def distinct(cite: Tables, frame: pd.DataFrame, column: str) -> list[Cited]:
+    """The distinct values of a column, sorted, each cited from its first row."""
+    firsts = frame.drop_duplicates(column).sort_values(column)
+    return [r[column] for r in cite.rows(firsts)]
+
+
+def with_intervals(cite: Tables, frame: pd.DataFrame, spec: str,
+                   **columns: tuple[str, str, str]) -> pd.DataFrame:
+    """``frame`` with a text column for each keyword: "value [low, high]" of the three columns
+    it names, printed with ``spec`` (empty where the value is missing). Each number is recorded
+    as it goes into its cell, so a section calls this where its template shows the table."""
+    def text(r: Row, value: str, low: str, high: str) -> str:
+        if pd.isna(r[value].value):
+            return ""
+        return unmark(f"{r[value]:{spec}} [{r[low]:{spec}}, {r[high]:{spec}}]")
+
+    return frame.assign(**{name: [text(r, *names) for r in cite.rows(frame)]
+                           for name, names in columns.items()})

@@ -20,7 +20,8 @@ from figures.words import display
 from study.spec import registry
 
 SECTION = Section(table="hardness_slope", title="Budget against hardness",
-                  template="hardness.md.j2", figure="budget_against_hardness")
+                  template="hardness.md.j2", order=10,
+                  figure="budget_against_hardness")
 
 SHOWN = ["algorithm", "bandits", "bandits_reached", "slope", "ci_low", "ci_high",
          "bandit_ci_low", "bandit_ci_high", "budget_per_H_at_median_H", "residual_sd_log",

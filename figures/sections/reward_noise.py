@@ -21,7 +21,7 @@ from figures.style import REFERENCE, ordered_colours, outside_legend, save
 from figures.words import arm_values, baseline_name
 
 SECTION = Section(table="reward_noise_cost", title="What a noisy verifier costs",
-                  template="reward_noise.md.j2", figure="reward_noise_cost",
+                  template="reward_noise.md.j2", order=11, figure="reward_noise_cost",
                   paper="reward_noise.typ.j2")
 
 SHOWN = ["false_positive", "false_negative", "ratio", "ci_low", "ci_high", "simultaneous_low",

@@ -60,12 +60,14 @@ states no other margin."""
 STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_SECTION = re.compile(r"[a-z]+(_[a-z]+)*")
+"""A section's name in ``[analysis] sections``: a module of ``figures.sections``."""
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "prompts", "allocation"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
-                  "reference"}
+                  "reference", "sections"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -95,7 +97,9 @@ class AnalysisConfig:
     ``headline_lr`` and ``headline_baseline``: the REINFORCE cell the headline numbers describe;
     ``reference``: the learner that does not train against which REINFORCE is compared and
     planned ("" for none declared: the first nested reference learner of the grid);
-    ``same_simulation_as``: another study whose simulation this one repeats."""
+    ``same_simulation_as``: another study whose simulation this one repeats; ``sections``: the
+    report's sections (``figures.sections``, by module name) that describe this study among the
+    studies that make their table, and the parts a section reads from it (``seed_exercise``)."""
 
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
     primary_budgets: tuple[int, ...] = ()
@@ -106,6 +110,7 @@ class AnalysisConfig:
     headline_lr: float = DEFAULT_LR
     headline_baseline: str = DEFAULT_HEADLINE_BASELINE
     reference: str = ""
+    sections: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, as the analysis records it beside its tables."""
@@ -320,7 +325,16 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         ratio_margin=_ratio_margin(analysis),
         same_simulation_as=_study_name("analysis.same_simulation_as",
                                        analysis.get("same_simulation_as", "")),
-        headline_lr=headline_lr, headline_baseline=headline_baseline, reference=reference)
+        headline_lr=headline_lr, headline_baseline=headline_baseline, reference=reference,
+        sections=_names("analysis.sections", analysis.get("sections", [])))
+
+
+def _names(field: str, value: object) -> tuple[str, ...]:
+    """A list of names (of the report's sections): lower-case words joined by underscores."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and _SECTION.fullmatch(v)
+                                              for v in value):
+        raise ConfigError(field, value, "is not a list of names such as \"headline\"")
+    return tuple(value)
 
 
 def _budgets_of(analysis: dict[str, Any], key: str, budgets: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,0 +1,51 @@
+"""Narrow margins, the budget to 0.9 accuracy: the study whose config declares this section gets
+each baseline's budget at its best lr and its reference learner's, in units of H, and how the
+budget depends on the target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis.roles import LrRole
+from analysis.study_tables import SETTINGS
+from figures.cite import Row, Tables
+from figures.numbers import Named, Scope
+from figures.sections import Section
+from figures.words import bandit, baseline_name
+
+SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",
+                  template="narrow.md.j2", order=4, declared=True, shared=True)
+
+SHOWN = ["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds", "summary", "ratio_to_H"]
+"""The columns of the section's table (and of section 5's tables of budgets)."""
+
+
+def in_h(row: Row) -> dict[str, Any]:
+    """A budget to 0.9 in units of H (``ratio``) and its ``bound``: "> " where the largest
+    budget does not reach it, "<= " where the first checkpoint does, else nothing."""
+    bound = "> " if not row.reached else "<= " if row.at_first_checkpoint else ""
+    return {"ratio": Named(row.budget_to_target / row.hardness_H, ".2f"), "bound": bound}
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """REINFORCE's budget per baseline at its best lr (with the lr tied with it) and the
+    reference learner's, each in units of H; the table of budgets and, by target, a wide one."""
+    budgets = cite.read(study, SECTION.table)
+    best = budgets[budgets["lr_role"] == LrRole.BEST]
+    reference = budgets[budgets["algorithm"] == cite.read(study, SETTINGS).iloc[0]["reference"]]
+    one = cite.first(budgets)
+    targets = cite.read(study, "budget_by_target")
+    if targets is not None:
+        targets = targets.pivot_table(index=["algorithm", "baseline", "lr"], columns="target",
+                                      values="summary", aggfunc="first", sort=False)
+        targets.columns = [f"to {t:g}" for t in targets.columns]
+        targets = targets.reset_index()
+    return {
+        "bandit": Named(one.environment, shown=bandit), "H": Named(one.hardness_H, ",.0f"),
+        "formula": cite.declared("1/gap^2"),
+        "best": [{"summary": Named(r.summary), "baseline": baseline_name(r.baseline.value),
+                  "lr": Named(r.lr, "g"), "h": in_h(r),
+                  "tied": isinstance(r.tied_lr.value, str) and Named(r.tied_lr)}
+                 for r in cite.rows(best)],
+        "reference": [{"summary": Named(r.summary), "h": in_h(r)} for r in cite.rows(reference)],
+        "table": budgets[SHOWN], "targets": targets}

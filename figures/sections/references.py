@@ -1,0 +1,56 @@
+"""Above the never-training sampler and above uniform allocation: the study whose config
+declares this section gets its headline cell's gap to chance (its primary family) and its paired
+comparison with the reference learner its config names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis.families import ALPHA, plain
+from analysis.roles import Finding
+from analysis.study_tables import SETTINGS
+from figures.cite import Tables
+from figures.named import headline_rows
+from figures.numbers import Named, Scope
+from figures.sections import Section, agreement, families, printed
+from figures.words import fraction, pvalue
+
+SECTION = Section(table="accuracy",
+                  title="Above the never-training sampler and above uniform allocation",
+                  template="references.md.j2", order=2, declared=True, shared=True)
+
+SHOWN = ["budget", "seeds", "accuracy_a", "accuracy_b", "difference", "ci_low", "ci_high",
+         "only_a", "only_b", "p_value", "p_value_holm", "verdict"]
+"""The columns of the paired table."""
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The headline cell's gap to chance at the compared budgets with its tests, and its paired
+    comparison with the reference: the rows at the compared budgets, those significant after
+    Holm, and the whole family's counts of equivalent and unresolved rows."""
+    accuracy = cite.read(study, SECTION.table)
+    settings = cite.read(study, SETTINGS).iloc[0]
+    versus = cite.read(study, f"vs_{settings['reference']}")
+    head = headline_rows(accuracy, settings)
+    rows = headline_rows(versus, settings)
+    headline = (f"cell_a == {plain(settings['headline_cell'])} and budget in "
+                f"{[int(b) for b in settings['compared_budgets']]!r}")
+    gaps = []
+    for r in cite.rows(head):
+        gap = {end: Named(r[end] - r.chance, "+.3f") for end in ("accuracy", "ci_low", "ci_high")}
+        gaps.append(gap | printed(r, budget=",", p_vs_chance=pvalue, p_vs_chance_holm=pvalue))
+    return {
+        "chance": Named(cite.first(head).chance, shown=fraction), "gaps": gaps,
+        "primary": families(cite, head[head["primary"]]),
+        "others": families(cite, accuracy[~accuracy["primary"]]),
+        "versus": families(cite, versus),
+        "table": rows[SHOWN].rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}),
+        "significant": cite.count(versus, f"{headline} and p_value_holm < {ALPHA!r}"),
+        "headline": cite.count(versus, headline),
+        "found": [printed(r, difference="+.4f", ci_low="+.4f", ci_high="+.4f", budget=",",
+                          p_value_holm=pvalue)
+                  for r in cite.rows(rows[rows["p_value_holm"] < ALPHA])],
+        "equivalent": cite.count(versus, f"finding == {Finding.EQUIVALENT.value!r}"),
+        "rows": cite.count(versus), "margin": Named(cite.first(versus).margin, "g"),
+        "unresolved": cite.count(versus, "verdict == " + repr("unresolved")),
+        "agreement": agreement(cite, versus)}

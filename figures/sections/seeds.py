@@ -1,0 +1,71 @@
+"""How many seeds each claim needs: the study whose config declares this section gets its power
+table (the seeds each of its tests needs for the effects it states) and, for each study whose
+config declares itself the seed exercise, how wide that exercise's few seeds left its
+intervals."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from analysis.study_tables import CLAIM_COLUMN, SETTINGS
+from figures.cite import Row, Tables
+from figures.named import headline_rows
+from figures.numbers import Named, Scope
+from figures.sections import Section, declaring, distinct, printed
+
+SECTION = Section(table="power", title="How many seeds each claim needs",
+                  template="seeds.md.j2", order=7, declared=True, shared=True)
+
+WIDTH = "ci_high - ci_low"
+"""An accuracy interval's width, as an expression of its row."""
+
+
+def needed(row: Row) -> dict[str, Any]:
+    """Seeds a paired plan needs, for the template's macro: ``planned`` where the planner found
+    a number, else ``impossible`` (an effect above the discordance, NaN) or neither (its search
+    ends at 2.5 times the normal approximation's n without one)."""
+    seeds = row.seeds_exact.value
+    return {"planned": math.isfinite(seeds) and Named(row.seeds_exact, ",.0f"),
+            "impossible": math.isnan(seeds) and Named(row.discordance, ".3f")}
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The power table, the exact power of the claimed seeds against chance at the smallest
+    planned budget, the seeds the largest paired effect needs, and the seed exercises."""
+    power = cite.read(study, SECTION.table)
+    against = power["comparison"] == "trained vs never-training sampler"
+    chance = power[against & (power["budget"] == power[against]["budget"].min())]
+    paired = power[~against & (power["effect_of_interest"]
+                               == power["effect_of_interest"].max())]
+    sweep = headline_rows(cite.read(study, "accuracy"), cite.read(study, SETTINGS).iloc[0])
+    return {
+        "effects": [Named(e, "g") for e in distinct(cite, power, "effect_of_interest")],
+        "claim": cite.constant("analysis.study_tables.CLAIM_SEEDS"),
+        # The comparison's words say what its typed column ``against`` says.
+        "table": power.drop(columns="against"),
+        "level": Named(cite.first(chance).alpha_per_test, ".3g"),
+        "chance": [{"power": Named(r[CLAIM_COLUMN], ".2f"),
+                    "effect": Named(r.effect_of_interest, "g")} for r in cite.rows(chance)],
+        "largest": Named(cite.largest(power, "effect_of_interest"), "g"),
+        "paired": [{"seeds": needed(r), "comparison": Named(r.comparison),
+                    "budget": Named(r.budget, ",")} for r in cite.rows(paired)],
+        "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables,
+                                                                          "seed_exercise")],
+        "section": cite.declared("section 1")}
+
+
+def exercise(cite: Tables, study: str, sweep: Any) -> dict[str, Any]:
+    """A seed exercise's accuracy at its compared budgets and the widths of its intervals, beside
+    those of the headline rows ``sweep``."""
+    accuracy = cite.read(study, "accuracy")
+    rows = accuracy[accuracy["budget"].isin(
+        cite.read(study, SETTINGS).iloc[0]["compared_budgets"])]
+    return {"study": study, "seeds": cite.first(rows).seeds,
+            "parts": [printed(r, accuracy=".3f", ci_low=".3f", ci_high=".3f", budget=",")
+                      for r in cite.rows(rows)],
+            "narrowest": Named(cite.smallest(rows, WIDTH), ".3f"),
+            "widest": Named(cite.largest(rows, WIDTH), ".3f"),
+            "sweep_narrowest": Named(cite.smallest(sweep, WIDTH), ".3f"),
+            "sweep_widest": Named(cite.largest(sweep, WIDTH), ".3f"),
+            "sweep_seeds": Named(cite.first(sweep).seeds, ",")}

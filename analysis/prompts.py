@@ -9,6 +9,12 @@ gets the package's interval (``analysis.cost.mean_interval``: a t interval once 
 above and below it, valid however many seeds agree). Cells that differ only in their allocation
 rule share every seed's prompts and draws (common random numbers), so a rule is compared with
 uniform allocation seed by seed.
+
+The questions, one function each: does a rule beat uniform allocation at a budget, or match it
+(``versus_uniform``)? What budget does each reach a target accuracy at, and is a rule's budget
+half of uniform's (``budget_to_target``)? Where do the rollouts go, by difficulty band
+(``band_spending``)? Does ScaleRL's compute curve, fitted on the early budgets, predict the late
+ones (``compute_curve``)? How many seeds does the paired test need (``seeds_needed``)?
 """
 
 from __future__ import annotations
@@ -324,7 +330,8 @@ def band_spending(runs: pd.DataFrame) -> pd.DataFrame:
                                / runs["band_prompts"].to_numpy())}
     frame = runs[[*CELL_COLUMNS, "budget", "band", "band_prompts"]].assign(**shares)
     rows = []
-    for key, group in frame.groupby([*CELL_COLUMNS, "budget", "band"], sort=False):
+    for key, group in frame.groupby([*CELL_COLUMNS, "budget", "band"], observed=True,
+                                    sort=False):
         size = group["band_prompts"].unique()
         if size.size != 1:
             raise ValueError(f"{key}: a band's size differs between seeds")

@@ -155,6 +155,14 @@ def test_holm_runs_over_the_whole_table_as_one_family() -> None:
     assert ((table["p_value"] < 0.05) == excludes).all()
 
 
+def test_cells_paired_by_seed_must_hold_the_same_seeds() -> None:
+    correct = np.full((6, 1), 8)
+    runs = counted_runs([(describe(0, "uniform", 16), correct),
+                         (describe(1, "variance", 16), correct)], [64])
+    with pytest.raises(ValueError, match="same seeds"):
+        versus_uniform(runs[~((runs["cell"] == 1) & (runs["seed"] == 5))], MARGIN)
+
+
 @pytest.mark.parametrize(("steps", "weights", "method"), [
     # A difference of -2..3 prompts, each as likely: mean 0.5 / P, and nearly every seed differs.
     (np.arange(-2, 4), np.full(6, 1 / 6), "t"),

@@ -100,7 +100,9 @@ class BudgetEstimate:
 
 def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = TARGET,
                      resamples: int = BOOTSTRAP, seed: int = 0) -> BudgetEstimate:
-    """Estimate from a (seeds, checkpoints) boolean matrix of outcomes at ``budgets``."""
+    """Estimate from a (seeds, checkpoints) matrix of per-seed accuracies at ``budgets``: 0/1
+    outcomes of one bandit, or each seed's fraction of prompts right; the crossing is read from
+    their mean over seeds either way."""
     correct = np.asarray(correct, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
     seeds = correct.shape[0]

@@ -110,14 +110,15 @@ def compare_outcomes(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
             "interval_agrees": bool((p < ALPHA) == (low > 0 or high < 0))}
 
 
-def verdict(row: pd.Series, margin: float) -> str:
-    """What a paired row supports: a difference (Holm-adjusted p < 0.05; "by less than the
+def verdict(row: pd.Series, margin: float, alpha: float = ALPHA) -> str:
+    """What a paired row supports: a difference (Holm-adjusted p < ``alpha``; "by less than the
     margin" when its 90% interval also lies inside +-margin), equivalence within the margin (the
-    90% interval inside +-margin: two one-sided tests at 0.05, per row), or neither
-    ("unresolved"). The printed 95% interval is not adjusted for the family, so it can exclude 0
-    in a row whose Holm p is above 0.05."""
+    90% interval inside +-margin: two one-sided tests at ``alpha``, per row, when the row's
+    ``ci90_*`` interval is at 1 - 2 ``alpha``), or neither ("unresolved"). The printed 95%
+    interval is not adjusted for the family, so it can exclude 0 in a row whose Holm p is above
+    0.05."""
     inside = row["ci90_low"] > -margin and row["ci90_high"] < margin
-    if row["p_value_holm"] < ALPHA:
+    if row["p_value_holm"] < alpha:
         found = "A better" if row["difference"] > 0 else "A worse"
         return f"{found}, by less than {margin:g}" if inside else found
     if inside:
@@ -125,15 +126,15 @@ def verdict(row: pd.Series, margin: float) -> str:
     return "unresolved"
 
 
-def judge(table: pd.DataFrame, margin: float) -> pd.DataFrame:
+def judge(table: pd.DataFrame, margin: float, alpha: float = ALPHA) -> pd.DataFrame:
     """``table`` (paired rows with Holm p-values) with the equivalence ``margin``, each row's
-    ``verdict`` for people (``verdict``) and the same for code: ``within_margin`` (the 90%
-    interval inside +-margin) and ``finding`` (``analysis.roles.Finding``: ``higher`` where A is
-    shown better, ``lower`` worse, else ``equivalent`` or ``unresolved``)."""
+    ``verdict`` for people (``verdict``, at ``alpha``) and the same for code: ``within_margin``
+    (the 90% interval inside +-margin) and ``finding`` (``analysis.roles.Finding``: ``higher``
+    where A is shown better, ``lower`` worse, else ``equivalent`` or ``unresolved``)."""
     table = table.assign(margin=margin)
-    table["verdict"] = table.apply(verdict, axis=1, margin=margin)
+    table["verdict"] = table.apply(verdict, axis=1, margin=margin, alpha=alpha)
     table["within_margin"] = (table["ci90_low"] > -margin) & (table["ci90_high"] < margin)
-    shown = table["p_value_holm"] < ALPHA
+    shown = table["p_value_holm"] < alpha
     table["finding"] = typed([finding(s and d > 0, s and d <= 0, w) for s, d, w in zip(
         shown, table["difference"], table["within_margin"], strict=True)], Finding)
     return table

@@ -59,10 +59,31 @@ class Placement(StrEnum):
     UNRESOLVED = "unresolved"
 
 
-def typed(values: Iterable[str], kind: type[StrEnum]) -> pd.Categorical:
-    """``values`` (members or values of ``kind``) as a categorical over all of ``kind``'s values;
-    ValueError for a value that is not one of them."""
-    values = [kind(value).value for value in values]
+class Censoring(StrEnum):
+    """Which of two budgets to a target (a rule's and uniform allocation's) the largest budget
+    left unreached, so that their ratio is only bounded (``analysis.prompts``)."""
+
+    NONE = "both reached"
+    RULE = "rule not reached"
+    UNIFORM = "uniform not reached"
+    BOTH = "neither reached"
+
+
+class CurveFit(StrEnum):
+    """How the compute curve fitted a cell's accuracies (``analysis.prompts.compute_curve``):
+    within the noise, worse than the noise allows, not at all, or with fewer budgets than
+    parameters to spare."""
+
+    GOOD = "good"
+    POOR = "poor"
+    FAILED = "failed"
+    TOO_FEW_BUDGETS = "too few budgets"
+
+
+def typed(values: Iterable[str | None], kind: type[StrEnum]) -> pd.Categorical:
+    """``values`` (members or values of ``kind``, or None or NaN where a row has none) as a
+    categorical over all of ``kind``'s values; ValueError for a value that is not one of them."""
+    values = [None if pd.isna(value) else kind(value).value for value in values]
     return pd.Categorical(values, categories=[member.value for member in kind])
 
 

@@ -1,0 +1,499 @@
+"""Many prompts, one rollout budget: the allocation rules against uniform allocation.
+
+The runs table of such a study has one row per (cell, seed, budget, band) (``CELL_COLUMNS``,
+then the seed, the budget C in rollouts, the difficulty band and what the kernel
+``study.core.prompts`` records of it). A seed's accuracy at a budget is the share of its P prompts
+whose greedy arm is a best arm, summed over the bands: a fraction k / P, so a mean over seeds
+gets the package's interval (``analysis.cost.mean_interval``: a t interval once at least
+``SETTLED_SEEDS`` seeds differ from the most common value, else bounds from the counts of seeds
+above and below it, valid however many seeds agree). Cells that differ only in their allocation
+rule share every seed's prompts and draws (common random numbers), so a rule is compared with
+uniform allocation seed by seed.
+
+The questions, one function each: does a rule beat uniform allocation at a budget, or match it
+(``versus_uniform``)? What budget does each reach a target accuracy at, and is a rule's budget
+half of uniform's (``budget_to_target``)? Where do the rollouts go, by difficulty band
+(``band_spending``)? Does ScaleRL's compute curve, fitted on the early budgets, predict the late
+ones (``compute_curve``)? How many seeds does the paired test need (``seeds_needed``)?
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import OptimizeWarning, brentq, curve_fit
+from scipy.special import expit
+from scipy.stats import ttest_1samp
+from statsmodels.stats.power import TTestPower
+
+import analysis.budget_to_target as crossings
+from analysis.cost import CONFIDENCE, MeanInterval, Support, mean_interval
+from analysis.families import ALPHA, declare, family_name
+from analysis.groups import SHARE
+from analysis.paired import judge
+from analysis.power import TARGET_POWER
+from analysis.roles import Censoring, CurveFit, Placement, typed
+
+CELL_COLUMNS = ["cell", "allocation", "baseline", "group_size", "lr", "environment", "prompts"]
+"""What describes a cell of a many-prompts study."""
+PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr"]
+"""Cells equal in these share every seed's dataset and draws: they differ in allocation only."""
+REFERENCE = "uniform"
+"""The allocation rule every other rule is compared with."""
+FAMILY = family_name("prompts", "prompts_vs_uniform")
+"""The Holm family of ``versus_uniform`` unless the caller names another."""
+TARGETS = (0.8, 0.9)
+HALF = 0.5
+"""The ratio of budgets Knapsack RL reports against uniform allocation: half the compute."""
+EFFECT = 0.02
+"""The difference in mean accuracy the seed planner sizes the paired test for, stated before
+any run (not read off the data)."""
+SMALLEST_P = 1e-15
+"""``versus_uniform`` reports p-values below this as this: ``mean_interval``'s levels are
+1 - (1 - confidence) / 4 in floating point, which cannot resolve smaller tails."""
+POOR_FIT = 2.0
+"""A compute curve fits badly when its residual RMS on the fitted budgets exceeds this many
+times the RMS of the seed-mean's standard errors there. Were the curve right, the squared ratio
+would be about a chi-square with n - 3 degrees of freedom over n (n fitted budgets), and it
+exceeds 4 with probability below 1e-4 for every n >= 4 (chi2(1) > 16: 6e-5; the limit as n
+grows is 0), so a fit called poor is the curve's failure, not the noise's."""
+
+
+def seed_accuracy(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget`` and
+    ``accuracy``, the seed's share of prompts right over all bands (correct_prompts over
+    band_prompts, both summed over the bands; a prompt that is not finite counts as wrong)."""
+    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
+              [["correct_prompts", "band_prompts"]].sum().reset_index())
+    totals["accuracy"] = totals["correct_prompts"] / totals["band_prompts"]
+    return totals.drop(columns=["correct_prompts", "band_prompts"])
+
+
+def _cells(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell, its ``CELL_COLUMNS``, in cell order."""
+    return runs[CELL_COLUMNS].drop_duplicates("cell").sort_values("cell").reset_index(drop=True)
+
+
+def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
+    """Per cell, ``column`` as a (seeds, budgets) frame, seeds and budgets sorted; ValueError
+    unless every cell has every one of its seeds at every one of its budgets."""
+    wide = {}
+    for cell, frame in long.groupby("cell", sort=True):
+        table = frame.pivot(index="seed", columns="budget", values=column)
+        if table.isna().to_numpy().any():
+            raise ValueError(f"cell {cell}: not every seed is recorded at every budget")
+        wide[int(cell)] = table
+    return wide
+
+
+def _pairs(cells: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
+    """Every (rule, uniform) pair of cells that differ in their allocation only."""
+    pairs = []
+    for _, group in cells.groupby(PAIRED_BY, sort=False):
+        reference = group[group["allocation"] == REFERENCE]
+        if reference.empty:
+            continue
+        pairs.extend((rule, reference.iloc[0]) for _, rule in group.iterrows()
+                     if rule["allocation"] != REFERENCE)
+    return pairs
+
+
+def _aligned(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """ValueError unless two cells' per-seed frames hold the same seeds and budgets: a pairing
+    by seed needs them."""
+    if not (a.index.equals(b.index) and a.columns.equals(b.columns)):
+        raise ValueError("cells paired by seed must hold the same seeds and budgets")
+
+
+def accuracy_support(prompts: int) -> Support:
+    """What a seed's accuracy over ``prompts`` prompts can be: k / P for k = 0..P."""
+    return Support(tuple(np.arange(prompts + 1) / prompts))
+
+
+def difference_support(prompts: int) -> Support:
+    """What the difference of two seeds' accuracies over ``prompts`` prompts can be: k / P for
+    k = -P..P (``Support.difference`` of two ``accuracy_support``, without its P^2 pairs)."""
+    return Support(tuple(np.arange(-prompts, prompts + 1) / prompts))
+
+
+def _interval_p_value(differences: np.ndarray, support: Support) -> float:
+    """The two-sided p-value of mean 0 that inverts ``mean_interval``'s bound: 1 - the largest
+    confidence at which the interval excludes 0 (the intervals are nested in the confidence, so
+    rejecting at alpha exactly when the 1 - alpha interval excludes 0 is a test of level alpha).
+    Searched in log(1 - confidence), where the interval's limits move continuously."""
+    def excluded_by(log_alpha: float) -> float:
+        interval = mean_interval(differences, support, 1 - math.exp(log_alpha))
+        return max(interval.low, -interval.high)
+
+    if excluded_by(0.0) <= 0:
+        return 1.0
+    if excluded_by(math.log(SMALLEST_P)) > 0:
+        return SMALLEST_P
+    return math.exp(brentq(excluded_by, math.log(SMALLEST_P), 0.0, xtol=1e-6))
+
+
+def paired_difference(differences: np.ndarray, support: Support, alpha: float = ALPHA,
+                      confidence: float = CONFIDENCE) -> dict[str, float | int | str]:
+    """The mean of per-seed differences with its ``confidence`` interval and its 1 - 2 ``alpha``
+    interval (two one-sided tests of equivalence at ``alpha``), both by ``mean_interval``, and a
+    two-sided p-value of mean 0 from the same rule: the one-sample t-test
+    (``scipy.stats.ttest_1samp``) where the interval is a t interval, the inversion of the bound
+    (``_interval_p_value``) where fewer than ``SETTLED_SEEDS`` seeds differ from the most common
+    value. Keys as ``analysis.paired.judge`` reads them: ``ci_*``, ``ci90_*``, ``p_value``."""
+    differences = np.asarray(differences, dtype=float)
+    interval = mean_interval(differences, support, confidence)
+    equivalence = mean_interval(differences, support, 1 - 2 * alpha)
+    if interval.method == "t":
+        p_value = float(ttest_1samp(differences, 0.0).pvalue)
+    else:
+        p_value = _interval_p_value(differences, support)
+    rounded = np.round(differences, 9)
+    _, counts = np.unique(rounded, return_counts=True)
+    return {"seeds": len(differences), "differing_seeds": int(len(rounded) - counts.max()),
+            "difference": interval.mean, "ci_low": interval.low, "ci_high": interval.high,
+            "ci90_low": equivalence.low, "ci90_high": equivalence.high,
+            "interval_method": interval.method, "p_value": p_value}
+
+
+_FULL_NAMES = {"ci_low": "difference_low", "ci_high": "difference_high",
+               "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"}
+
+
+def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
+                   alpha: float = ALPHA, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Each allocation rule against uniform allocation in the same (environment, prompts,
+    group_size, baseline, lr), at each budget, paired by seed.
+
+    Columns: the rule's ``CELL_COLUMNS``, ``uniform_cell``, ``budget``, ``seeds``,
+    ``accuracy_rule`` and ``accuracy_uniform`` (means over seeds), ``difference`` (the mean of
+    the per-seed differences, rule minus uniform) with its ``confidence`` interval
+    (``difference_low``, ``difference_high``) and its 1 - 2 alpha interval (``equivalence_low``,
+    ``equivalence_high``), ``differing_seeds`` (seeds off the most common difference),
+    ``interval_method`` (``t`` or ``bound``, ``paired_difference``), ``p_value`` (two-sided,
+    the same rule), ``p_value_holm`` and ``family`` (Holm within ``family``: the whole table),
+    ``margin``, ``verdict``, ``within_margin`` (the 1 - 2 alpha interval inside +-margin: two
+    one-sided tests at alpha) and ``finding`` (``analysis.paired.judge``).
+    """
+    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    rows = []
+    for rule, reference in _pairs(_cells(runs)):
+        ours, theirs = accuracy[rule["cell"]], accuracy[reference["cell"]]
+        _aligned(ours, theirs)
+        support = difference_support(int(rule["prompts"]))
+        for budget in ours.columns:
+            a, b = ours[budget].to_numpy(), theirs[budget].to_numpy()
+            rows.append({**rule[CELL_COLUMNS].to_dict(), "uniform_cell": reference["cell"],
+                         "budget": int(budget), "accuracy_rule": float(a.mean()),
+                         "accuracy_uniform": float(b.mean()),
+                         **paired_difference(a - b, support, alpha, confidence)})
+    if not rows:
+        return pd.DataFrame(rows)
+    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
+    return table.rename(columns=_FULL_NAMES)
+
+
+def _censoring(rule: float, uniform: float) -> Censoring:
+    """Which of two budgets to a target is past the largest budget (inf)."""
+    return {(True, True): Censoring.NONE, (False, True): Censoring.RULE,
+            (True, False): Censoring.UNIFORM,
+            (False, False): Censoring.BOTH}[(math.isfinite(rule), math.isfinite(uniform))]
+
+
+def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
+                     resamples: int = crossings.BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
+    """Per cell and target, the budget at which the mean accuracy over seeds first reaches the
+    target (``analysis.budget_to_target``: an isotonic fit of the seed-mean accuracy against the
+    budget C, inverted in log budget; C is the budget allowed, the rollouts spent are at most it),
+    with a percentile interval over ``resamples`` seed-bootstrap resamples, and for every rule
+    but uniform its ratio to uniform allocation's budget (the same resamples for both cells,
+    which share their seeds' draws), with:
+
+    * ``interval_against_half``: where the ratio's 95% interval lies against 0.5 (``Placement``:
+      ``below``, the rule is shown to need less than half of uniform's budget; ``inside``;
+      ``above``; ``unresolved`` where 0.5 is within a limit's Monte Carlo range, so that another
+      set of resamples could say otherwise: ``BudgetRatio.holds``, read the other way round);
+    * ``censoring`` (``Censoring``): which budget the largest budget left unreached. A censored
+      ratio has no point value (``ratio_to_uniform`` NaN) but a bound, ``ratio_bound``: an upper
+      one (the rule's budget over the largest budget) when only uniform's is censored, a lower
+      one (the largest budget over uniform's) when only the rule's is. Its interval is still
+      reported: a resample where a cell never reaches the target counts as an infinite budget.
+
+    Columns: ``CELL_COLUMNS``, ``target``, ``seeds``, ``budget_to_target`` (the largest budget,
+    a lower bound, where ``reached`` is False), ``budget_low``, ``budget_high``, ``reached``,
+    ``at_first`` (reached by the first budget: an upper bound), ``summary``, ``uniform_cell``,
+    ``ratio_to_uniform``, ``ratio_low``, ``ratio_high``, ``undefined_resamples``, the Monte Carlo
+    ranges of the ratio's limits (``ratio_low_mc_low`` ... ``ratio_high_mc_high``,
+    ``analysis.budget_to_target.range_columns``), ``ratio_bound``, ``interval_against_half``
+    and ``censoring`` (the last nine empty for uniform allocation's own rows).
+    """
+    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    cells = _cells(runs)
+    partner = {int(rule["cell"]): int(reference["cell"]) for rule, reference in _pairs(cells)}
+    rows = []
+    for target in targets:
+        resampled = {}
+        for cell in cells.itertuples(index=False):
+            ours = accuracy[cell.cell]
+            budgets = ours.columns.to_numpy(dtype=float)
+            estimate = crossings.budget_to_target(ours.to_numpy(), budgets, target, resamples,
+                                                  seed)
+            row = {**cell._asdict(), "target": target, "seeds": estimate.seeds,
+                   "budget_to_target": estimate.estimate, "budget_low": estimate.ci_low,
+                   "budget_high": estimate.ci_high, "reached": estimate.reached,
+                   "at_first": estimate.at_first, "summary": estimate.describe()}
+            if cell.cell in partner:
+                row |= _ratio_columns(ours, accuracy[partner[cell.cell]], partner[cell.cell],
+                                      target, resamples, seed, resampled)
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    for column, kind in (("interval_against_half", Placement), ("censoring", Censoring)):
+        if column in table:
+            table[column] = typed(table[column], kind)
+    return table
+
+
+def _ratio_columns(ours: pd.DataFrame, theirs: pd.DataFrame, uniform_cell: int, target: float,
+                   resamples: int, seed: int,
+                   resampled: dict[int, np.ndarray]) -> dict[str, object]:
+    """``budget_to_target``'s ratio columns for a rule (``ours``) against uniform allocation
+    (``theirs``); ``resampled`` keeps uniform's resampled budgets, drawn once per target."""
+    _aligned(ours, theirs)
+    budgets = ours.columns.to_numpy(dtype=float)
+    a, b = ours.to_numpy(), theirs.to_numpy()
+    if uniform_cell not in resampled:
+        resampled[uniform_cell] = crossings.resampled_crossings(b, budgets, target, resamples,
+                                                                seed)
+    ratio = crossings.budget_ratio(a, b, budgets, target, resamples, seed,
+                                   resampled_b=resampled[uniform_cell])
+    rule_budget = crossings.crossing(budgets, a.mean(axis=0), target)
+    uniform_budget = crossings.crossing(budgets, b.mean(axis=0), target)
+    censoring = _censoring(rule_budget, uniform_budget)
+    bound = {Censoring.NONE: math.nan, Censoring.BOTH: math.nan,
+             Censoring.UNIFORM: rule_budget / budgets[-1],
+             Censoring.RULE: budgets[-1] / uniform_budget}[censoring]
+    return {"uniform_cell": uniform_cell,
+            "ratio_to_uniform": ratio.ratio if censoring is Censoring.NONE else math.nan,
+            "ratio_low": ratio.ci_low, "ratio_high": ratio.ci_high,
+            "undefined_resamples": ratio.undefined_resamples,
+            **crossings.range_columns("ratio_low", "ratio_high", ratio.ci_low_range,
+                                      ratio.ci_high_range),
+            "ratio_bound": bound,
+            "interval_against_half": _MIRRORED.get(ratio.holds(HALF), ratio.holds(HALF)),
+            "censoring": censoring}
+
+
+_MIRRORED = {Placement.BELOW: Placement.ABOVE, Placement.ABOVE: Placement.BELOW}
+"""Where an interval lies against a value, from where the value lies against the interval."""
+
+
+def _interval_columns(name: str, values: np.ndarray, support: Support) -> dict[str, object]:
+    """``name``, ``name_low``, ``name_high``, ``name_interval`` (``t`` or ``bound``) and
+    ``name_seeds``: the mean of per-seed ``values`` (NaN ones left out: seeds where the quantity
+    is undefined) with its 95% interval by ``mean_interval``, clipped to the support's range."""
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        interval = MeanInterval(math.nan, math.nan, math.nan, "")
+    else:
+        interval = mean_interval(values, support)
+    return {name: interval.mean, f"{name}_low": max(interval.low, support.values[0]),
+            f"{name}_high": min(interval.high, support.values[-1]),
+            f"{name}_interval": interval.method, f"{name}_seeds": int(values.size)}
+
+
+def band_spending(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per cell, budget and difficulty band, three means over seeds, each with its 95% interval
+    (``mean_interval``: a t interval once ``SETTLED_SEEDS`` seeds differ from the most common
+    value, else the bound; the ``*_interval`` column says which) and the seeds it is over:
+
+    * ``rollout_share``: the band's share of the seed's rollouts spent (seeds that spent none yet
+      left out);
+    * ``zero_signal_share``: the band's groups without signal per group run in it (seeds that ran
+      no group in the band left out);
+    * ``accuracy``: the band's share of prompts right (the support k / band_prompts).
+
+    Columns: ``CELL_COLUMNS``, ``budget``, ``band``, ``band_prompts``, then ``<name>``,
+    ``<name>_low``, ``<name>_high``, ``<name>_interval`` and ``<name>_seeds`` for each of the
+    three.
+    """
+    runs = runs.sort_values(["cell", "budget", "band", "seed"])
+    spent = runs.groupby(["cell", "seed", "budget"])["rollouts"].transform("sum").to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = {"rollout_share": runs["rollouts"].to_numpy() / spent,
+                  "zero_signal_share": (runs["zero_signal_groups"].to_numpy()
+                                        / runs["groups"].to_numpy()),
+                  "accuracy": (runs["correct_prompts"].to_numpy()
+                               / runs["band_prompts"].to_numpy())}
+    frame = runs[[*CELL_COLUMNS, "budget", "band", "band_prompts"]].assign(**shares)
+    rows = []
+    for key, group in frame.groupby([*CELL_COLUMNS, "budget", "band"], observed=True,
+                                    sort=False):
+        size = group["band_prompts"].unique()
+        if size.size != 1:
+            raise ValueError(f"{key}: a band's size differs between seeds")
+        row = dict(zip([*CELL_COLUMNS, "budget", "band"], key, strict=True))
+        row["band_prompts"] = int(size[0])
+        for name, support in (("rollout_share", SHARE), ("zero_signal_share", SHARE),
+                              ("accuracy", accuracy_support(int(size[0])))):
+            row |= _interval_columns(name, group[name].to_numpy(), support)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+class ComputeCurve(NamedTuple):
+    """``compute_curve``'s two tables: the fitted parameters per cell, and the predictions at
+    the budgets held out, per cell and budget."""
+
+    parameters: pd.DataFrame
+    predictions: pd.DataFrame
+
+
+def scaling_curve(budget: np.ndarray, start: float, asymptote: float, steepness: float,
+                  midpoint: float) -> np.ndarray:
+    """ScaleRL's R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) with R0 ``start``, A ``asymptote``,
+    B ``steepness`` and C_mid ``midpoint``, written as R0 + (A - R0) expit(B log(C / C_mid)) so
+    that no power overflows; R(0) = R0."""
+    with np.errstate(divide="ignore"):
+        log_budget = np.log(np.asarray(budget, dtype=float))
+    return start + (asymptote - start) * expit(steepness * (log_budget - math.log(midpoint)))
+
+
+def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float) -> np.ndarray | None:
+    """(A, B, C_mid) by least squares (``scipy.optimize.curve_fit``, trust region reflective)
+    with A in (R0, 1], B > 0 and C_mid > 0, or None where it fails. It fits log C_mid, which
+    keeps C_mid positive and the parameters on comparable scales."""
+    def curve(budget: np.ndarray, asymptote: float, steepness: float,
+              log_midpoint: float) -> np.ndarray:
+        return scaling_curve(budget, start, asymptote, steepness, math.exp(log_midpoint))
+
+    low = np.nextafter(start, 1.0)
+    guess = [min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
+             float(np.log(np.median(budgets[budgets > 0])))]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptimizeWarning)
+            found, _ = curve_fit(curve, budgets, accuracy, p0=guess,
+                                 bounds=([low, np.finfo(float).tiny, -np.inf],
+                                         [1.0, np.inf, np.inf]))
+    except (RuntimeError, ValueError):
+        return None
+    asymptote, steepness, log_midpoint = found
+    if not np.all(np.isfinite(found)):
+        return None
+    return np.array([asymptote, steepness, math.exp(log_midpoint)])
+
+
+_PARAMETERS = ("asymptote", "steepness", "midpoint")
+
+
+def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
+                  resamples: int = crossings.BOOTSTRAP, seed: int = 0,
+                  confidence: float = CONFIDENCE) -> ComputeCurve:
+    """Per cell, ScaleRL's compute curve (``scaling_curve``) fitted to the seed-mean accuracy at
+    the budgets <= ``cut`` and checked at the budgets above it.
+
+    R0 is fixed at chance, ``chance[environment]`` (1/K for arm values drawn from a continuous
+    law: the untrained policy's greedy arm is a uniform tie-break among K), not at the mean at the
+    smallest budget: R(C) tends to R0 as C tends to 0, and at C = 0 every prompt's policy is the
+    untrained one, whose accuracy is known exactly; the smallest budget of a study has trained
+    already (R there lies above R0 by the curve's own amount), so fixing R0 to it would bias A, B
+    and C_mid and carry that budget's noise into all three.
+
+    The fit is least squares, unweighted: the seed-mean's standard errors differ little from
+    budget to budget next to the misfit the ``fit`` column looks for. The percentile intervals
+    (``confidence``) of A, B and C_mid refit each of ``resamples`` seed-bootstrap resamples
+    (``analysis.budget_to_target.bootstrap_weights``: whole seeds move together, so the
+    budgets' correlation is kept); a resample whose fit fails is counted
+    (``failed_resamples``) and left out of the percentiles.
+
+    ``parameters``: ``CELL_COLUMNS``, ``seeds``, ``fitted_budgets``, ``start`` (R0), then
+    ``asymptote`` (A), ``steepness`` (B), ``midpoint`` (C_mid), each with ``_low`` and ``_high``,
+    ``resamples``, ``failed_resamples``, ``residual_rms`` (of the seed means about the curve on
+    the fitted budgets), ``standard_error`` (RMS over the fitted budgets of the seed-mean's
+    standard error) and ``fit`` (``CurveFit``: ``poor`` when the residual RMS exceeds
+    ``POOR_FIT`` standard errors, ``failed`` when the fit to the full sample fails, ``too few
+    budgets`` with fewer than four budgets <= cut: three parameters leave no residual).
+    ``predictions``: per cell and budget > cut, ``predicted`` (from the full-sample fit) with its
+    bootstrap interval (``predicted_low``, ``predicted_high``), ``measured`` (the seed mean), its
+    ``measured_standard_error`` and ``inside`` (the measured mean within the predicted interval);
+    no rows for a cell whose fit failed.
+    """
+    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    cells = _cells(runs)
+    tail = (1 - confidence) / 2
+    parameters, predictions = [], []
+    for cell in cells.itertuples(index=False):
+        values = accuracy[cell.cell].to_numpy()
+        budgets = accuracy[cell.cell].columns.to_numpy(dtype=float)
+        seeds = values.shape[0]
+        start = float(chance[cell.environment])
+        fitted, held = budgets <= cut, budgets > cut
+        means = values.mean(axis=0)
+        errors = values.std(axis=0, ddof=1) / math.sqrt(seeds)
+        found = _fit(budgets[fitted], means[fitted], start) if fitted.sum() > 3 else None
+        row = {**cell._asdict(), "seeds": seeds, "fitted_budgets": int(fitted.sum()),
+               "start": start, **dict.fromkeys((f"{name}{end}" for name in _PARAMETERS
+                                                for end in ("", "_low", "_high")), math.nan),
+               "resamples": resamples, "failed_resamples": 0, "residual_rms": math.nan,
+               "standard_error": float(np.sqrt(np.mean(errors[fitted] ** 2))),
+               "fit": CurveFit.TOO_FEW_BUDGETS if fitted.sum() <= 3 else CurveFit.FAILED}
+        if found is None:
+            parameters.append(row)
+            continue
+        curves = (crossings.bootstrap_weights(seeds, resamples, seed) @ values) / seeds
+        refits = [_fit(budgets[fitted], curve[fitted], start) for curve in curves]
+        kept = np.array([r for r in refits if r is not None]).reshape(-1, 3)
+        residual = means[fitted] - scaling_curve(budgets[fitted], start, *found)
+        row["residual_rms"] = float(np.sqrt(np.mean(residual**2)))
+        row["fit"] = (CurveFit.POOR if row["residual_rms"] > POOR_FIT * row["standard_error"]
+                      else CurveFit.GOOD)
+        row["failed_resamples"] = resamples - len(kept)
+        for i, name in enumerate(_PARAMETERS):
+            row[name] = float(found[i])
+            row[f"{name}_low"], row[f"{name}_high"] = _percentiles(kept[:, i], tail)
+        parameters.append(row)
+        for c in np.flatnonzero(held):
+            low, high = _percentiles(np.array([scaling_curve(budgets[c], start, *r)
+                                               for r in kept]), tail)
+            predictions.append({**cell._asdict(), "budget": int(budgets[c]),
+                                "predicted": float(scaling_curve(budgets[c], start, *found)),
+                                "predicted_low": low, "predicted_high": high,
+                                "measured": float(means[c]),
+                                "measured_standard_error": float(errors[c]),
+                                "inside": bool(low <= means[c] <= high)})
+    table = pd.DataFrame(parameters)
+    if len(table):
+        table["fit"] = typed(table["fit"], CurveFit)
+    return ComputeCurve(table, pd.DataFrame(predictions))
+
+
+def _percentiles(values: np.ndarray, tail: float) -> tuple[float, float]:
+    """The ``tail`` and 1 - ``tail`` quantiles of ``values`` (NaN for none)."""
+    if values.size == 0:
+        return math.nan, math.nan
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def seeds_needed(sd_of_differences: float, effect: float = EFFECT, alpha: float = ALPHA,
+                 power: float = TARGET_POWER) -> int:
+    """The fewest seeds at which the two-sided paired t-test at ``alpha`` (the test
+    ``versus_uniform`` runs once ``SETTLED_SEEDS`` seeds' differences differ from the most common
+    one) detects a mean difference of ``effect`` with probability ``power``, for per-seed
+    differences of standard deviation ``sd_of_differences`` (from a pilot: an input, not a
+    result). The power is exact, from the noncentral t (``statsmodels``' ``TTestPower``); the
+    effect is the one stated before the run, never an observed one (Hoenig and Heisey 2001)."""
+    size = effect / sd_of_differences
+    analysis = TTestPower()
+    n = max(math.ceil(analysis.solve_power(effect_size=size, alpha=alpha, power=power,
+                                           alternative="two-sided")), 2)
+    # solve_power's root is a float found to a tolerance: step to the integer boundary exactly.
+    while analysis.power(size, n, alpha) < power:
+        n += 1
+    while n > 2 and analysis.power(size, n - 1, alpha) >= power:
+        n -= 1
+    return n

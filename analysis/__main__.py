@@ -9,8 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from analysis import prompts
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
+from study.orchestration.storage import read_cells, read_manifest, read_runs
 from study.spec.config import ConfigError, StudyConfig, load_config
 
 
@@ -37,7 +39,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     try:
-        outcomes, manifest = load(args.run_dir)
+        many = "allocation" in read_cells(args.run_dir)
+        outcomes, manifest = (None, read_manifest(args.run_dir)) if many else load(args.run_dir)
     except (ValueError, OSError) as error:
         print(f"error: run_dir: {str(args.run_dir)!r} {error}", file=sys.stderr)
         return 2
@@ -47,7 +50,13 @@ def main() -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    write_tables(analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis), args.out)
+    if many:
+        chance = {env.text: env.chance for env in config.environments}
+        tables = prompts.study_tables(read_runs(args.run_dir), manifest["study"],
+                                      config.analysis, chance)
+    else:
+        tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
+    write_tables(tables, args.out)
     return 0
 
 

@@ -38,6 +38,8 @@ from analysis.groups import SHARE
 from analysis.paired import judge
 from analysis.power import TARGET_POWER
 from analysis.roles import Censoring, CurveFit, Placement, typed
+from analysis.study_tables import SETTINGS
+from study.spec.config import AnalysisConfig
 
 CELL_COLUMNS = ["cell", "allocation", "baseline", "group_size", "lr", "environment", "prompts"]
 """What describes a cell of a many-prompts study."""
@@ -489,11 +491,86 @@ def seeds_needed(sd_of_differences: float, effect: float = EFFECT, alpha: float 
     effect is the one stated before the run, never an observed one (Hoenig and Heisey 2001)."""
     size = effect / sd_of_differences
     analysis = TTestPower()
-    n = max(math.ceil(analysis.solve_power(effect_size=size, alpha=alpha, power=power,
-                                           alternative="two-sided")), 2)
+    # solve_power finds no root (NaN) when even 2 seeds have the power: start there then.
+    root = analysis.solve_power(effect_size=size, alpha=alpha, power=power,
+                                alternative="two-sided")
+    n = max(math.ceil(root), 2) if math.isfinite(root) else 2
     # solve_power's root is a float found to a tolerance: step to the integer boundary exactly.
     while analysis.power(size, n, alpha) < power:
         n += 1
     while n > 2 and analysis.power(size, n - 1, alpha) >= power:
         n -= 1
     return n
+
+
+SEEDS_FOR_EFFECT = "seeds_for_effect"
+"""The column of ``plan_table`` with the seeds the stated effect needs."""
+
+
+def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per cell and budget, over seeds: the mean accuracy with its 95% interval (``accuracy``,
+    ``accuracy_low``, ``accuracy_high``, ``accuracy_interval``, ``accuracy_seeds``), the mean
+    rollouts spent (at most the budget: groups run whole), the mean share of groups without
+    signal and the mean pass rate of the policies (the mean over prompts of sum pi[k] v[k])."""
+    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
+              [["correct_prompts", "band_prompts", "rollouts", "groups", "zero_signal_groups",
+                "pass_rate_sum"]].sum().reset_index())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        totals = totals.assign(
+            accuracy=totals["correct_prompts"] / totals["band_prompts"],
+            zero_signal_share=totals["zero_signal_groups"] / totals["groups"],
+            pass_rate=totals["pass_rate_sum"] / totals["band_prompts"])
+    rows = []
+    for key, group in totals.groupby([*CELL_COLUMNS, "budget"], observed=True, sort=True):
+        row = dict(zip([*CELL_COLUMNS, "budget"], key, strict=True))
+        row |= _interval_columns("accuracy", group["accuracy"].to_numpy(),
+                                 accuracy_support(int(row["prompts"])))
+        row |= {"rollouts": float(group["rollouts"].mean()),
+                "zero_signal_share": float(group["zero_signal_share"].mean()),
+                "pass_rate": float(group["pass_rate"].mean())}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plan_table(runs: pd.DataFrame, versus: pd.DataFrame, effect: float = EFFECT,
+               power: float = TARGET_POWER) -> pd.DataFrame:
+    """The seeds each paired comparison of ``versus`` (``versus_uniform``) needs to detect the
+    stated ``effect`` with ``power`` at the level of the first Holm step of its family (alpha /
+    family size), by ``seeds_needed``; the standard deviation of the per-seed differences is
+    this run's (a nuisance parameter, read from the data; the effect is not). One row per
+    (rule, environment, group size, estimator): the largest over its budgets, since the family
+    is tested at every budget. ``seeds`` is what the run had."""
+    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    level = ALPHA / len(versus)
+    rows = []
+    for rule, reference in _pairs(_cells(runs)):
+        differences = accuracy[rule["cell"]] - accuracy[reference["cell"]]
+        spread = float(differences.std(ddof=1).max())
+        rows.append({**rule[CELL_COLUMNS].to_dict(), "seeds": len(differences),
+                     "largest_sd_of_differences": spread, "effect": effect, "level": level,
+                     "power": power,
+                     SEEDS_FOR_EFFECT: seeds_needed(spread, effect, level, power)
+                     if spread > 0 else 2})
+    return pd.DataFrame(rows)
+
+
+def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
+                 chance: Mapping[str, float]) -> dict[str, pd.DataFrame]:
+    """Every table of a many-prompts study from its tidy runs table, analysed as its config's
+    ``[analysis]`` table says (``equivalence_margin``; the compute curve, fitted up to
+    ``curve_cut``, for the cells of ``headline_baseline`` and ``headline_group_size``);
+    ``chance``: each environment's accuracy of an untrained policy."""
+    versus = versus_uniform(runs, analysis.equivalence_margin,
+                            family_name(study, "prompts_vs_uniform"))
+    tables = {SETTINGS: pd.DataFrame([{"study": study, **analysis.to_dict()}]),
+              "cells": _cells(runs), "prompts_accuracy": accuracy_table(runs),
+              "prompts_vs_uniform": versus, "prompts_plan": plan_table(runs, versus),
+              "prompts_budget_to_target": budget_to_target(runs),
+              "prompts_bands": band_spending(runs)}
+    if analysis.curve_cut:
+        headline = runs[(runs["baseline"] == analysis.headline_baseline)
+                        & (runs["group_size"] == analysis.headline_group_size)]
+        curve = compute_curve(headline, analysis.curve_cut, chance)
+        tables["prompts_curve"] = curve.parameters
+        tables["prompts_curve_predictions"] = curve.predictions
+    return tables

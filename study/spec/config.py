@@ -67,7 +67,7 @@ _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "
               "budgets", "prompts", "allocation"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
-                  "reference", "sections"}
+                  "reference", "sections", "headline_group_size", "curve_cut"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -99,7 +99,10 @@ class AnalysisConfig:
     planned ("" for none declared: the first nested reference learner of the grid);
     ``same_simulation_as``: another study whose simulation this one repeats; ``sections``: the
     report's sections (``figures.sections``, by module name) that describe this study among the
-    studies that make their table, and the parts a section reads from it (``seed_exercise``)."""
+    studies that make their table, and the parts a section reads from it (``seed_exercise``);
+    ``headline_group_size``: the group size of the headline cells (0: none declared);
+    ``curve_cut``: the largest budget a compute curve is fitted on, the larger ones held out to
+    check its predictions (0: no curve)."""
 
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
     primary_budgets: tuple[int, ...] = ()
@@ -111,6 +114,8 @@ class AnalysisConfig:
     headline_baseline: str = DEFAULT_HEADLINE_BASELINE
     reference: str = ""
     sections: tuple[str, ...] = ()
+    headline_group_size: int = 0
+    curve_cut: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, as the analysis records it beside its tables."""
@@ -237,6 +242,9 @@ def config_from_dict(data: object) -> StudyConfig:
                          registry.names())
     baseline = _choices("grid.baseline", grid.get("baseline", ["running_mean"]),
                         registry.baselines())
+    group_sizes = _unique("grid.group_size", tuple(
+        _check_int(f"grid.group_size[{i}]", g, 1, MAX_GROUP_SIZE)
+        for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1])))))
     config = StudyConfig(
         name=name,
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
@@ -248,14 +256,12 @@ def config_from_dict(data: object) -> StudyConfig:
         cost=_unique("grid.cost", tuple(_number(f"grid.cost[{i}]", v) for i, v in
                      enumerate(_axis("grid.cost", grid.get("cost", [0.0]))))),
         budgets=budgets,
-        group_size=_unique("grid.group_size", tuple(
-            _check_int(f"grid.group_size[{i}]", g, 1, MAX_GROUP_SIZE)
-            for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1]))))),
+        group_size=group_sizes,
         allocation=("",),
         streams=streams,
         description=description,
         curves=curves,
-        analysis=_analysis(analysis, budgets, lr, baseline, algorithm),
+        analysis=_analysis(analysis, budgets, lr, baseline, algorithm, group_sizes),
     )
     if "prompts" in grid or "allocation" in grid:
         return _many_prompts(config, grid)
@@ -299,7 +305,8 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
 
 
 def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[float, ...],
-              baseline: tuple[str, ...], algorithm: tuple[str, ...]) -> AnalysisConfig:
+              baseline: tuple[str, ...], algorithm: tuple[str, ...],
+              group_size: tuple[int, ...]) -> AnalysisConfig:
     """The ``[analysis]`` table, each key checked against the grid it analyses."""
     primary = _budgets_of(analysis, "primary_budgets", budgets)
     headline_lr = _number("analysis.headline_lr", analysis.get("headline_lr", DEFAULT_LR))
@@ -326,7 +333,20 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         same_simulation_as=_study_name("analysis.same_simulation_as",
                                        analysis.get("same_simulation_as", "")),
         headline_lr=headline_lr, headline_baseline=headline_baseline, reference=reference,
-        sections=_names("analysis.sections", analysis.get("sections", [])))
+        sections=_names("analysis.sections", analysis.get("sections", [])),
+        headline_group_size=_one_of(analysis, "headline_group_size", group_size,
+                                    "grid.group_size"),
+        curve_cut=_one_of(analysis, "curve_cut", budgets[:-1], "grid.budgets but the last"))
+
+
+def _one_of(analysis: dict[str, Any], key: str, allowed: tuple[int, ...], where: str) -> int:
+    """``analysis.<key>``, an integer that must be one of ``allowed`` (0 when absent)."""
+    if key not in analysis:
+        return 0
+    value = _check_int(f"analysis.{key}", analysis[key], 1, MAX_BUDGET)
+    if value not in allowed:
+        raise ConfigError(f"analysis.{key}", value, f"is not one of {where}")
+    return value
 
 
 def _names(field: str, value: object) -> tuple[str, ...]:

@@ -141,6 +141,8 @@ def headline(cite: Tables, study: str, numbers: Scope) -> None:
     budgets = [int(b) for b in settings["compared_budgets"]]
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     accuracy = cite.read(study, "accuracy")
+    if accuracy is None:
+        return  # a many-prompts study: its numbers are its section's
     for r in cite.rows(headline_rows(accuracy, settings).sort_values("budget")):
         word = number_word(int(r.budget.value))
         numbers.put(f"AccAt{word}", r.accuracy, ".3f")

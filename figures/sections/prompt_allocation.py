@@ -1,0 +1,202 @@
+"""Many prompts, one rollout budget (``analysis.prompts``): a many-prompts study gets this
+section, its figure (mean accuracy against rollouts per allocation rule, where the rollouts went
+by difficulty band, and the compute curve fitted on the early budgets with the held-out ones)
+and its paragraph of the paper. The headline cells are those of the config's
+``headline_baseline`` and ``headline_group_size``; the tables hold every cell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib import pyplot as plt
+
+from analysis.prompts import REFERENCE, scaling_curve
+from analysis.roles import Finding, Placement
+from analysis.study_tables import SETTINGS
+from figures.cite import Tables, formatter
+from figures.numbers import Scope, number_word
+from figures.sections import Section
+from figures.style import BAND_ALPHA, OKABE_ITO, save
+from figures.words import baseline_name
+from study.core.prompt_rules import RULES
+
+SECTION = Section(table="prompts_vs_uniform", title="Many prompts, one rollout budget",
+                  template="prompt_allocation.md.j2", order=12, figure="prompt_allocation",
+                  paper="prompt_allocation.typ.j2")
+
+RULE_NAMES = {"uniform": "uniform allocation", "skip_zero_signal": "skipping zero-signal prompts",
+              "variance": "variance allocation", "oracle_variance": "oracle variance allocation"}
+"""Each rule in prose."""
+RULE_KEYS = {"skip_zero_signal": "Skip", "variance": "Variance", "oracle_variance": "Oracle"}
+"""Each rule but uniform allocation in the names of its numbers."""
+TARGET = 0.9
+"""The target of the ratios the section names (the tables also hold 0.8)."""
+RATIOS = ["allocation", "environment", "target", "budget_to_target", "budget_low", "budget_high",
+          "ratio_to_uniform", "ratio_low", "ratio_high", "ratio_bound", "interval_against_half",
+          "censoring"]
+CURVE = ["allocation", "environment", "asymptote", "asymptote_low", "asymptote_high",
+         "steepness", "steepness_low", "steepness_high", "midpoint", "midpoint_low",
+         "midpoint_high", "residual_rms", "standard_error", "fit"]
+BANDS = ["allocation", "environment", "band", "rollout_share", "rollout_share_low",
+         "rollout_share_high", "zero_signal_share", "accuracy"]
+"""The columns of the section's tables."""
+
+
+@formatter
+def law(environment: str) -> str:
+    """A difficulty law as prose: ``beta(4,1)x3`` -> ``beta(4, 1)``."""
+    return environment.split(")x")[0].replace(",", ", ") + ")"
+
+
+def _headline(frame: pd.DataFrame, settings: Any) -> pd.DataFrame:
+    return frame[(frame["baseline"] == settings.headline_baseline.value)
+                 & (frame["group_size"] == settings.headline_group_size.value)]
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """Name the section's numbers in ``numbers``; return the template's per-law lists, phrases
+    and tables."""
+    settings = cite.first(cite.read(study, SETTINGS))
+    versus = cite.read(study, SECTION.table)
+    ratios = cite.read(study, "prompts_budget_to_target")
+    bands = cite.read(study, "prompts_bands")
+    curve = cite.read(study, "prompts_curve")
+    predictions = cite.read(study, "prompts_curve_predictions")
+    plan = cite.read(study, "prompts_plan")
+    first = cite.first(versus)
+    numbers.put("Prompts", first.prompts, ",")
+    # The study's seeds, as every study names them (``figures.named.headline``).
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    numbers.put("Lr", first.lr, "g")
+    numbers.put("GroupSize", settings.headline_group_size, ",")
+    numbers.put("Margin", settings.equivalence_margin, "g")
+    numbers.put("Comparisons", cite.count(versus), ",")
+    for finding in (Finding.HIGHER, Finding.LOWER, Finding.EQUIVALENT, Finding.UNRESOLVED):
+        numbers.put(finding.value.capitalize(),
+                    cite.count(versus, f"finding == {finding.value!r}"), ",")
+    numbers.put("Effect", cite.constant("analysis.prompts.EFFECT"), "g")
+    numbers.put("SeedsNeeded", cite.largest(plan, "seeds_for_effect"), ",")
+    numbers.put("Power", cite.constant("analysis.power.TARGET_POWER"), ".0%")
+    numbers.put("Target", cite.constant("figures.sections.prompt_allocation.TARGET"), "g")
+    numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
+    compared = "interval_against_half == interval_against_half"
+    numbers.put("Ratios", cite.count(ratios, compared), ",")
+    for placement in (Placement.BELOW, Placement.INSIDE, Placement.ABOVE):
+        numbers.put(f"Half{placement.value.capitalize()}",
+                    cite.count(ratios, f"interval_against_half == {placement.value!r}"), ",")
+    numbers.put("CurveCut", settings.curve_cut, ",")
+    numbers.put("Fits", cite.count(curve), ",")
+    numbers.put("PoorFits", cite.count(curve, "fit == 'poor'"), ",")
+    numbers.put("PoorFactor", cite.constant("analysis.prompts.POOR_FIT"), "g")
+    numbers.put("HeldOut", cite.count(predictions), ",")
+    numbers.put("Inside", cite.count(predictions, "inside"), ",")
+    numbers.put("Below", cite.count(predictions, "measured > predicted_high"), ",")
+    numbers.put("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    head_ratios = _headline(ratios, settings)
+    at_target = head_ratios[head_ratios["target"] == TARGET]
+    largest = versus["budget"].max()
+    numbers.put("Largest", cite.largest(versus, "budget"), ",")
+    laws = []
+    for i, environment in enumerate(dict.fromkeys(versus["environment"])):
+        key = f"Law{number_word(i + 1)}"
+        rows = at_target[at_target["environment"] == environment]
+        uniform = cite.first(rows[rows["allocation"] == REFERENCE])
+        numbers.put(f"{key}Name", uniform.environment, shown=law)
+        numbers.put(f"{key}Uniform", uniform.budget_to_target, ",.0f")
+        numbers.put(f"{key}UniformLow", uniform.budget_low, ",.0f")
+        numbers.put(f"{key}UniformHigh", uniform.budget_high, ",.0f")
+        rules = []
+        for rule, name in RULE_KEYS.items():
+            row = cite.first(rows[rows["allocation"] == rule])
+            reached = bool(np.isfinite(row.ratio_to_uniform.value))
+            if reached:
+                numbers.put(f"{key}{name}Ratio", row.ratio_to_uniform, ".2f")
+                numbers.put(f"{key}{name}RatioLow", row.ratio_low, ".2f")
+                numbers.put(f"{key}{name}RatioHigh", row.ratio_high, ".2f")
+            late = _headline(versus, settings)
+            late = cite.first(late[(late["environment"] == environment)
+                                   & (late["allocation"] == rule) & (late["budget"] == largest)])
+            numbers.put(f"{key}{name}Difference", late.difference, "+.3f")
+            numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.3f")
+            numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.3f")
+            rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached})
+        laws.append({"key": key, "rules": rules})
+    head_bands = _headline(bands, settings)
+    return {"laws": laws, "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
+            "r0": cite.literal("R0"),
+            "baseline": baseline_name(settings.headline_baseline.value),
+            "rules": ", ".join(RULE_NAMES[r] for r in RULES[1:]),
+            "ratios": at_target[RATIOS], "curve": curve[CURVE],
+            "bands": head_bands[head_bands["budget"] == largest][BANDS]}
+
+
+def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
+    """The section's figure from the study's tables in ``tables``, for the headline cells, one
+    column per difficulty law: top, mean accuracy against rollouts, a colour per rule, with its
+    95% interval band; middle, each band's share of the rollouts at the largest budget (bars
+    with 95% intervals, the hardest band, 0, first); bottom, the compute curve fitted up to the cut
+    (solid) and extrapolated (dashed), with the measured means (filled: fitted, hollow: held
+    out)."""
+    settings = pd.read_parquet(tables / f"{SETTINGS}.parquet").iloc[0]
+
+    def head(table: str) -> pd.DataFrame:
+        frame = pd.read_parquet(tables / f"{table}.parquet")
+        return frame[(frame["baseline"] == settings["headline_baseline"])
+                     & (frame["group_size"] == settings["headline_group_size"])]
+
+    accuracy, bands = head("prompts_accuracy"), head("prompts_bands")
+    curve = head("prompts_curve")
+    laws = list(dict.fromkeys(accuracy["environment"]))
+    colours = dict(zip(RULES, OKABE_ITO, strict=False))
+    figure, axes = plt.subplots(3, len(laws), figsize=(3.4 * len(laws), 8.4),
+                                layout="constrained", squeeze=False)
+    largest = bands["budget"].max()
+    width = 0.8 / len(RULES)
+    for column, environment in enumerate(laws):
+        top, middle, bottom = axes[:, column]
+        for i, rule in enumerate(RULES):
+            colour = colours[rule]
+            rows = accuracy[(accuracy["environment"] == environment)
+                            & (accuracy["allocation"] == rule)].sort_values("budget")
+            top.plot(rows["budget"], rows["accuracy"], color=colour, linewidth=1.2,
+                     marker="o", markersize=2.5, label=RULE_NAMES[rule])
+            top.fill_between(rows["budget"], rows["accuracy_low"], rows["accuracy_high"],
+                             color=colour, alpha=BAND_ALPHA, linewidth=0)
+            shares = bands[(bands["environment"] == environment) & (bands["allocation"] == rule)
+                           & (bands["budget"] == largest)].sort_values("band")
+            x = shares["band"] + (i - (len(RULES) - 1) / 2) * width
+            middle.bar(x, shares["rollout_share"], width=width, color=colour,
+                       yerr=[shares["rollout_share"] - shares["rollout_share_low"],
+                             shares["rollout_share_high"] - shares["rollout_share"]],
+                       error_kw={"linewidth": 0.7, "capsize": 1.5})
+            fit = curve[(curve["environment"] == environment) & (curve["allocation"] == rule)]
+            if len(fit) and np.isfinite(fit["asymptote"].iat[0]):
+                fit = fit.iloc[0]
+                grid = np.geomspace(rows["budget"].min(), rows["budget"].max(), 200)
+                predicted = scaling_curve(grid, fit["start"], fit["asymptote"],
+                                          fit["steepness"], fit["midpoint"])
+                inside = grid <= settings["curve_cut"]
+                bottom.plot(grid[inside], predicted[inside], color=colour, linewidth=1.2)
+                bottom.plot(grid[~inside], predicted[~inside], color=colour, linewidth=1.2,
+                            linestyle="--")
+            fitted = rows["budget"] <= settings["curve_cut"]
+            bottom.plot(rows["budget"][fitted], rows["accuracy"][fitted], "o", color=colour,
+                        markersize=3)
+            bottom.plot(rows["budget"][~fitted], rows["accuracy"][~fitted], "o", color=colour,
+                        markersize=4, markerfacecolor="white")
+        top.set_title(law(environment))
+        middle.set_xticks(sorted(bands["band"].unique()))
+        middle.set_xlabel("difficulty band (0: hardest quarter of prompts)")
+        for ax in (top, bottom):
+            ax.set_xscale("log")
+            ax.set_xlabel("rollouts, all prompts (log scale)")
+        bottom.axvline(settings["curve_cut"], color="0.6", linewidth=0.6, linestyle=":")
+    axes[0, 0].set_ylabel("mean accuracy over prompts")
+    axes[1, 0].set_ylabel(f"share of rollouts at {largest:,}")
+    axes[2, 0].set_ylabel("mean accuracy; fitted\ncompute curve")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(RULES))
+    return save(figure, out_dir, name)

@@ -25,14 +25,13 @@ from analysis.prompts import (
     versus_uniform,
 )
 from analysis.roles import Censoring, CurveFit, Finding, Placement
-from study.core import prompts as kernel
+from study.core import prompt_rules
+from study.core.prompts import difficulty_bands
+from study.spec.schema import PROMPT_FIELD_COLUMNS
 from study.spec.streams import run_keys
 
 MARGIN = 0.02
-KERNEL_COLUMNS = {"prompts": "band_prompts", "best": "correct_prompts",
-                  "greedy_value": "greedy_value_sum", "pass_rate": "pass_rate_sum",
-                  "rollouts": "rollouts", "groups": "groups", "zero_signal": "zero_signal_groups",
-                  "non_finite": "non_finite_prompts"}
+KERNEL_COLUMNS = dict(zip(prompt_rules.FIELDS, PROMPT_FIELD_COLUMNS, strict=True))
 """The runs table's name of each field the kernel records."""
 
 
@@ -51,7 +50,7 @@ def tidy(description: dict[str, object], fields: dict[str, np.ndarray],
     seed, checkpoint, band = np.indices((seeds, checkpoints, bands)).reshape(3, -1)
     frame = pd.DataFrame({"seed": seed, "budget": np.asarray(budgets)[checkpoint], "band": band,
                           **{KERNEL_COLUMNS[name]: fields[name].ravel()
-                             for name in kernel.FIELDS}})
+                             for name in prompt_rules.FIELDS}})
     return frame.assign(**description)[[*CELL_COLUMNS, *frame.columns]]
 
 
@@ -76,11 +75,11 @@ def counted_runs(cells: list[tuple[dict[str, object], np.ndarray]],
     first); every prompt finite, every band spending a quarter of the budget."""
     frames = []
     for description, correct in cells:
-        quarter = int(description["prompts"]) // kernel.BANDS
+        quarter = int(description["prompts"]) // prompt_rules.BANDS
         correct = np.asarray(correct)
-        assert ((correct >= 0) & (correct <= kernel.BANDS * quarter)).all()
-        filled = np.clip(correct[..., None] - quarter * np.arange(kernel.BANDS), 0, quarter)
-        spent = np.broadcast_to((np.asarray(budgets) // kernel.BANDS)[None, :, None],
+        assert ((correct >= 0) & (correct <= prompt_rules.BANDS * quarter)).all()
+        filled = np.clip(correct[..., None] - quarter * np.arange(prompt_rules.BANDS), 0, quarter)
+        spent = np.broadcast_to((np.asarray(budgets) // prompt_rules.BANDS)[None, :, None],
                                 filled.shape)
         fields = {"prompts": np.full_like(filled, quarter), "best": filled,
                   "greedy_value": filled.astype(float), "pass_rate": filled.astype(float),
@@ -193,9 +192,9 @@ def test_the_paired_interval_covers_the_true_difference(steps: np.ndarray, weigh
 
 def test_on_kernel_runs_each_rule_meets_uniform_at_every_budget() -> None:
     budgets = [64, 256, 1024]
-    runs = kernel_runs(kernel.RULES, seeds=12, prompts=16, budgets=budgets)
+    runs = kernel_runs(prompt_rules.RULES, seeds=12, prompts=16, budgets=budgets)
     table = versus_uniform(runs, MARGIN)
-    assert sorted(set(table["allocation"])) == sorted(set(kernel.RULES) - {"uniform"})
+    assert sorted(set(table["allocation"])) == sorted(set(prompt_rules.RULES) - {"uniform"})
     assert len(table) == 3 * len(budgets) and (table["seeds"] == 12).all()
     means = seed_accuracy(runs).groupby(["cell", "budget"])["accuracy"].mean()
     for row in table.itertuples():
@@ -276,7 +275,7 @@ def test_band_spending_at_lr_zero_matches_theory() -> None:
     table = band_spending(runs)
     assert (table["rollout_share"] == 0.25).all()
     assert ((table["rollout_share_low"] <= 0.25) & (table["rollout_share_high"] >= 0.25)).all()
-    band = kernel.difficulty_bands(values[:1])[0]
+    band = difficulty_bands(values[:1])[0]
     p = rows.mean(axis=1)
     q = p**group + (1 - p) ** group
     for row in table.itertuples():

@@ -54,15 +54,17 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
                     "## 6. With a per-pull cost", "## 7. How many seeds",
                     "## 8. The textbook check", "## 9. Group rollouts",
                     "## 10. Budget against hardness",
-                    "## 11. What a noisy verifier costs (`noisy_verifier`)", "## Methods",
+                    "## 11. What a noisy verifier costs (`noisy_verifier`)",
+                    "## 12. Many prompts, one rollout budget (`many_prompts`)", "## Methods",
                     "## Provenance"):
         assert heading in report
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
     # 10 figures of sections 1 to 8, 3 for each of the two group studies (section 9) and the
-    # hardness figure (section 10), and the noisy verifier's (section 11).
-    assert report.count("*Figure:") == 18 and "Wilson" in report and "Newcombe" in report
+    # hardness figure (section 10), the noisy verifier's (section 11) and the many-prompts
+    # study's (section 12).
+    assert report.count("*Figure:") == 19 and "Wilson" in report and "Newcombe" in report
     # The tables show p-values floored as the prose does, and no rounding residue as a number.
     for header, cells in table_cells(report):
         for column, cell in zip(header, cells, strict=True):
@@ -93,8 +95,8 @@ def table_cells(report: str) -> list[tuple[list[str], list[str]]]:
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
     # 10 figures of the study, the curves of the textbook check and its book-layout figure, and
-    # 3 for each group study, and the noisy verifier's.
-    assert len(drawn) == 19
+    # 3 for each group study, the noisy verifier's and the many-prompts study's.
+    assert len(drawn) == 20
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:
@@ -265,7 +267,7 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
         assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
         assert entry["text"] in text, entry["macro"]
     figures = re.findall(r'#fig\("(\w+)"', source)
-    assert len(figures) == 5
+    assert len(figures) == 6
     for number, name in enumerate(figures, start=1):
         assert (study_outputs / "figures" / f"{name}.pdf").is_file()
         assert f"Figure {number}:" in text

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 
+import analysis.budget_to_target as crossings
 from analysis.prompts import REFERENCE, scaling_curve
 from analysis.roles import Finding, Placement
 from analysis.study_tables import SETTINGS
@@ -32,7 +33,7 @@ RULE_NAMES = {"uniform": "uniform allocation", "skip_zero_signal": "skipping zer
 """Each rule in prose."""
 RULE_KEYS = {"skip_zero_signal": "Skip", "variance": "Variance", "oracle_variance": "Oracle"}
 """Each rule but uniform allocation in the names of its numbers."""
-TARGET = 0.9
+TARGET = crossings.TARGET
 """The target of the ratios the section names (the tables also hold 0.8)."""
 RATIOS = ["allocation", "environment", "target", "budget_to_target", "budget_low", "budget_high",
           "ratio_to_uniform", "ratio_low", "ratio_high", "ratio_bound", "interval_against_half",
@@ -79,8 +80,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                     cite.count(versus, f"finding == {finding.value!r}"), ",")
     numbers.put("Effect", cite.constant("analysis.prompts.EFFECT"), "g")
     numbers.put("SeedsNeeded", cite.largest(plan, "seeds_for_effect"), ",")
-    numbers.put("Power", cite.constant("analysis.power.TARGET_POWER"), ".0%")
-    numbers.put("Target", cite.constant("figures.sections.prompt_allocation.TARGET"), "g")
+    numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
+    numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
     compared = "interval_against_half == interval_against_half"
     numbers.put("Ratios", cite.count(ratios, compared), ",")
@@ -94,7 +95,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("HeldOut", cite.count(predictions), ",")
     numbers.put("Inside", cite.count(predictions, "inside"), ",")
     numbers.put("Below", cite.count(predictions, "measured > predicted_high"), ",")
-    numbers.put("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     head_ratios = _headline(ratios, settings)
     at_target = head_ratios[head_ratios["target"] == TARGET]
     largest = versus["budget"].max()

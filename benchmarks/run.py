@@ -27,8 +27,9 @@ from benchmarks import ab
 from benchmarks.floor import floor_loop
 from benchmarks.numpy_peer import numpy_reinforce
 from benchmarks.scalar_numba import scalar_reinforce
+from study.core.prompt_rules import RULES
 from study.core.state import LANES
-from study.orchestration.simulate import simulate
+from study.orchestration.simulate import simulate, simulate_dataset
 from study.spec.atomic import write_text
 from study.spec.environment import Environment
 from study.spec.grid import Simulation
@@ -42,6 +43,10 @@ REPEATS = 5
 KERNEL_1 = "package kernel, 1 thread"
 GAUSSIAN = "package kernel, Gaussian rewards, 1 thread"
 GROUPS_8 = "package kernel, groups of 8 (group_mean), per rollout, 1 thread"
+PROMPTS = 256
+"""The many-prompts rows' dataset: the many-prompts study's size."""
+PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 8 (group_mean), "
+                   "per rollout, 1 thread")
 FLOOR = "floor: draws + K exps only, 1 thread"
 NUMPY = "numpy vectorized across seeds"
 PYTHON = "pure-Python reference (tests/reference/)"
@@ -126,6 +131,16 @@ def references() -> list[dict[str, object]]:
         row(f"package kernel, {name}, 1 thread", f"{seeds} seeds x {budget} episodes",
             seeds * budget,
             median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
+    # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
+    # prompts drawn from beta(2, 2), about 100 rollouts per prompt, each allocation rule.
+    prompt_seeds, prompt_budget = 256, PROMPTS * 100
+    dataset = Environment.drawn("beta", len(PROBS), (2.0, 2.0)).with_prompts(PROMPTS)
+    for rule in RULES:
+        sim = Simulation("reinforce", dataset, LR, "group_mean", 8, rule)
+        row(PROMPTS_UNIFORM.replace("uniform", rule),
+            f"{prompt_seeds} seeds x {prompt_budget} rollouts", prompt_seeds * prompt_budget,
+            median_seconds(lambda sim=sim: simulate_dataset(sim, keys[:prompt_seeds],
+                                                            (prompt_budget,))))
     row(FLOOR, f"{seeds} seeds x {budget} episodes",
         seeds * budget,
         median_seconds(lambda: floor_loop(kernel_keys(keys), len(PROBS), budget, LANES)))
@@ -203,6 +218,8 @@ def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         (f"1 thread / {numba.config.NUMBA_NUM_THREADS} threads", one / every_thread, ">=", 1.8),
         ("Gaussian / Bernoulli episode", ns[GAUSSIAN] / one, "<=", 1.5),
         ("groups of 8, per rollout / single rollouts", ns[GROUPS_8] / one, "<=", 1.0),
+        (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
+         ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
         ("numpy peer / whole process (same workload)", ns[NUMPY_WHOLE] / ns[WHOLE_PROCESS], ">=",
          2.0),
     ]

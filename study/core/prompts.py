@@ -196,27 +196,38 @@ def _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rol
     size = np.empty(prompts)
     total = np.zeros(prompts)
     spare = np.empty(prompts)
+    threshold = np.empty(prompts)
+    cumulative = np.empty(prompts)
+    arm = np.empty(prompts)
+    value = np.empty(prompts)
+    inverse = np.empty(prompts)
+    step = np.empty(prompts)
     _softmax(logits, weights, norm)
     _draw(rollouts, longest, k0, k1, uniforms)
     for i in range(prompts):
         odd[i] = np.float64(rollouts[i] % 2)
         size[i] = np.float64(max(sizes[i], FLOOR))  # a skipped prompt's divisions stay finite
+    # Per rollout: the draws, then the inverse CDF and the arm's value over the arms, each a loop
+    # over the prompts inside a loop over the arms, so that every loop is one over the prompts.
     for j in range(longest):
         for i in range(prompts):
-            even = 1.0 - odd[i]
-            u_action = uniforms[2 * j, i] * even + uniforms[2 * j + 2, i] * odd[i]
-            u_reward = uniforms[2 * j + 1, i] * even + uniforms[2 * j + 3, i] * odd[i]
-            threshold = u_action * norm[i]
-            cumulative = 0.0
-            arm = 0.0
-            for k in range(n_arms - 1):
-                cumulative += weights[k, i]
-                arm += np.float64(cumulative <= threshold)
-            value = 0.0
-            for k in range(n_arms):
-                value += arm_values[k, i] * np.float64(arm == k)
-            arms[j, i] = arm
-            rewards[j, i] = np.float64(u_reward < value) * np.float64(j < sizes[i])
+            threshold[i] = (uniforms[2 * j, i] * (1.0 - odd[i])
+                            + uniforms[2 * j + 2, i] * odd[i]) * norm[i]
+            cumulative[i] = 0.0
+            arm[i] = 0.0
+            value[i] = 0.0
+        for k in range(n_arms - 1):
+            for i in range(prompts):
+                cumulative[i] += weights[k, i]
+                arm[i] += np.float64(cumulative[i] <= threshold[i])
+        for k in range(n_arms):
+            for i in range(prompts):
+                value[i] += arm_values[k, i] * np.float64(arm[i] == k)
+        for i in range(prompts):
+            u_reward = (uniforms[2 * j + 1, i] * (1.0 - odd[i])
+                        + uniforms[2 * j + 3, i] * odd[i])
+            arms[j, i] = arm[i]
+            rewards[j, i] = np.float64(u_reward < value[i]) * np.float64(j < sizes[i])
             total[i] += rewards[j, i]
     for j in range(longest):
         for i in range(prompts):
@@ -240,12 +251,15 @@ def _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rol
     for j in range(longest):
         for i in range(prompts):
             spare[i] *= np.float64(advantage[j, i] == 0.0)
+    for i in range(prompts):
+        inverse[i] = 1.0 / norm[i]
     for j in range(longest):
         for i in range(prompts):
-            c = (lr * (1.0 / size[i])) * advantage[j, i]
-            inverse = 1.0 / norm[i]
-            for k in range(n_arms):
-                logits[k, i] += c * (np.float64(arms[j, i] == k) - weights[k, i] * inverse)
+            step[i] = (lr * (1.0 / size[i])) * advantage[j, i]
+        for k in range(n_arms):
+            for i in range(prompts):
+                logits[k, i] += step[i] * (np.float64(arms[j, i] == k)
+                                           - weights[k, i] * inverse[i])
     for i in range(prompts):
         ran = sizes[i] > 0
         silent = spare[i] == 1.0

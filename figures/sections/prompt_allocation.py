@@ -126,12 +126,27 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached})
         laws.append({"key": key, "rules": rules})
     head_bands = _headline(bands, settings)
+    late_bands = head_bands[head_bands["budget"] == largest]
+    hardest, easiest = late_bands["band"].min(), late_bands["band"].max()
+    numbers.put("Hardest", cite.smallest(late_bands, "band"), ",")
+    numbers.put("Easiest", cite.largest(late_bands, "band"), ",")
+    for law_entry, environment in zip(laws, dict.fromkeys(versus["environment"]), strict=True):
+        for rule, name in ((REFERENCE, "Uniform"), *RULE_KEYS.items()):
+            rows = late_bands[(late_bands["environment"] == environment)
+                              & (late_bands["allocation"] == rule)]
+            for end, band in (("Hardest", hardest), ("Easiest", easiest)):
+                row = cite.first(rows[rows["band"] == band])
+                numbers.put(f"{law_entry['key']}{name}{end}Share", row.rollout_share, ".3f")
+                numbers.put(f"{law_entry['key']}{name}{end}ZeroSignal", row.zero_signal_share,
+                            ".3f")
     return {"laws": laws, "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),
             "rules": ", ".join(RULE_NAMES[r] for r in RULES[1:]),
             "ratios": at_target[RATIOS], "curve": curve[CURVE],
-            "bands": head_bands[head_bands["budget"] == largest][BANDS]}
+            "spenders": [{"key": name, "name": RULE_NAMES[rule]}
+                         for rule, name in ((REFERENCE, "Uniform"), *RULE_KEYS.items())],
+            "bands": late_bands[BANDS]}
 
 
 def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:

@@ -27,7 +27,7 @@ from analysis.tables import readable
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
 from figures.named import named_numbers
-from figures.numbers import Scope, study_prefix
+from figures.numbers import Named, Scope, study_prefix
 from figures.sections import adjusted_column, family_query
 from study.spec.atomic import write_files
 from study.spec.schema import MANIFEST_FILE
@@ -43,6 +43,8 @@ TESTS = {
     **dict.fromkeys(("vs_uniform", "per_arm_vs_running_mean", "vs_best_arm_identification",
                      "best_lr_vs_references", "group_vs_single", "group_zscore_vs_mean"),
                     "two-sided exact McNemar test (paired by seed)"),
+    "prompts_vs_uniform": "two-sided paired t-test of mean accuracy over seeds (the bound's "
+                          "p-value where few seeds differ)",
 }
 """The test behind each table's family, for the Methods section."""
 
@@ -123,13 +125,8 @@ class Report:
                             markdown=self.markdown_text)
 
     def methods(self) -> None:
-        self.add("## Methods", "")
-        self.add("Every p-value belongs to exactly one family, adjusted by Holm's step-down "
-                 f"method within it (family-wise error rate {self.alpha:g}); each table names its "
-                 "family in a `family` column. A study's primary family is declared in its "
-                 "config before the run; every other table of a study is its own secondary "
-                 "family. Cells that differ only in their per-pull cost are one simulation and "
-                 "one hypothesis, so they enter a family once. The families of this run:", "")
+        """The Methods section: the families of this run's tables, with their sizes, tests and
+        seeds, and the tests and intervals the report uses."""
         rows = []
         for path in sorted(self.cite.tables.glob("*/*.parquet")):
             table = self.table(path.parent.name, path.stem)
@@ -147,39 +144,20 @@ class Report:
                     rows.append({"family": name, "hypotheses": len(counted), "test": test,
                                  "seeds per test": f"{seeds.min():,}" if seeds.min() == seeds.max()
                                  else f"{seeds.min():,} to {seeds.max():,}"})
-        if rows:
-            self.markdown(pd.DataFrame(rows))
-        self.add("The tests and intervals (alpha the level, z the standard normal quantile "
-                 f"{self.cite.literal('z_(1 - alpha/2)')}):", "")
-        for name, formula, reference in METHODS:
-            self.add(f"- **{name}**: {self.cite.literal(formula)} "
-                     f"({self.cite.literal(reference)}).")
-        self.add("")
-        settled = self.cite.constant("analysis.cost.SETTLED_SEEDS")
-        resamples = self.cite.constant("analysis.budget_to_target.BOOTSTRAP")
-        self.add(f"Where each is used: Wilson intervals for accuracies; Newcombe intervals for "
-                 f"paired differences, at {self.level:.0%} and at {self.level90:.0%} for two "
-                 f"one-sided tests of equivalence (equivalent when the {self.level90:.0%} "
-                 "interval lies inside the margin stated in the config); percentile bootstrap "
-                 f"intervals resampling whole seeds ({resamples:,} resamples) for budgets to "
-                 f"{self.target:g} and their ratios, read off an isotonic fit of accuracy "
-                 "against budget; for means over seeds of net value and break-even cost, t "
-                 f"intervals where at least {settled} seeds differ from the most common value "
-                 "and otherwise Clopper-Pearson bounds on the share of seeds above and below it. "
-                 "Selection: a cell chosen as best (lr, budget) is chosen on the even seeds and "
-                 "estimated and tested on the odd seeds. Power: the exact power of the exact "
-                 "test that is run, at the level of the first Holm step of its family, for "
-                 "effects stated before the run, reported as the smallest n from which it stays "
-                 "at the target (`python -m analysis plan`). Decisions read from intervals "
-                 "rather than p-values (a paired row's equivalence, a `resolved` best budget, the "
-                 "`higher` learner by net value, a budget ratio's verdict, tied lr) are per row, "
-                 f"at {self.level:.0%} ({self.level90:.0%} for equivalence), and not adjusted "
-                 "for the number of rows in their table. Every number in this report's prose is "
-                 f"listed with its source (table and row, count, manifest or constant) in "
-                 f"`{SOURCES_FILE}`.", "")
+        literal = self.cite.literal
+        self.add(self.prose("methods.md.j2", self.numbers.scope(""), {
+            "families": pd.DataFrame(rows) if rows else None,
+            "methods": [{"name": name, "formula": literal(formula), "reference": literal(source)}
+                        for name, formula, source in METHODS],
+            "quantile": literal("z_(1 - alpha/2)"), "alpha": Named(self.alpha, "g"),
+            "level": Named(self.level, ".0%"), "level90": Named(self.level90, ".0%"),
+            "target": Named(self.target, "g"),
+            "resamples": Named(self.cite.constant("analysis.budget_to_target.BOOTSTRAP"), ","),
+            "settled": Named(self.cite.constant("analysis.cost.SETTLED_SEEDS"), ""),
+            "sources": SOURCES_FILE}))
 
     def provenance(self) -> None:
-        self.add("## Provenance", "")
+        """The Provenance section: each study's manifest in a row, and the versions."""
         rows = []
         for manifest_path in sorted(self.runs.glob(f"*/{MANIFEST_FILE}")):
             m = json.loads(manifest_path.read_text())
@@ -188,19 +166,19 @@ class Report:
                          "episodes": f"{m['episodes']:.3g}", "wall seconds": m["wall_seconds"],
                          "episodes per second": f"{m['episodes_per_second']:.3g}",
                          "git commit": m["git_commit"][:12]})
+        versions = []
         if rows:
             study = sorted(self.runs.glob(f"*/{MANIFEST_FILE}"))[0].parent.name
-            versions = json.loads((self.runs / study / MANIFEST_FILE).read_text())["versions"]
-            self.markdown(pd.DataFrame(rows))
-            self.add("Versions: " + ", ".join(
-                f"{name} {self.cite.manifest_value(study, f'versions.{name}')}"
-                for name in sorted(versions)) + ".", "")
+            found = json.loads((self.runs / study / MANIFEST_FILE).read_text())["versions"]
+            versions = [(name, self.cite.manifest_value(study, f"versions.{name}"))
+                        for name in sorted(found)]
+        self.add(self.prose("provenance.md.j2", self.numbers.scope(""),
+                            {"runs": pd.DataFrame(rows) if rows else None,
+                             "versions": versions}))
 
     def render(self) -> str:
-        self.add("# How much does paying for more RL rollouts buy?", "",
-                 "Generated by `make all` from the configs in `study/configs/`; every number "
-                 "below is read from `out/tables/` and regenerates. Headline numbers are also "
-                 "LaTeX macros in `out/numbers.tex`.", "")
+        """The whole report: its title, its sections in order, Methods and Provenance."""
+        self.add(self.prose("report.md.j2", self.numbers.scope(""), {}))
         for number, (module, studies) in enumerate(sections.headed(self.cite.tables), start=1):
             self.section(number, module, studies)
         for section in (self.methods, self.provenance):
@@ -241,6 +219,14 @@ METHODS = (
      "whether the exact test rejects; the normal approximations beside it are Cohen's h "
      "(binomial) and Connor's formula (McNemar)", "Connor 1987; Chernick and Liu 2002 on the "
      "sawtooth"),
+    ("paired t-test of a mean difference", "t = mean(d) / (sd(d) / sqrt(n)) over the n "
+     "per-seed differences d, two-sided, n - 1 degrees of freedom; where fewer than a settled "
+     "number of seeds differ from the most common d, the p-value of the Clopper-Pearson bound "
+     "instead", "`scipy.stats.ttest_1samp`"),
+    ("compute curve", "R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) by least squares on the "
+     "budgets up to a cut stated before the run, R0 the untrained accuracy, seed-bootstrap "
+     "percentile intervals of A, B and C_mid, predictions checked at the budgets held out",
+     "Khatri et al. 2025 (ScaleRL); `scipy.optimize.curve_fit`"),
     ("hardness", "H = sum over the arms a other than the best of 1 / (p_best - p_a)^2, the "
      "complexity H1 of the reference without its term for the best arm (1 / the smallest gap^2)",
      "Audibert, Bubeck and Munos 2010"),

@@ -1,5 +1,6 @@
-"""The plain-text summary ``python -m study quick`` prints: accuracy per budget with Wilson
-intervals, the gap to the never-training sampler, and what the extra budget bought."""
+"""The plain-text summary ``python -m study quick`` (and ``summarize``) prints: accuracy per
+budget with Wilson intervals, the gap to the never-training sampler, and what the extra budget
+bought; for a many-prompts study, mean accuracy over the prompts per budget."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from scipy.stats import binomtest
 from analysis.accuracy import accuracy_table, chance_levels
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes
+from analysis.prompts import accuracy_table as prompt_accuracy
 from analysis.tables import p_text
 
 
@@ -49,3 +51,22 @@ def _cell_block(rows: pd.DataFrame, chance: float, correct: np.ndarray) -> str:
             f"[{bought['ci_low']:+.3f}, {bought['ci_high']:+.3f}] (paired by seed: Newcombe 95% "
             f"interval, exact McNemar {p_text(bought['p_value'])})")
     return "\n".join(lines)
+
+
+def summarize_prompts(runs: pd.DataFrame) -> str:
+    """A block of text per cell of a many-prompts study (its tidy runs table): mean accuracy
+    over the prompts per budget, with its 95% interval over seeds, and the rollouts spent."""
+    blocks = []
+    for cell, rows in prompt_accuracy(runs).groupby("cell", sort=True):
+        first = rows.iloc[0]
+        lines = [f"cell {cell}: {first['allocation']}, baseline {first['baseline']}, G "
+                 f"{first['group_size']}, lr {first['lr']:g}, {first['prompts']} prompts of "
+                 f"{first['environment']}",
+                 f"{'budget':>8}  {'accuracy':>8}  {'95% interval':>16}  {'rollouts':>9}  "
+                 f"{'seeds':>6}"]
+        for _, row in rows.iterrows():
+            lines.append(f"{row['budget']:>8}  {row['accuracy']:>8.3f}  "
+                         + f"[{row['accuracy_low']:.3f}, {row['accuracy_high']:.3f}]".rjust(16)
+                         + f"  {row['rollouts']:>9.0f}  {row['accuracy_seeds']:>6}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

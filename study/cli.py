@@ -176,9 +176,13 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 def _summarize(out_dir: Path) -> None:
     from analysis.outcomes import Outcomes
-    from analysis.summary import summarize
+    from analysis.summary import summarize, summarize_prompts
+    from study.orchestration.storage import read_cells, read_runs
 
     try:
+        if "allocation" in read_cells(out_dir):
+            print(summarize_prompts(read_runs(out_dir)))
+            return
         outcomes = Outcomes.load(out_dir)
     except (ValueError, OSError) as error:
         raise ConfigError("dir", str(out_dir), str(error)) from None

@@ -4,6 +4,7 @@ reference, against theory at lr 0, and against the single-prompt group learner."
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, FLOAT_FIELDS, RUL
 from study.core.prompts import difficulty_bands, simulate_prompts
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
+from study.orchestration.storage import read_runs
 from study.spec.config import StudyConfig
 from study.spec.environment import Environment
 from study.spec.grid import Simulation
@@ -197,3 +199,20 @@ def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: " + message) and done.stderr.count("\n") == 1
     assert not (path.parent / "out").exists()
+
+
+def test_summarize_prints_each_cells_mean_accuracy(write_config, tmp_path: Path) -> None:
+    path = write_config(config_text({"seeds": 40}, **{
+        "prompts": [8], "allocation": ["uniform", "variance"], "baseline": ["group_mean"],
+        "group_size": [4], "probs": BETA, "budgets": [32, 320]}))
+    assert run_cli("run", str(path), "--out", str(tmp_path / "out")).returncode == 0
+    done = run_cli("summarize", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    runs = read_runs(tmp_path / "out")
+    totals = runs.groupby(["cell", "budget"])[["correct_prompts", "band_prompts"]].sum()
+    # A seed's accuracy is its share of the prompts; every seed has the same P, so the mean
+    # over seeds is the pooled share.
+    means = totals["correct_prompts"] / totals["band_prompts"]
+    for (cell, budget), mean in means.items():
+        block = done.stdout.split("\n\n")[cell]
+        assert re.search(rf"^\s+{budget}\s+{mean:.3f}\s", block, re.MULTILINE), (cell, budget)

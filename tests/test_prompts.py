@@ -201,6 +201,7 @@ def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
     assert not (path.parent / "out").exists()
 
 
+@pytest.mark.slow
 def test_summarize_prints_each_cells_mean_accuracy(write_config, tmp_path: Path) -> None:
     path = write_config(config_text({"seeds": 40}, **{
         "prompts": [8], "allocation": ["uniform", "variance"], "baseline": ["group_mean"],

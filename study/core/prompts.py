@@ -45,6 +45,9 @@ ZSCORE_EPSILON = 1e-4
 _UNIFORM, _SKIP, _VARIANCE, _ORACLE = range(4)
 _GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT = range(3)
 _ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_MAIN_C2 = np.uint64(MAIN_C2)
+_MAIN_C3 = np.uint64(MAIN_C3)
 
 
 def difficulty_bands(values: np.ndarray) -> np.ndarray:
@@ -168,8 +171,10 @@ def _draw(first, longest, k0, k1, uniforms) -> None:  # pragma: no cover
     2) rows. A loop of its own, so that Philox vectorizes across the prompts."""
     for b in range((longest + 2) // 2):
         for i in range(first.shape[0]):
-            w0, w1, w2, w3 = philox_block(np.uint64(first[i] // 2 + b), np.uint64(i),
-                                          np.uint64(MAIN_C2), np.uint64(MAIN_C3), k0, k1)
+            # Unsigned: a signed floor division keeps a branch for negative numbers, which
+            # keeps the loop from vectorizing.
+            w0, w1, w2, w3 = philox_block((np.uint64(first[i]) >> _ONE) + np.uint64(b),
+                                          np.uint64(i), _MAIN_C2, _MAIN_C3, k0, k1)
             uniforms[4 * b, i] = unit32(w0)
             uniforms[4 * b + 1, i] = unit32(w1)
             uniforms[4 * b + 2, i] = unit32(w2)

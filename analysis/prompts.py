@@ -39,6 +39,7 @@ from analysis.paired import judge
 from analysis.power import TARGET_POWER
 from analysis.roles import Censoring, CurveFit, Placement, typed
 from analysis.study_tables import SETTINGS
+from study.core.prompt_rules import UNIFORM_FIRST_PASS
 from study.spec.config import AnalysisConfig
 
 CELL_COLUMNS = ["cell", "allocation", "baseline", "group_size", "lr", "environment", "prompts"]
@@ -169,7 +170,9 @@ _FULL_NAMES = {"ci_low": "difference_low", "ci_high": "difference_high",
 def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
                    alpha: float = ALPHA, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Each allocation rule against uniform allocation in the same (environment, prompts,
-    group_size, baseline, lr), at each budget, paired by seed.
+    group_size, baseline, lr), at each budget, paired by seed; for a rule whose first pass is
+    uniform allocation's (``study.core.prompt_rules.UNIFORM_FIRST_PASS``), at each budget past
+    one pass (P G rollouts) only, since up to it the two cells' runs are the same.
 
     Columns: the rule's ``CELL_COLUMNS``, ``uniform_cell``, ``budget``, ``seeds``,
     ``accuracy_rule`` and ``accuracy_uniform`` (means over seeds), ``difference`` (the mean of
@@ -187,7 +190,11 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
         ours, theirs = accuracy[rule["cell"]], accuracy[reference["cell"]]
         _aligned(ours, theirs)
         support = difference_support(int(rule["prompts"]))
-        for budget in ours.columns:
+        # Up to one pass such a rule's runs are uniform allocation's, draw for draw: no
+        # hypothesis to test (it would only make the family larger).
+        same_until = (int(rule["prompts"]) * int(rule["group_size"])
+                      if rule["allocation"] in UNIFORM_FIRST_PASS else 0)
+        for budget in ours.columns[ours.columns > same_until]:
             a, b = ours[budget].to_numpy(), theirs[budget].to_numpy()
             rows.append({**rule[CELL_COLUMNS].to_dict(), "uniform_cell": reference["cell"],
                          "budget": int(budget), "accuracy_rule": float(a.mean()),

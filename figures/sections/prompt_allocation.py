@@ -75,9 +75,18 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("GroupSize", settings.headline_group_size, ",")
     numbers.put("Margin", settings.equivalence_margin, "g")
     numbers.put("Comparisons", cite.count(versus), ",")
-    for finding in (Finding.HIGHER, Finding.LOWER, Finding.EQUIVALENT, Finding.UNRESOLVED):
+    for finding in (Finding.HIGHER, Finding.LOWER):
         numbers.put(finding.value.capitalize(),
                     cite.count(versus, f"finding == {finding.value!r}"), ",")
+    numbers.put("Within", cite.count(versus, "within_margin"), ",")
+    numbers.put("Outside", cite.count(versus, "not within_margin"), ",")
+    numbers.put("OutsideSkip", cite.count(
+        versus, "not within_margin and allocation == 'skip_zero_signal'"), ",")
+    higher = versus[versus["finding"] == Finding.HIGHER]
+    numbers.put("HigherOracle", cite.count(
+        versus, f"finding == {Finding.HIGHER.value!r} and allocation == 'oracle_variance'"), ",")
+    if len(higher):
+        numbers.put("HigherLargest", cite.largest(higher, "difference"), "+.4f")
     numbers.put("Effect", cite.constant("analysis.prompts.EFFECT"), "g")
     numbers.put("SeedsNeeded", cite.largest(plan, "seeds_for_effect"), ",")
     numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
@@ -85,6 +94,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
     compared = "interval_against_half == interval_against_half"
     numbers.put("Ratios", cite.count(ratios, compared), ",")
+    numbers.put("MoreRollouts", cite.count(ratios, f"{compared} and ratio_low > 1"), ",")
+    numbers.put("AboutAsMany", cite.count(
+        ratios, f"{compared} and ratio_low <= 1 and ratio_high >= 1"), ",")
+    numbers.put("FewerRollouts", cite.count(ratios, f"{compared} and ratio_high < 1"), ",")
+    numbers.put("FewerRolloutsOracle", cite.count(
+        ratios, f"{compared} and ratio_high < 1 and allocation == 'oracle_variance'"), ",")
     for placement in (Placement.BELOW, Placement.INSIDE, Placement.ABOVE):
         numbers.put(f"Half{placement.value.capitalize()}",
                     cite.count(ratios, f"interval_against_half == {placement.value!r}"), ",")
@@ -92,6 +107,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Fits", cite.count(curve), ",")
     numbers.put("PoorFits", cite.count(curve, "fit == 'poor'"), ",")
     numbers.put("PoorFactor", cite.constant("analysis.prompts.POOR_FIT"), "g")
+    numbers.put("LargestResidual", cite.largest(curve, "residual_rms"), ".3f")
+    numbers.put("LargestError", cite.largest(curve, "standard_error"), ".4f")
     numbers.put("HeldOut", cite.count(predictions), ",")
     numbers.put("Inside", cite.count(predictions, "inside"), ",")
     numbers.put("Below", cite.count(predictions, "measured > predicted_high"), ",")
@@ -120,9 +137,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             late = _headline(versus, settings)
             late = cite.first(late[(late["environment"] == environment)
                                    & (late["allocation"] == rule) & (late["budget"] == largest)])
-            numbers.put(f"{key}{name}Difference", late.difference, "+.3f")
-            numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.3f")
-            numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.3f")
+            numbers.put(f"{key}{name}Difference", late.difference, "+.4f")
+            numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.4f")
+            numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.4f")
             rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached})
         laws.append({"key": key, "rules": rules})
     head_bands = _headline(bands, settings)
@@ -139,7 +156,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{law_entry['key']}{name}{end}Share", row.rollout_share, ".3f")
                 numbers.put(f"{law_entry['key']}{name}{end}ZeroSignal", row.zero_signal_share,
                             ".3f")
-    return {"laws": laws, "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
+    return {"laws": laws, "higher": bool(len(higher)), "one": cite.declared("1"),
+            "fewer": bool((ratios["ratio_high"] < 1).any()),
+            "halved": bool((ratios["interval_against_half"] == Placement.BELOW).any()),
+            "understates": bool((predictions["measured"] > predictions["predicted_high"]).all()),
+            "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),
             "rules": ", ".join(RULE_NAMES[r] for r in RULES[1:]),
@@ -177,8 +198,10 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
             colour = colours[rule]
             rows = accuracy[(accuracy["environment"] == environment)
                             & (accuracy["allocation"] == rule)].sort_values("budget")
+            # Each rule its own marker and dash as well as colour: the curves lie close.
             top.plot(rows["budget"], rows["accuracy"], color=colour, linewidth=1.2,
-                     marker="o", markersize=2.5, label=RULE_NAMES[rule])
+                     marker="osD^"[i], markersize=3, linestyle=("-", "--", "-.", ":")[i],
+                     label=RULE_NAMES[rule])
             top.fill_between(rows["budget"], rows["accuracy_low"], rows["accuracy_high"],
                              color=colour, alpha=BAND_ALPHA, linewidth=0)
             shares = bands[(bands["environment"] == environment) & (bands["allocation"] == rule)
@@ -208,7 +231,7 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
         middle.set_xlabel("difficulty band (0: hardest quarter of prompts)")
         for ax in (top, bottom):
             ax.set_xscale("log")
-            ax.set_xlabel("rollouts, all prompts (log scale)")
+            ax.set_xlabel("budget C: rollouts, all prompts (log scale)")
         bottom.axvline(settings["curve_cut"], color="0.6", linewidth=0.6, linestyle=":")
     axes[0, 0].set_ylabel("mean accuracy over prompts")
     axes[1, 0].set_ylabel(f"share of rollouts at {largest:,}")

@@ -20,6 +20,10 @@ FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", 
 greedy arm is a best arm; the sum of the greedy arms' values and of the policies' pass rates
 (``FLOAT_FIELDS``); rollouts spent, groups run and groups without signal (every advantage 0) so
 far; prompts whose logits are not finite (neither best nor valued)."""
+UNIFORM_FIRST_PASS = ("uniform", "skip_zero_signal", "variance")
+"""The rules whose first pass is uniform allocation's, draw for draw: no prompt has a run of
+groups without signal yet, and every prompt's posterior is Beta(1, 1), so every prompt gets G.
+Up to P G rollouts such a rule's runs are uniform allocation's."""
 FLOAT_FIELDS = ("greedy_value", "pass_rate")
 """The fields that are sums of reals (float64); the others count (int64)."""
 FLOOR = 2

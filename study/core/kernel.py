@@ -90,12 +90,13 @@ _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
 
 
 @jit
-def _break_tie(
-    scores: np.ndarray, k0: np.uint64, k1: np.uint64, budget: int
+def break_tie(
+    scores: np.ndarray, k0: np.uint64, k1: np.uint64, budget: int, c1: np.uint64
 ) -> int:  # pragma: no cover
     """Index of the largest score; exact ties are broken uniformly at random from the run's
-    tie-break stream at this budget (``study.core.streams.TIE_BREAK``), so an untrained policy is
-    right with probability 1/K."""
+    tie-break stream at this budget (``study.core.streams.TIE_BREAK``: block (budget, c1, 0, 1),
+    c1 0 but for a many-prompts run's prompt c1), so an untrained policy is right with
+    probability 1/K."""
     best = scores[0]
     for k in range(1, scores.shape[0]):
         if scores[k] > best:
@@ -106,7 +107,7 @@ def _break_tie(
             ties += 1
     pick = 0
     if ties > 1:
-        u = unit32(philox_block(np.uint64(budget), _ZERO, _ZERO, _TIE_BREAK_C3, k0, k1)[0])
+        u = unit32(philox_block(np.uint64(budget), c1, _ZERO, _TIE_BREAK_C3, k0, k1)[0])
         pick = int(u * ties)
     for k in range(scores.shape[0]):
         if scores[k] == best:
@@ -164,7 +165,7 @@ def _record(name, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, score
     zero_signal_out[lane, checkpoint] = np.int64(grid[singles + ZERO_SIGNAL, lane])
     ok = score(name, lane, params, pulls, arm_rewards, scores)
     finite[lane, checkpoint] = ok
-    greedy[lane, checkpoint] = _break_tie(scores, k0, k1, budget) if ok else -1
+    greedy[lane, checkpoint] = break_tie(scores, k0, k1, budget, _ZERO) if ok else -1
     p_best[lane, checkpoint] = best_mass(name, scores, is_best) if ok else np.nan
     reward_sum[lane, checkpoint] = grid[singles + TOTAL, lane]
     for k in range(n_arms):

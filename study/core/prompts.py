@@ -27,6 +27,7 @@ import numpy as np
 
 from study.core.fastexp import fast_exp
 from study.core.jit import jit, parallel_jit
+from study.core.kernel import break_tie
 from study.core.philox import philox_block, unit32
 from study.core.prompt_rules import BANDS, FLOOR, RETRY_FLOOR
 from study.core.streams import (
@@ -36,7 +37,6 @@ from study.core.streams import (
     ORDER_C3,
     SKIP_C2,
     SKIP_C3,
-    TIE_BREAK_C3,
 )
 
 ZSCORE_EPSILON = 1e-4
@@ -292,28 +292,12 @@ def _record(budget, k0, k1, values, best, band, logits, weights, norm, rollouts,
         groups_out[seed, checkpoint, b] += groups[i]
         zero_out[seed, checkpoint, b] += zero_signal[i]
         finite = True
-        top = logits[0, i]
         for k in range(n_arms):
             finite = finite and np.isfinite(logits[k, i])
-            top = max(top, logits[k, i])
         if not finite:
             bad_out[seed, checkpoint, b] += 1
             continue
-        ties = 0
-        for k in range(n_arms):
-            ties += logits[k, i] == top
-        pick = 0
-        if ties > 1:
-            words = philox_block(np.uint64(budget), np.uint64(i), _ZERO,
-                                 np.uint64(TIE_BREAK_C3), k0, k1)
-            pick = np.int64(unit32(words[0]) * ties)
-        greedy = 0
-        for k in range(n_arms):
-            if logits[k, i] == top:
-                if pick == 0:
-                    greedy = k
-                    break
-                pick -= 1
+        greedy = break_tie(logits[:, i], k0, k1, budget, np.uint64(i))
         best_out[seed, checkpoint, b] += best[i, greedy]
         value_out[seed, checkpoint, b] += values[i, greedy]
         rate_out[seed, checkpoint, b] += _pass_rate(weights, norm, values, i)

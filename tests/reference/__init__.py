@@ -100,13 +100,14 @@ def instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -
     return [float(v) for v in sampler(*params, arms)]
 
 
-def tie_break(scores: list[float], key: np.ndarray, budget: int) -> int:
-    """argmax of ``scores``, exact ties broken by word 0 of block (budget, 0, 0, 1)."""
+def tie_break(scores: list[float], key: np.ndarray, budget: int, prompt: int = 0) -> int:
+    """argmax of ``scores``, exact ties broken by word 0 of block (budget, prompt, 0, 1) (prompt
+    0 but in a many-prompts run)."""
     best = max(scores)
     tied = [k for k, s in enumerate(scores) if s == best]
     if len(tied) == 1:
         return tied[0]
-    return tied[int(unit32(philox((budget, 0, 0, 1), key_words(key))[0]) * len(tied))]
+    return tied[int(unit32(philox((budget, prompt, 0, 1), key_words(key))[0]) * len(tied))]
 
 
 @dataclass

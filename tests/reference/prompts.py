@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference import key_words, philox, unit32
+from reference import key_words, philox, tie_break, unit32
 from reference import reinforce as policy
 
 BANDS = 4
@@ -123,7 +123,7 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
             if sizes[i] == 0:
                 continue
             while pending and pending[0] < spent + sizes[i]:
-                _checkpoint(prompts, band, words, pending.pop(0), record)
+                _checkpoint(prompts, band, key, pending.pop(0), record)
             if not pending:
                 break
             _group(prompts[i], i, sizes[i], lr, baseline, words)
@@ -170,7 +170,7 @@ def _group(p: Prompt, i: int, size: int, lr: float, baseline: str,
     p.failed = size - p.passed
 
 
-def _checkpoint(prompts: list[Prompt], band: list[int], words: tuple[int, int], budget: int,
+def _checkpoint(prompts: list[Prompt], band: list[int], key: np.ndarray, budget: int,
                 record: dict[str, list[list[float]]]) -> None:
     row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
                                          "non_finite") else [0.0] * BANDS for name in FIELDS}
@@ -183,10 +183,7 @@ def _checkpoint(prompts: list[Prompt], band: list[int], words: tuple[int, int], 
         if not all(math.isfinite(x) for x in p.state.logits):
             row["non_finite"][b] += 1
             continue
-        top = max(p.state.logits)
-        tied = [k for k, x in enumerate(p.state.logits) if x == top]
-        greedy = tied[0] if len(tied) == 1 else tied[
-            int(unit32(philox((budget, i, 0, 1), words)[0]) * len(tied))]
+        greedy = tie_break(p.state.logits, key, budget, i)
         row["best"][b] += p.values[greedy] == max(p.values)
         row["greedy_value"][b] += p.values[greedy]
         row["pass_rate"][b] += pass_rate(*policy.prepare(p.state), p.values)

@@ -67,14 +67,20 @@ exceeds 4 with probability below 1e-4 for every n >= 4 (chi2(1) > 16: 6e-5; the 
 grows is 0), so a fit called poor is the curve's failure, not the noise's."""
 
 
+def _seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget``, ``columns``
+    summed over the bands, and ``accuracy``, the seed's share of prompts right (correct_prompts
+    over band_prompts; a prompt that is not finite counts as wrong)."""
+    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
+              [list(dict.fromkeys(["correct_prompts", "band_prompts", *columns]))].sum()
+              .reset_index())
+    return totals.assign(accuracy=totals["correct_prompts"] / totals["band_prompts"])
+
+
 def seed_accuracy(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget`` and
-    ``accuracy``, the seed's share of prompts right over all bands (correct_prompts over
-    band_prompts, both summed over the bands; a prompt that is not finite counts as wrong)."""
-    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
-              [["correct_prompts", "band_prompts"]].sum().reset_index())
-    totals["accuracy"] = totals["correct_prompts"] / totals["band_prompts"]
-    return totals.drop(columns=["correct_prompts", "band_prompts"])
+    ``accuracy``, the seed's share of prompts right over all bands."""
+    return _seed_totals(runs, []).drop(columns=["correct_prompts", "band_prompts"])
 
 
 def _cells(runs: pd.DataFrame) -> pd.DataFrame:
@@ -519,12 +525,9 @@ def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
     ``accuracy_low``, ``accuracy_high``, ``accuracy_interval``, ``accuracy_seeds``), the mean
     rollouts spent (at most the budget: groups run whole), the mean share of groups without
     signal and the mean pass rate of the policies (the mean over prompts of sum pi[k] v[k])."""
-    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
-              [["correct_prompts", "band_prompts", "rollouts", "groups", "zero_signal_groups",
-                "pass_rate_sum"]].sum().reset_index())
+    totals = _seed_totals(runs, ["rollouts", "groups", "zero_signal_groups", "pass_rate_sum"])
     with np.errstate(invalid="ignore", divide="ignore"):
         totals = totals.assign(
-            accuracy=totals["correct_prompts"] / totals["band_prompts"],
             zero_signal_share=totals["zero_signal_groups"] / totals["groups"],
             pass_rate=totals["pass_rate_sum"] / totals["band_prompts"])
     rows = []

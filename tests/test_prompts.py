@@ -16,16 +16,16 @@ from scipy.stats import binomtest
 
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, FLOAT_FIELDS, RULES
-from study.core.prompts import difficulty_bands, simulate_prompts
+from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, RULES
+from study.core.prompts import difficulty_bands
 from study.orchestration.runner import run_study
-from study.orchestration.simulate import simulate
+from study.orchestration.simulate import simulate, simulate_values
 from study.orchestration.storage import read_runs
 from study.spec.config import StudyConfig
 from study.spec.environment import Environment
 from study.spec.grid import Simulation
 from study.spec.schema import RUNS_FILE
-from study.spec.streams import kernel_keys, run_keys
+from study.spec.streams import run_keys
 
 ALPHA = 1e-6
 """Each exact test below fails a correct kernel with probability at most 1e-6."""
@@ -34,14 +34,8 @@ ALPHA = 1e-6
 def run_kernel(keys: np.ndarray, values: np.ndarray, lr: float, estimator: str, group: int,
                rule: str, budgets: list[int]) -> dict[str, np.ndarray]:
     """The kernel's outputs, by field, (runs, checkpoints, bands)."""
-    runs, checkpoints = len(values), len(budgets)
-    out = tuple(np.zeros((runs, checkpoints, BANDS),
-                         dtype=np.float64 if name in FLOAT_FIELDS else np.int64)
-                for name in FIELDS)
-    simulate_prompts(kernel_keys(keys), values, values == values.max(axis=2, keepdims=True),
-                     difficulty_bands(values), lr, ESTIMATORS.index(estimator), group,
-                     RULES.index(rule), np.asarray(budgets, dtype=np.int64), out)
-    return dict(zip(FIELDS, out, strict=True))
+    result = simulate_values(values, keys, lr, estimator, group, rule, tuple(budgets))
+    return {name: getattr(result, name) for name in FIELDS}
 
 
 @st.composite

@@ -52,9 +52,10 @@ def law(environment: str) -> str:
     return environment.split(")x")[0].replace(",", ", ") + ")"
 
 
-def _headline(frame: pd.DataFrame, settings: Any) -> pd.DataFrame:
-    return frame[(frame["baseline"] == settings.headline_baseline.value)
-                 & (frame["group_size"] == settings.headline_group_size.value)]
+def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFrame:
+    """The rows of the headline cells: ``[analysis] headline_baseline`` and
+    ``headline_group_size``."""
+    return frame[(frame["baseline"] == baseline) & (frame["group_size"] == group_size)]
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
@@ -113,7 +114,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Inside", cite.count(predictions, "inside"), ",")
     numbers.put("Below", cite.count(predictions, "measured > predicted_high"), ",")
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    head_ratios = _headline(ratios, settings)
+    headline = settings.headline_baseline.value, settings.headline_group_size.value
+    head_ratios = _headline(ratios, *headline)
+    head_versus = _headline(versus, *headline)
     at_target = head_ratios[head_ratios["target"] == TARGET]
     largest = versus["budget"].max()
     numbers.put("Largest", cite.largest(versus, "budget"), ",")
@@ -134,15 +137,15 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{key}{name}Ratio", row.ratio_to_uniform, ".2f")
                 numbers.put(f"{key}{name}RatioLow", row.ratio_low, ".2f")
                 numbers.put(f"{key}{name}RatioHigh", row.ratio_high, ".2f")
-            late = _headline(versus, settings)
-            late = cite.first(late[(late["environment"] == environment)
-                                   & (late["allocation"] == rule) & (late["budget"] == largest)])
+            late = cite.first(head_versus[(head_versus["environment"] == environment)
+                                          & (head_versus["allocation"] == rule)
+                                          & (head_versus["budget"] == largest)])
             numbers.put(f"{key}{name}Difference", late.difference, "+.4f")
             numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.4f")
             numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.4f")
             rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached})
         laws.append({"key": key, "rules": rules})
-    head_bands = _headline(bands, settings)
+    head_bands = _headline(bands, *headline)
     late_bands = head_bands[head_bands["budget"] == largest]
     hardest, easiest = late_bands["band"].min(), late_bands["band"].max()
     numbers.put("Hardest", cite.smallest(late_bands, "band"), ",")
@@ -180,9 +183,8 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     settings = pd.read_parquet(tables / f"{SETTINGS}.parquet").iloc[0]
 
     def head(table: str) -> pd.DataFrame:
-        frame = pd.read_parquet(tables / f"{table}.parquet")
-        return frame[(frame["baseline"] == settings["headline_baseline"])
-                     & (frame["group_size"] == settings["headline_group_size"])]
+        return _headline(pd.read_parquet(tables / f"{table}.parquet"),
+                         settings["headline_baseline"], settings["headline_group_size"])
 
     accuracy, bands = head("prompts_accuracy"), head("prompts_bands")
     curve = head("prompts_curve")

@@ -150,6 +150,8 @@ class ShardResult:
                                          "finite", "zero_signal", "best_arm", "best_value",
                                          "value_gap", "greedy_value")
     CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward")
+    TRAILING: ClassVar[tuple[int, ...]] = ()
+    """The shape of each field past (seeds, checkpoints)."""
 
     greedy: np.ndarray
     p_best: np.ndarray
@@ -182,6 +184,7 @@ class PromptShardResult:
 
     FIELDS: ClassVar[tuple[str, ...]] = prompt_rules.FIELDS
     CURVES: ClassVar[tuple[str, ...]] = ()
+    TRAILING: ClassVar[tuple[int, ...]] = (prompt_rules.BANDS,)
 
     prompts: np.ndarray
     best: np.ndarray
@@ -229,10 +232,9 @@ def concat(parts: list[Result]) -> Result:
     the total does not depend on how the seeds were split)."""
     kind = type(parts[0])
     count = len(kind.FIELDS)
-    joined = [np.concatenate([_arrays(p)[i] for p in parts]) for i in range(count)]
-    summed = [np.sum([_arrays(p)[count + i] for p in parts], axis=0)
-              for i in range(len(kind.CURVES))]
-    return kind(*joined, *summed)
+    columns = list(zip(*(_arrays(p) for p in parts), strict=True))
+    return kind(*(np.concatenate(arrays) for arrays in columns[:count]),
+                *(np.sum(arrays, axis=0) for arrays in columns[count:]))
 
 
 def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
@@ -309,10 +311,8 @@ def load(path: Path, shard: Shard) -> Result:
         curves = [found.column(name).to_numpy() for name in kind.CURVES]
     if table.column_names != list(kind.FIELDS):
         raise CorruptShardError("its columns do not match the shard")
-    shape = (seeds, checkpoints) if kind is ShardResult else (seeds, checkpoints,
-                                                              prompt_rules.BANDS)
-    result = kind(*(table.column(name).to_numpy().reshape(shape) for name in kind.FIELDS),
-                  *curves)
+    result = kind(*(table.column(name).to_numpy().reshape(seeds, checkpoints, *kind.TRAILING)
+                    for name in kind.FIELDS), *curves)
     if checksum(result) != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result

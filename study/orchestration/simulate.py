@@ -139,14 +139,22 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray,
     of ``keys``: each field of ``study.core.prompt_rules.FIELDS`` per (run, checkpoint, band).
     The kernel spreads the runs over numba's threads, one run per task (each run's arithmetic
     is its own, so the results do not depend on the threads)."""
-    values = simulation.environment.prompt_values(keys)
+    return simulate_values(simulation.environment.prompt_values(keys), keys, simulation.lr,
+                           simulation.baseline, simulation.group_size, simulation.allocation,
+                           budgets)
+
+
+def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
+                    group: int, rule: str, budgets: tuple[int, ...]) -> PromptShardResult:
+    """The many-prompts kernel on the prompts' arm values ``values`` (runs, P, K), one run per
+    row of ``keys``, with the group estimator ``estimator`` and the allocation rule ``rule``
+    by name (``simulate_dataset`` for a simulation's own values; the tests give theirs)."""
     out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
     simulate_prompts(kernel_keys(keys), values, best_arms(values), difficulty_bands(values),
-                     float(simulation.lr), prompt_rules.ESTIMATORS.index(simulation.baseline),
-                     simulation.group_size, prompt_rules.RULES.index(simulation.allocation),
-                     np.asarray(budgets, dtype=np.int64), out)
+                     float(lr), prompt_rules.ESTIMATORS.index(estimator), group,
+                     prompt_rules.RULES.index(rule), np.asarray(budgets, dtype=np.int64), out)
     return PromptShardResult(*out)
 
 

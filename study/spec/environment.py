@@ -143,13 +143,9 @@ class Environment:
 
     def arm_values(self, keys: np.ndarray) -> np.ndarray:
         """The arms' values for each run, shape (len(keys), K): the fixed values repeated, or one
-        instance per run drawn from its own stream (see the module docstring)."""
-        if self.values is not None:
-            return np.tile(np.asarray(self.values, dtype=np.float64), (len(keys), 1))
-        out = np.empty((len(keys), self.arms))
-        for row, key in enumerate(keys):
-            out[row] = draw_instance(key, self.draw, self.params, self.arms)
-        return out
+        instance per run drawn from its own stream (see the module docstring); a single bandit's
+        ``prompt_values``."""
+        return np.ascontiguousarray(replace(self, prompts=1).prompt_values(keys)[:, 0, :])
 
 
 def draw_instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from scipy.stats import binomtest
 
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
+from study.core.kernel import UNROLLED_ARMS
 from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, RULES
 from study.core.prompts import difficulty_bands
 from study.orchestration.runner import run_study
@@ -41,7 +42,9 @@ def run_kernel(keys: np.ndarray, values: np.ndarray, lr: float, estimator: str, 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple:
     n_prompts = draw(st.integers(1, 9))
-    n_arms = draw(st.integers(2, 4))
+    # The kernel is compiled once per K up to UNROLLED_ARMS, its loops over the arms unrolled,
+    # and once for every larger K.
+    n_arms = draw(st.sampled_from([2, 3, UNROLLED_ARMS + 1]))
     # A few repeated values, so that prompts and arms tie (best arms, bands, greedy ties).
     value = st.one_of(st.sampled_from([0.0, 0.2, 0.5, 1.0]), st.floats(0.0, 1.0))
     values = draw(st.lists(st.lists(value, min_size=n_arms, max_size=n_arms),

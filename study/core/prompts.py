@@ -14,10 +14,13 @@ words is README.md's; ``tests/reference/prompts.py`` is its executable spec, and
 exactly.
 
 The groups of a pass do not depend on the order they run in (prompts share nothing, and each
-prompt's draws are its own), so the kernel runs a pass prompt by prompt in index order, the
-prompts as the lanes of its loops, and reads a checkpoint that falls inside the pass from a copy
-of the state before it (for the prompts whose group ends after the checkpoint in the pass's
-order) and the state after it (for the others). Seeds run on threads, one seed per task.
+prompt's draws are its own), so the kernel runs a pass with the prompts as the lanes of its
+loops, in lockstep, and reads a checkpoint that falls inside the pass from a copy of the state
+before it (for the prompts whose group ends after the checkpoint in the pass's order) and the
+state after it (for the others); only such a pass draws its order. K is a compile-time constant
+for small K, so each loop over the prompts holds a rollout's or an update's whole work with the
+arms unrolled inside it, and the work arrays are made once per run, not per pass. Seeds run on
+threads, one seed per task.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from study.core.bits import literal_or
 from study.core.fastexp import fast_exp
-from study.core.jit import jit, parallel_jit
+from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.kernel import break_tie
 from study.core.philox import philox_block, unit32
 from study.core.prompt_rules import BANDS, FLOOR, RETRY_FLOOR
@@ -43,6 +47,9 @@ ZSCORE_EPSILON = 1e-4
 """As ``study.learners.reinforce.ZSCORE_EPSILON``."""
 
 _UNIFORM, _SKIP, _VARIANCE, _ORACLE = range(4)
+_ODD, _SIZE, _TOTAL, _SILENT, _IF_PASS, _IF_FAIL, _RATE, _SPREAD = range(8)
+_LANE_ROWS = 8
+"""The rows of a pass's per-prompt numbers in ``_groups``."""
 _GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT = range(3)
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -59,29 +66,28 @@ def difficulty_bands(values: np.ndarray) -> np.ndarray:
     return rank * BANDS // prompts
 
 
-@jit
-def _softmax(logits, weights, norm) -> None:  # pragma: no cover
-    """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt (the
-    loops over the prompts innermost, so that they vectorize)."""
-    n_arms, prompts = logits.shape
-    top = logits[0].copy()
-    for k in range(1, n_arms):
-        for i in range(prompts):
-            top[i] = max(top[i], logits[k, i])
-    norm[:] = 0.0
-    for k in range(n_arms):
-        for i in range(prompts):
-            w = fast_exp(logits[k, i] - top[i])
+@inline_jit
+def _softmax(arms, logits, weights, norm) -> None:  # pragma: no cover
+    """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt: one
+    loop over the prompts with the K arms unrolled inside it (``arms`` a compile-time K)."""
+    for i in range(logits.shape[1]):
+        top = logits[0, i]
+        for k in range(1, arms):
+            top = max(top, logits[k, i])
+        total = 0.0
+        for k in range(arms):
+            w = fast_exp(logits[k, i] - top)
             weights[k, i] = w
-            norm[i] += w
+            total += w
+        norm[i] = total
 
 
-@jit
-def _pass_rate(weights, norm, values, i) -> float:  # pragma: no cover
+@inline_jit
+def _pass_rate(arms, weights, norm, values, i) -> float:  # pragma: no cover
     """Prompt i's pass rate under its policy: sum pi[k] v[k], pi[k] = w[k] (1 / sum w)."""
     inverse = 1.0 / norm[i]
     rate = 0.0
-    for k in range(weights.shape[0]):
+    for k in range(arms):
         rate += (weights[k, i] * inverse) * values[i, k]
     return rate
 
@@ -112,8 +118,8 @@ def _allocate(weights, group, sizes) -> None:  # pragma: no cover
         sizes[ranked[q]] += 1
 
 
-@jit
-def _sizes(rule, group, r, k0, k1, values, logits, weights, norm, run, passed, failed,
+@inline_jit
+def _sizes(arms, rule, group, r, k0, k1, values, logits, weights, norm, run, passed, failed,
            scratch, sizes) -> None:  # pragma: no cover
     """Pass r's group size of every prompt under ``rule`` (see ``RULES``)."""
     prompts = sizes.shape[0]
@@ -134,9 +140,9 @@ def _sizes(rule, group, r, k0, k1, values, logits, weights, norm, run, passed, f
                 b = 1.0 + failed[i]
                 scratch[i] = (a * b) / ((a + b) * (a + b + 1.0))
         else:
-            _softmax(logits, weights, norm)
+            _softmax(arms, logits, weights, norm)
             for i in range(prompts):
-                q = _pass_rate(weights, norm, values, i)
+                q = _pass_rate(arms, weights, norm, values, i)
                 scratch[i] = q * (1.0 - q)
         _allocate(scratch, group, sizes)
 
@@ -164,12 +170,13 @@ def _order(r, k0, k1, scratch, order) -> None:  # pragma: no cover
 
 
 @jit
-def _draw(first, longest, k0, k1, uniforms) -> None:  # pragma: no cover
-    """The action and reward draws of the pass's rollouts j = 0 .. ``longest`` - 1 of every prompt
-    i, whose first is its rollout m = first[i]: the words of main-stream blocks m div 2, m div 2
-    + 1, ... in rows 0, 1, ... of ``uniforms`` (4 rows per block), read at an offset of 2 (m mod
-    2) rows. A loop of its own, so that Philox vectorizes across the prompts."""
-    for b in range((longest + 2) // 2):
+def _draw(first, blocks, k0, k1, uniforms) -> None:  # pragma: no cover
+    """The action and reward draws of the pass's rollouts of every prompt i, whose first is its
+    rollout m = first[i]: the words of main-stream blocks m div 2, ..., m div 2 + ``blocks`` - 1
+    in rows 0, 1, ... of ``uniforms`` (4 rows per block; the pass's rollout j reads rows 2 j +
+    2 (m mod 2) and the one after). A loop of its own, so that Philox vectorizes across the
+    prompts."""
+    for b in range(blocks):
         for i in range(first.shape[0]):
             # Unsigned: a signed floor division keeps a branch for negative numbers, which
             # keeps the loop from vectorizing.
@@ -181,118 +188,115 @@ def _draw(first, longest, k0, k1, uniforms) -> None:  # pragma: no cover
             uniforms[4 * b + 3, i] = unit32(w3)
 
 
-@jit
-def _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts, groups,
-            zero_signal, run, passed, failed) -> None:  # pragma: no cover
+@inline_jit
+def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts,
+            groups, zero_signal, run, passed, failed, lane, policy, drawn,
+            uniforms) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
     policy before the update, then the group estimator's advantages and the update, each prompt
-    with its own group size n_i; ``arm_values`` (K, P) the arms' values. The prompts are the
-    lanes of every loop, in lockstep to the longest group: a rollout past a prompt's n_i gets
-    reward 0 and advantage 0 (a product with 0.0, exact for finite values), which leaves the
-    sums and the logits exactly as they were, and a selection made by a product with 0.0 or 1.0
-    rather than a branch keeps each loop vectorizable."""
-    n_arms, prompts = logits.shape
+    with its own group size n_i; ``arm_values`` (K, P) the arms' values; ``lane``, ``policy``,
+    ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS`` rows, K rows, 2 rows per
+    rollout of the longest group, 4 per draw block). The prompts are the lanes of every loop,
+    in lockstep to the longest group, with the K arms unrolled inside (``arms`` a compile-time
+    K): a rollout past a prompt's n_i gets reward 0 and advantage 0 (a product with 0.0, exact
+    for finite values), which leaves the sums and the logits exactly as they were, and a
+    selection made by a product with 0.0 or 1.0 rather than a branch keeps each loop
+    vectorizable."""
+    prompts = logits.shape[1]
     longest = sizes.max()
-    arms = np.empty((longest, prompts))
-    rewards = np.empty((longest, prompts))
-    advantage = np.empty((longest, prompts))
-    uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
-    odd = np.empty(prompts)
-    size = np.empty(prompts)
-    total = np.zeros(prompts)
-    spare = np.empty(prompts)
-    threshold = np.empty(prompts)
-    cumulative = np.empty(prompts)
-    arm = np.empty(prompts)
-    value = np.empty(prompts)
-    inverse = np.empty(prompts)
-    step = np.empty(prompts)
-    _softmax(logits, weights, norm)
-    _draw(rollouts, longest, k0, k1, uniforms)
+    odd, size, total, silent = lane[_ODD], lane[_SIZE], lane[_TOTAL], lane[_SILENT]
+    if_pass, if_fail, rate = lane[_IF_PASS], lane[_IF_FAIL], lane[_RATE]
+    _softmax(arms, logits, weights, norm)
+    any_odd = 0
+    for i in range(prompts):
+        any_odd |= rollouts[i] & 1
+    # Rollout j reads rows 2 j .. 2 j + 3: blocks enough for the prompts that start at an odd
+    # rollout, and zeros in the rows that only the others read (times 0.0) when none does.
+    blocks = (longest + 1 + any_odd) // 2
+    _draw(rollouts, blocks, k0, k1, uniforms)
+    uniforms[4 * blocks:2 * longest + 2] = 0.0
     for i in range(prompts):
         odd[i] = np.float64(rollouts[i] % 2)
         size[i] = np.float64(max(sizes[i], FLOOR))  # a skipped prompt's divisions stay finite
-    # Per rollout: the draws, then the inverse CDF and the arm's value over the arms, each a loop
-    # over the prompts inside a loop over the arms, so that every loop is one over the prompts.
+        total[i] = 0.0
+        silent[i] = 1.0
+        inverse = 1.0 / norm[i]
+        for k in range(arms):
+            policy[k, i] = weights[k, i] * inverse
     for j in range(longest):
         for i in range(prompts):
-            threshold[i] = (uniforms[2 * j, i] * (1.0 - odd[i])
-                            + uniforms[2 * j + 2, i] * odd[i]) * norm[i]
-            cumulative[i] = 0.0
-            arm[i] = 0.0
-            value[i] = 0.0
-        for k in range(n_arms - 1):
-            for i in range(prompts):
-                cumulative[i] += weights[k, i]
-                arm[i] += np.float64(cumulative[i] <= threshold[i])
-        for k in range(n_arms):
-            for i in range(prompts):
-                value[i] += arm_values[k, i] * np.float64(arm[i] == k)
-        for i in range(prompts):
-            u_reward = (uniforms[2 * j + 1, i] * (1.0 - odd[i])
-                        + uniforms[2 * j + 3, i] * odd[i])
-            arms[j, i] = arm[i]
-            rewards[j, i] = np.float64(u_reward < value[i]) * np.float64(j < sizes[i])
-            total[i] += rewards[j, i]
-    for j in range(longest):
-        for i in range(prompts):
-            r = rewards[j, i]
-            others = (total[i] - r) / (size[i] - 1.0)
-            centred = r - total[i] / size[i]
-            loo = np.float64(estimator == _LEAVE_ONE_OUT)
-            advantage[j, i] = ((r - others) * loo + centred * (1.0 - loo)) * np.float64(
-                j < sizes[i])
-    if estimator == _GROUP_ZSCORE:
-        spare[:] = 0.0
-        for j in range(longest):
-            for i in range(prompts):
-                spare[i] += advantage[j, i] * advantage[j, i]
-        for i in range(prompts):
-            spare[i] = np.sqrt(spare[i] / (size[i] - 1.0)) + ZSCORE_EPSILON
-        for j in range(longest):
-            for i in range(prompts):
-                advantage[j, i] = advantage[j, i] / spare[i]
-    spare[:] = 1.0
-    for j in range(longest):
-        for i in range(prompts):
-            spare[i] *= np.float64(advantage[j, i] == 0.0)
+            o = odd[i]
+            threshold = (uniforms[2 * j, i] * (1.0 - o) + uniforms[2 * j + 2, i] * o) * norm[i]
+            cumulative = 0.0
+            arm = 0.0
+            for k in range(arms - 1):
+                cumulative += weights[k, i]
+                arm += np.float64(cumulative <= threshold)
+            value = 0.0
+            for k in range(arms):
+                value += arm_values[k, i] * np.float64(arm == k)
+            u_reward = uniforms[2 * j + 1, i] * (1.0 - o) + uniforms[2 * j + 3, i] * o
+            reward = np.float64(u_reward < value) * np.float64(j < sizes[i])
+            drawn[2 * j, i] = arm
+            drawn[2 * j + 1, i] = reward
+            total[i] += reward
+    # A reward is 0 or 1, so each prompt has two advantages, one per reward, computed once here
+    # as the estimator computes them for every rollout (the same operations, the same bits).
+    loo = np.float64(estimator == _LEAVE_ONE_OUT)
     for i in range(prompts):
-        inverse[i] = 1.0 / norm[i]
+        mean = total[i] / size[i]
+        if_pass[i] = ((1.0 - (total[i] - 1.0) / (size[i] - 1.0)) * loo
+                      + (1.0 - mean) * (1.0 - loo))
+        if_fail[i] = ((0.0 - (total[i] - 0.0) / (size[i] - 1.0)) * loo
+                      + (0.0 - mean) * (1.0 - loo))
+        rate[i] = lr * (1.0 / size[i])
+    if estimator == _GROUP_ZSCORE:
+        spread = lane[_SPREAD]
+        spread[:] = 0.0
+        for j in range(longest):
+            for i in range(prompts):
+                r = drawn[2 * j + 1, i]
+                a = (if_pass[i] * r + if_fail[i] * (1.0 - r)) * np.float64(j < sizes[i])
+                spread[i] += a * a
+        for i in range(prompts):
+            scale = np.sqrt(spread[i] / (size[i] - 1.0)) + ZSCORE_EPSILON
+            if_pass[i] = if_pass[i] / scale
+            if_fail[i] = if_fail[i] / scale
     for j in range(longest):
         for i in range(prompts):
-            step[i] = (lr * (1.0 / size[i])) * advantage[j, i]
-        for k in range(n_arms):
-            for i in range(prompts):
-                logits[k, i] += step[i] * (np.float64(arms[j, i] == k)
-                                           - weights[k, i] * inverse[i])
+            r = drawn[2 * j + 1, i]
+            advantage = (if_pass[i] * r + if_fail[i] * (1.0 - r)) * np.float64(j < sizes[i])
+            silent[i] *= np.float64(advantage == 0.0)
+            step = rate[i] * advantage
+            for k in range(arms):
+                logits[k, i] += step * (np.float64(drawn[2 * j, i] == k) - policy[k, i])
     for i in range(prompts):
         ran = sizes[i] > 0
-        silent = spare[i] == 1.0
+        quiet = silent[i] == 1.0
         rollouts[i] += sizes[i]
         groups[i] += ran
-        zero_signal[i] += ran and silent
-        run[i] = (run[i] + 1 if silent else 0) if ran else run[i]
+        zero_signal[i] += ran and quiet
+        run[i] = (run[i] + 1 if quiet else 0) if ran else run[i]
         passed[i] = np.int64(total[i]) if ran else passed[i]
         failed[i] = sizes[i] - np.int64(total[i]) if ran else failed[i]
 
 
-@jit
-def _record(budget, k0, k1, values, best, band, logits, weights, norm, rollouts, groups,
+@inline_jit
+def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rollouts, groups,
             zero_signal, out, seed, checkpoint) -> None:  # pragma: no cover
     """Add every prompt's readout in the state given (``logits`` and the counts) to its band's
     row of checkpoint ``checkpoint`` of ``seed`` in ``out`` (see ``FIELDS``), prompts in index
     order."""
     prompts_out, best_out, value_out, rate_out, rollouts_out, groups_out, zero_out, bad_out = out
-    n_arms, prompts = logits.shape
-    _softmax(logits, weights, norm)
-    for i in range(prompts):
+    _softmax(arms, logits, weights, norm)
+    for i in range(logits.shape[1]):
         b = band[i]
         prompts_out[seed, checkpoint, b] += 1
         rollouts_out[seed, checkpoint, b] += rollouts[i]
         groups_out[seed, checkpoint, b] += groups[i]
         zero_out[seed, checkpoint, b] += zero_signal[i]
         finite = True
-        for k in range(n_arms):
+        for k in range(arms):
             finite = finite and np.isfinite(logits[k, i])
         if not finite:
             bad_out[seed, checkpoint, b] += 1
@@ -300,11 +304,11 @@ def _record(budget, k0, k1, values, best, band, logits, weights, norm, rollouts,
         greedy = break_tie(logits[:, i], k0, k1, budget, np.uint64(i))
         best_out[seed, checkpoint, b] += best[i, greedy]
         value_out[seed, checkpoint, b] += values[i, greedy]
-        rate_out[seed, checkpoint, b] += _pass_rate(weights, norm, values, i)
+        rate_out[seed, checkpoint, b] += _pass_rate(arms, weights, norm, values, i)
 
 
 @parallel_jit
-def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budgets,
+def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rule, budgets,
                      out) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P
     prompts of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K)
@@ -312,61 +316,82 @@ def simulate_prompts(keys, values, best, band, lr, estimator, group, rule, budge
     ``estimator`` (a code of ``ESTIMATORS``), ``group`` G (>= 2) and ``rule`` (a code of
     ``RULES``) as the module docstring says; ``budgets`` (int64) the increasing checkpoints, in
     rollouts. ``out`` holds one zeroed array per field of ``FIELDS``, (runs, checkpoints,
-    ``BANDS``): int64, but float64 for ``greedy_value`` and ``pass_rate``."""
-    runs, prompts, n_arms = values.shape
+    ``BANDS``): int64, but float64 for ``greedy_value`` and ``pass_rate``. ``n_arms`` is K up
+    to ``UNROLLED_ARMS`` and 0 past it: numba compiles the kernel once per such K, with the
+    loops over the arms unrolled inside the loops over the prompts."""
+    nb.literally(n_arms)
+    runs, prompts = values.shape[0], values.shape[1]
     for seed in nb.prange(runs):
+        # Here rather than before the loop: numba passes what the loop's body uses from outside
+        # to it as arguments, at run time, and K would not be a constant there.
+        arms = literal_or(n_arms, values.shape[2])
         k0, k1 = keys[seed, 0], keys[seed, 1]
         v = values[seed]
         arm_values = np.ascontiguousarray(v.T)
-        logits = np.zeros((n_arms, prompts))
-        weights = np.empty((n_arms, prompts))
+        logits = np.zeros((arms, prompts))
+        weights = np.empty((arms, prompts))
+        policy = np.empty((arms, prompts))
         norm = np.empty(prompts)
+        lane = np.empty((_LANE_ROWS, prompts))
         rollouts = np.zeros(prompts, dtype=np.int64)
         groups = np.zeros(prompts, dtype=np.int64)
         zero_signal = np.zeros(prompts, dtype=np.int64)
         run = np.zeros(prompts, dtype=np.int64)
         passed = np.zeros(prompts, dtype=np.int64)
         failed = np.zeros(prompts, dtype=np.int64)
-        before = np.empty((n_arms, prompts))
+        before = np.empty((arms, prompts))
         counted_before = np.empty((3, prompts), dtype=np.int64)
-        mixed = np.empty((n_arms, prompts))
+        mixed = np.empty((arms, prompts))
         counted_mixed = np.empty((3, prompts), dtype=np.int64)
         sizes = np.empty(prompts, dtype=np.int64)
         order = np.empty(prompts, dtype=np.int64)
         ends = np.empty(prompts, dtype=np.int64)
         scratch = np.empty(prompts)
+        # Room for the rollouts of the longest group so far, grown when a pass needs more (an
+        # allocation per pass would cost as much as a tenth of the pass).
+        longest = group
+        drawn = np.empty((2 * longest, prompts))
+        uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
         spent = 0
         checkpoint = 0
         r = 0
         while checkpoint < budgets.shape[0]:
-            _sizes(rule, group, r, k0, k1, v, logits, weights, norm, run, passed, failed,
+            _sizes(arms, rule, group, r, k0, k1, v, logits, weights, norm, run, passed, failed,
                    scratch, sizes)
-            _order(r, k0, k1, scratch, order)
-            end = spent
-            for q in range(prompts):
-                end += sizes[order[q]]
-                ends[order[q]] = end
+            end = spent + sizes.sum()
             r += 1
             if end == spent:
                 continue  # every prompt skipped: nothing ran
+            if sizes.max() > longest:
+                longest = sizes.max()
+                drawn = np.empty((2 * longest, prompts))
+                uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
+            # The order matters only to a checkpoint inside the pass; its draws are the pass's
+            # own, so a pass that does not need it need not draw it.
             inside = budgets[checkpoint] < end
             if inside:
+                _order(r - 1, k0, k1, scratch, order)
+                finished = spent
+                for q in range(prompts):
+                    finished += sizes[order[q]]
+                    ends[order[q]] = finished
                 before[:] = logits
                 counted_before[0] = rollouts
                 counted_before[1] = groups
                 counted_before[2] = zero_signal
-            _groups(estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts,
-                    groups, zero_signal, run, passed, failed)
+            _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes,
+                    rollouts, groups, zero_signal, run, passed, failed, lane, policy, drawn,
+                    uniforms)
             while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
                 budget = budgets[checkpoint]
                 for i in range(prompts):
                     ran = sizes[i] > 0 and ends[i] <= budget
-                    for k in range(n_arms):
+                    for k in range(arms):
                         mixed[k, i] = logits[k, i] if ran else before[k, i]
                     counted_mixed[0, i] = rollouts[i] if ran else counted_before[0, i]
                     counted_mixed[1, i] = groups[i] if ran else counted_before[1, i]
                     counted_mixed[2, i] = zero_signal[i] if ran else counted_before[2, i]
-                _record(budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
+                _record(arms, budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
                         counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
                         checkpoint)
                 checkpoint += 1

@@ -152,9 +152,12 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
     out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
-    simulate_prompts(kernel_keys(keys), values, best_arms(values), difficulty_bands(values),
-                     float(lr), prompt_rules.ESTIMATORS.index(estimator), group,
-                     prompt_rules.RULES.index(rule), np.asarray(budgets, dtype=np.int64), out)
+    arms = values.shape[2]
+    arguments = (arms if arms <= UNROLLED_ARMS else 0, kernel_keys(keys), values,
+                 best_arms(values), difficulty_bands(values), float(lr),
+                 prompt_rules.ESTIMATORS.index(estimator), group, prompt_rules.RULES.index(rule),
+                 np.asarray(budgets, dtype=np.int64), out)
+    _compiled(simulate_prompts, 1, arguments)(*arguments)
     return PromptShardResult(*out)
 
 

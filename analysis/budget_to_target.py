@@ -144,11 +144,7 @@ class BudgetRatio:
         its upper one; unresolved while it lies within a limit's Monte Carlo range
         (``ci_low_range``, ``ci_high_range``), where another set of resamples could say
         otherwise."""
-        (low_lo, low_hi), (high_lo, high_hi) = self.ci_low_range, self.ci_high_range
-        if low_lo <= value <= low_hi or high_lo <= value <= high_hi:
-            return Placement.UNRESOLVED
-        return (Placement.BELOW if value < low_lo else Placement.ABOVE if value > high_hi
-                else Placement.INSIDE)
+        return placement(value, self.ci_low_range, self.ci_high_range)
 
     def equivalent(self, margin: float) -> bool:
         """Whether the ratio is shown to lie within [1 / margin, margin]: two one-sided tests at
@@ -166,6 +162,19 @@ class BudgetRatio:
         if low_lo > 1 / margin and high_hi < margin:
             return "equivalent"
         return "unresolved"
+
+
+def placement(value: float, low_range: tuple[float, float],
+              high_range: tuple[float, float]) -> Placement:
+    """Where ``value`` lies against a bootstrap interval whose limits' Monte Carlo ranges are
+    ``low_range`` and ``high_range`` (``percentile_range``): inside, below its lower limit or
+    above its upper one; unresolved while it lies within a limit's range, where another set of
+    resamples could say otherwise."""
+    (low_lo, low_hi), (high_lo, high_hi) = low_range, high_range
+    if low_lo <= value <= low_hi or high_lo <= value <= high_hi:
+        return Placement.UNRESOLVED
+    return (Placement.BELOW if value < low_lo else Placement.ABOVE if value > high_hi
+            else Placement.INSIDE)
 
 
 def percentile_range(values: np.ndarray, q: float,

@@ -433,9 +433,16 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     ``POOR_FIT`` standard errors, ``failed`` when the fit to the full sample fails, ``too few
     budgets`` with fewer than four budgets <= cut: three parameters leave no residual).
     ``predictions``: per cell and budget > cut, ``predicted`` (from the full-sample fit) with its
-    bootstrap interval (``predicted_low``, ``predicted_high``), ``measured`` (the seed mean), its
-    ``measured_standard_error`` and ``inside`` (the measured mean within the predicted interval);
-    no rows for a cell whose fit failed.
+    bootstrap interval (``predicted_low``, ``predicted_high``: the curve's own uncertainty, for
+    the figure), ``measured`` (the seed mean) and its ``measured_standard_error``, and the check:
+    ``error`` = measured - predicted with its percentile interval over the same resamples
+    (``error_low``, ``error_high``: each resample's measured mean against its own refit's
+    prediction, so the interval holds the uncertainty of both and their correlation, the
+    held-out budgets being the fitted seeds' later ones), the Monte Carlo ranges of its limits
+    (``error_low_mc_low`` ... ``error_high_mc_high``) and ``prediction`` (``Placement`` of 0
+    against that interval: ``inside``, the measurement agrees with the prediction; ``below``,
+    the prediction is below the measurement; ``above``; ``unresolved`` within a limit's Monte
+    Carlo error); no rows for a cell whose fit failed.
     """
     accuracy = _by_seed(seed_accuracy(runs), "accuracy")
     cells = _cells(runs)
@@ -461,6 +468,7 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
             continue
         curves = (crossings.bootstrap_weights(seeds, resamples, seed) @ values) / seeds
         refits = [_fit(budgets[fitted], curve[fitted], start) for curve in curves]
+        fitted_resamples = np.array([r is not None for r in refits], dtype=bool)
         kept = np.array([r for r in refits if r is not None]).reshape(-1, 3)
         residual = means[fitted] - scaling_curve(budgets[fitted], start, *found)
         row["residual_rms"] = float(np.sqrt(np.mean(residual**2)))
@@ -472,18 +480,29 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
             row[f"{name}_low"], row[f"{name}_high"] = _percentiles(kept[:, i], tail)
         parameters.append(row)
         for c in np.flatnonzero(held):
-            low, high = _percentiles(np.array([scaling_curve(budgets[c], start, *r)
-                                               for r in kept]), tail)
+            resampled = np.array([scaling_curve(budgets[c], start, *r) for r in kept])
+            low, high = _percentiles(resampled, tail)
+            predicted = float(scaling_curve(budgets[c], start, *found))
+            missed = curves[fitted_resamples, c] - resampled
+            error_low, error_high = _percentiles(missed, tail)
+            ranges = ((crossings.percentile_range(missed, tail),
+                       crossings.percentile_range(missed, 1 - tail)) if missed.size
+                      else ((math.nan, math.nan), (math.nan, math.nan)))
             predictions.append({**cell._asdict(), "budget": int(budgets[c]),
-                                "predicted": float(scaling_curve(budgets[c], start, *found)),
-                                "predicted_low": low, "predicted_high": high,
-                                "measured": float(means[c]),
+                                "predicted": predicted, "predicted_low": low,
+                                "predicted_high": high, "measured": float(means[c]),
                                 "measured_standard_error": float(errors[c]),
-                                "inside": bool(low <= means[c] <= high)})
+                                "error": float(means[c]) - predicted, "error_low": error_low,
+                                "error_high": error_high,
+                                **crossings.range_columns("error_low", "error_high", *ranges),
+                                "prediction": crossings.placement(0.0, *ranges)})
     table = pd.DataFrame(parameters)
     if len(table):
         table["fit"] = typed(table["fit"], CurveFit)
-    return ComputeCurve(table, pd.DataFrame(predictions))
+    predictions = pd.DataFrame(predictions)
+    if len(predictions):
+        predictions["prediction"] = typed(predictions["prediction"], Placement)
+    return ComputeCurve(table, predictions)
 
 
 def _percentiles(values: np.ndarray, tail: float) -> tuple[float, float]:

@@ -225,7 +225,8 @@ METHODS = (
      "instead", "`scipy.stats.ttest_1samp`"),
     ("compute curve", "R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) by least squares on the "
      "budgets up to a cut stated before the run, R0 the untrained accuracy, seed-bootstrap "
-     "percentile intervals of A, B and C_mid, predictions checked at the budgets held out",
+     "percentile intervals of A, B and C_mid; at each budget held out, the percentile interval "
+     "of the measured mean minus the prediction over the same resamples, each refitted",
      "Khatri et al. 2025 (ScaleRL); `scipy.optimize.curve_fit`"),
     ("hardness", "H = sum over the arms a other than the best of 1 / (p_best - p_a)^2, the "
      "complexity H1 of the reference without its term for the best arm (1 / the smallest gap^2)",

@@ -111,8 +111,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("LargestResidual", cite.largest(curve, "residual_rms"), ".3f")
     numbers.put("LargestError", cite.largest(curve, "standard_error"), ".4f")
     numbers.put("HeldOut", cite.count(predictions), ",")
-    numbers.put("Inside", cite.count(predictions, "inside"), ",")
-    numbers.put("Below", cite.count(predictions, "measured > predicted_high"), ",")
+    # The prediction against each held-out measurement (``analysis.prompts.compute_curve``):
+    # below it, the measured mean lies above the curve.
+    for placement in Placement:
+        numbers.put(f"Prediction{placement.value.capitalize()}",
+                    cite.count(predictions, f"prediction == {placement.value!r}"), ",")
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     headline = settings.headline_baseline.value, settings.headline_group_size.value
     head_ratios = _headline(ratios, *headline)
@@ -160,9 +163,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{law_entry['key']}{name}{end}ZeroSignal", row.zero_signal_share,
                             ".3f")
     return {"laws": laws, "higher": bool(len(higher)), "one": cite.declared("1"),
+            "zero": cite.declared("0"),
             "fewer": bool((ratios["ratio_high"] < 1).any()),
             "halved": bool((ratios["interval_against_half"] == Placement.BELOW).any()),
-            "understates": bool((predictions["measured"] > predictions["predicted_high"]).all()),
+            "understates": bool((predictions["prediction"] == Placement.BELOW).all()),
+            "unresolved": bool((predictions["prediction"] == Placement.UNRESOLVED).any()),
             "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),

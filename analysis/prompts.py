@@ -14,7 +14,8 @@ The questions, one function each: does a rule beat uniform allocation at a budge
 (``versus_uniform``)? What budget does each reach a target accuracy at, and is a rule's budget
 half of uniform's (``budget_to_target``)? Where do the rollouts go, by difficulty band
 (``band_spending``)? Does ScaleRL's compute curve, fitted on the early budgets, predict the late
-ones (``compute_curve``)? How many seeds does the paired test need (``seeds_needed``)?
+ones (``compute_curve``), and does it once the earliest budgets are left out of the fit
+(``curve_starts``)? How many seeds does the paired test need (``seeds_needed``)?
 """
 
 from __future__ import annotations
@@ -377,17 +378,21 @@ def scaling_curve(budget: np.ndarray, start: float, asymptote: float, steepness:
     return start + (asymptote - start) * expit(steepness * (log_budget - math.log(midpoint)))
 
 
-def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float) -> np.ndarray | None:
+def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
+         near: np.ndarray | None = None) -> np.ndarray | None:
     """(A, B, C_mid) by least squares (``scipy.optimize.curve_fit``, trust region reflective)
     with A in (R0, 1], B > 0 and C_mid > 0, or None where it fails. It fits log C_mid, which
-    keeps C_mid positive and the parameters on comparable scales."""
+    keeps C_mid positive and the parameters on comparable scales. ``near``: a fit to start
+    from (a bootstrap resample's refit starts from the full sample's, which it lies close to),
+    else a guess from the data."""
     def curve(budget: np.ndarray, asymptote: float, steepness: float,
               log_midpoint: float) -> np.ndarray:
         return scaling_curve(budget, start, asymptote, steepness, math.exp(log_midpoint))
 
     low = np.nextafter(start, 1.0)
-    guess = [min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
-             float(np.log(np.median(budgets[budgets > 0])))]
+    guess = ([min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
+              float(np.log(np.median(budgets[budgets > 0])))] if near is None
+             else [near[0], near[1], math.log(near[2])])
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizeWarning)
@@ -407,9 +412,9 @@ _PARAMETERS = ("asymptote", "steepness", "midpoint")
 
 def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
                   resamples: int = crossings.BOOTSTRAP, seed: int = 0,
-                  confidence: float = CONFIDENCE) -> ComputeCurve:
+                  confidence: float = CONFIDENCE, first: float = 0.0) -> ComputeCurve:
     """Per cell, ScaleRL's compute curve (``scaling_curve``) fitted to the seed-mean accuracy at
-    the budgets <= ``cut`` and checked at the budgets above it.
+    the budgets from ``first`` to ``cut`` and checked at the budgets above ``cut``.
 
     R0 is fixed at chance, ``chance[environment]`` (1/K for arm values drawn from a continuous
     law: the untrained policy's greedy arm is a uniform tie-break among K), not at the mean at the
@@ -425,7 +430,8 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     budgets' correlation is kept); a resample whose fit fails is counted
     (``failed_resamples``) and left out of the percentiles.
 
-    ``parameters``: ``CELL_COLUMNS``, ``seeds``, ``fitted_budgets``, ``start`` (R0), then
+    ``parameters``: ``CELL_COLUMNS``, ``seeds``, ``first_budget`` (the smallest budget fitted),
+    ``fitted_budgets``, ``start`` (R0), then
     ``asymptote`` (A), ``steepness`` (B), ``midpoint`` (C_mid), each with ``_low`` and ``_high``,
     ``resamples``, ``failed_resamples``, ``residual_rms`` (of the seed means about the curve on
     the fitted budgets), ``standard_error`` (RMS over the fitted budgets of the seed-mean's
@@ -453,11 +459,13 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
         budgets = accuracy[cell.cell].columns.to_numpy(dtype=float)
         seeds = values.shape[0]
         start = float(chance[cell.environment])
-        fitted, held = budgets <= cut, budgets > cut
+        fitted, held = (budgets >= first) & (budgets <= cut), budgets > cut
         means = values.mean(axis=0)
         errors = values.std(axis=0, ddof=1) / math.sqrt(seeds)
         found = _fit(budgets[fitted], means[fitted], start) if fitted.sum() > 3 else None
-        row = {**cell._asdict(), "seeds": seeds, "fitted_budgets": int(fitted.sum()),
+        row = {**cell._asdict(), "seeds": seeds,
+               "first_budget": int(budgets[fitted][0]) if fitted.any() else math.nan,
+               "fitted_budgets": int(fitted.sum()),
                "start": start, **dict.fromkeys((f"{name}{end}" for name in _PARAMETERS
                                                 for end in ("", "_low", "_high")), math.nan),
                "resamples": resamples, "failed_resamples": 0, "residual_rms": math.nan,
@@ -467,7 +475,7 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
             parameters.append(row)
             continue
         curves = (crossings.bootstrap_weights(seeds, resamples, seed) @ values) / seeds
-        refits = [_fit(budgets[fitted], curve[fitted], start) for curve in curves]
+        refits = [_fit(budgets[fitted], curve[fitted], start, found) for curve in curves]
         fitted_resamples = np.array([r is not None for r in refits], dtype=bool)
         kept = np.array([r for r in refits if r is not None]).reshape(-1, 3)
         residual = means[fitted] - scaling_curve(budgets[fitted], start, *found)
@@ -503,6 +511,41 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     if len(predictions):
         predictions["prediction"] = typed(predictions["prediction"], Placement)
     return ComputeCurve(table, predictions)
+
+
+def curve_starts(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
+                 resamples: int = crossings.BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
+    """The compute curve fitted from each later first budget (ScaleRL fits after its runs'
+    early steps; ``compute_curve`` fits from the smallest): one row per first budget after the
+    smallest that leaves four budgets or more up to ``cut``, over the cells of ``runs``:
+    ``first_budget``, ``fitted_budgets``, ``fits``, ``poor_fits`` (``CurveFit.POOR``),
+    ``failed_fits``, ``largest_residual`` (residual RMS), ``held_out`` (predictions), the
+    predictions by ``Placement`` of 0 against their error interval (``prediction_inside``,
+    ``prediction_below``: the curve below the measured mean, ``prediction_above``,
+    ``prediction_unresolved``), ``smallest_error`` and ``largest_error`` (measured minus
+    predicted), and ``resamples``."""
+    budgets = np.sort(runs["budget"].unique())
+    fitted = budgets[budgets <= cut]
+    rows = []
+    for first in fitted[1:len(fitted) - 3]:
+        curve = compute_curve(runs, cut, chance, resamples, seed, first=float(first))
+        found, predicted = curve.parameters, curve.predictions
+        placed = (predicted["prediction"].value_counts() if len(predicted)
+                  else pd.Series(dtype=int))
+        rows.append({"first_budget": int(first),
+                     "fitted_budgets": int(((fitted >= first)).sum()),
+                     "fits": len(found),
+                     "poor_fits": int((found["fit"] == CurveFit.POOR).sum()),
+                     "failed_fits": int((found["fit"] == CurveFit.FAILED).sum()),
+                     "largest_residual": float(found["residual_rms"].max()),
+                     "held_out": len(predicted),
+                     **{f"prediction_{p.value}": int(placed.get(p, 0)) for p in Placement},
+                     "smallest_error": float(predicted["error"].min()) if len(predicted)
+                     else math.nan,
+                     "largest_error": float(predicted["error"].max()) if len(predicted)
+                     else math.nan,
+                     "resamples": resamples})
+    return pd.DataFrame(rows)
 
 
 def _percentiles(values: np.ndarray, tail: float) -> tuple[float, float]:
@@ -602,4 +645,5 @@ def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
         curve = compute_curve(headline, analysis.curve_cut, chance)
         tables["prompts_curve"] = curve.parameters
         tables["prompts_curve_predictions"] = curve.predictions
+        tables["prompts_curve_starts"] = curve_starts(headline, analysis.curve_cut, chance)
     return tables

@@ -19,6 +19,7 @@ from analysis.prompts import (
     band_spending,
     budget_to_target,
     compute_curve,
+    curve_starts,
     scaling_curve,
     seed_accuracy,
     seeds_needed,
@@ -340,6 +341,31 @@ def test_a_curve_made_from_the_sigmoid_is_recovered() -> None:
                         resamples=50).predictions
     assert (off["prediction"] == Placement.ABOVE).all()
     assert np.allclose(off["error"], -0.1, atol=1e-5)
+
+
+def test_a_curve_off_the_sigmoid_at_its_first_budgets_fits_from_a_later_one() -> None:
+    # The exact curve of the test above, but 0.8 at budgets 50 and 100, where it is about 0.35
+    # and 0.38: no increasing curve passes within 0.17 of both 0.8 at 100 and the truth, 0.44, at
+    # 200, so a fit from 50 or 100 leaves a residual RMS of at least 0.17 / sqrt(6) = 0.07, many
+    # times the seed means' standard error (0.05 / sqrt(16) = 0.0125; poor past twice it). From
+    # 200 on the data are the curve again, and the fit and its predictions are as above. (From
+    # 50 the least-squares search may also give up: either way the fit is not good.)
+    prompts, cut = 4 * 2**18, 1600
+    truth = scaling_curve(np.array(BUDGETS), CHANCE, *TRUTH.values())
+    truth[:2] = 0.8
+    spread = np.array([[0.05], [-0.05]] * 8)
+    counts = np.round((truth[None, :] + spread) * prompts).astype(np.int64)
+    runs = _curve_runs(counts, prompts)
+    chance = {"beta(2,2)x3": CHANCE}
+    assert compute_curve(runs, cut, chance, resamples=50).parameters["fit"].iat[0] in (
+        CurveFit.POOR, CurveFit.FAILED)
+    starts = curve_starts(runs, cut, chance, resamples=50)
+    assert starts["first_budget"].tolist() == [100, 200]
+    assert starts["fitted_budgets"].tolist() == [5, 4]
+    assert starts["poor_fits"].tolist() == [1, 0]
+    later = starts.iloc[1]
+    assert later["held_out"] == 2 and later["prediction_inside"] == 2
+    assert abs(later["largest_error"]) <= 1e-5
 
 
 def test_a_noisy_sigmoid_is_recovered_within_its_noise() -> None:

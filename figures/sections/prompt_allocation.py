@@ -41,6 +41,9 @@ RATIOS = ["allocation", "environment", "target", "budget_to_target", "budget_low
 CURVE = ["allocation", "environment", "asymptote", "asymptote_low", "asymptote_high",
          "steepness", "steepness_low", "steepness_high", "midpoint", "midpoint_low",
          "midpoint_high", "residual_rms", "standard_error", "fit"]
+STARTS = ["first_budget", "fitted_budgets", "fits", "poor_fits", "largest_residual", "held_out",
+          "prediction_inside", "prediction_below", "prediction_above", "prediction_unresolved",
+          "smallest_error", "largest_error"]
 BANDS = ["allocation", "environment", "band", "rollout_share", "rollout_share_low",
          "rollout_share_high", "zero_signal_share", "accuracy"]
 """The columns of the section's tables."""
@@ -68,6 +71,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     curve = cite.read(study, "prompts_curve")
     predictions = cite.read(study, "prompts_curve_predictions")
     plan = cite.read(study, "prompts_plan")
+    starts = cite.read(study, "prompts_curve_starts")
     first = cite.first(versus)
     numbers.put("Prompts", first.prompts, ",")
     # The study's seeds, as every study names them (``figures.named.headline``).
@@ -116,6 +120,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     for placement in Placement:
         numbers.put(f"Prediction{placement.value.capitalize()}",
                     cite.count(predictions, f"prediction == {placement.value!r}"), ",")
+    # The first later first budget from which every headline fit is good, and its check.
+    good = starts[(starts["poor_fits"] == 0) & (starts["failed_fits"] == 0)]
+    if len(starts):
+        numbers.put("StartResamples", cite.first(starts).resamples, ",")
+    if len(good):
+        row = cite.first(good)
+        numbers.put("GoodStart", row.first_budget, ",")
+        numbers.put("GoodStartResidual", row.largest_residual, ".4f")
+        for placement in Placement:
+            column = f"prediction_{placement.value}"
+            numbers.put(f"GoodStart{placement.value.capitalize()}", getattr(row, column), ",")
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     headline = settings.headline_baseline.value, settings.headline_group_size.value
     head_ratios = _headline(ratios, *headline)
@@ -168,6 +183,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "halved": bool((ratios["interval_against_half"] == Placement.BELOW).any()),
             "understates": bool((predictions["prediction"] == Placement.BELOW).all()),
             "unresolved": bool((predictions["prediction"] == Placement.UNRESOLVED).any()),
+            "has_starts": bool(len(starts)),
+            "good_start": bool(len(good)),
+            "good_start_unresolved": bool(len(good)) and bool(
+                good["prediction_unresolved"].iat[0] > 0),
+            "starts": starts[STARTS],
             "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),

@@ -244,8 +244,11 @@ def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[in
     in which the runs table is assembled."""
     shards = []
     for simulation in simulations:
+        # A study whose budgets all fall short of one group costs no episodes; its shards are
+        # then as large as they may be.
+        cost = max(horizon(simulation, budgets), 1)
         block = seeds_per_shard or min(8192, SEED_GRAIN * max(
-            1, round(SHARD_EPISODES / horizon(simulation, budgets) / SEED_GRAIN)))
+            1, round(SHARD_EPISODES / cost / SEED_GRAIN)))
         shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams,
                          curves) for first in range(start, stop, block)]
     return shards

@@ -62,10 +62,14 @@ SMALLEST_P = 1e-15
 1 - (1 - confidence) / 4 in floating point, which cannot resolve smaller tails."""
 POOR_FIT = 2.0
 """A compute curve fits badly when its residual RMS on the fitted budgets exceeds this many
-times the RMS of the seed-mean's standard errors there. Were the curve right, the squared ratio
-would be about a chi-square with n - 3 degrees of freedom over n (n fitted budgets), and it
-exceeds 4 with probability below 1e-4 for every n >= 4 (chi2(1) > 16: 6e-5; the limit as n
-grows is 0), so a fit called poor is the curve's failure, not the noise's."""
+times the RMS of the seed-mean's standard errors there. Were the seed means at different budgets
+independent and the curve right, the squared ratio would be about a chi-square with n - 3
+degrees of freedom over n (n fitted budgets), past 4 with probability below 1e-4 for every
+n >= 4 (chi2(1) > 16: 6e-5). They share their seeds, so they are positively correlated; the
+curve absorbs much of the common part, which leaves smaller residuals than independent noise
+would: the rule calls a right curve poor even less often, and it detects less. A fit called
+poor is the curve's failure; one not called poor is not shown to fit (a descriptive threshold,
+not a test of the fit)."""
 
 
 def _seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
@@ -389,6 +393,15 @@ def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
               log_midpoint: float) -> np.ndarray:
         return scaling_curve(budget, start, asymptote, steepness, math.exp(log_midpoint))
 
+    def slopes(budget: np.ndarray, asymptote: float, steepness: float,
+               log_midpoint: float) -> np.ndarray:
+        # The curve's derivatives in its three parameters, R0 + (A - R0) s(z) with z =
+        # B (log C - log C_mid): a refit then costs no finite differences (most of its time).
+        distance = np.log(budget) - log_midpoint
+        share = expit(steepness * distance)
+        bend = (asymptote - start) * share * (1.0 - share)
+        return np.column_stack([share, bend * distance, -bend * steepness])
+
     low = np.nextafter(start, 1.0)
     guess = ([min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
               float(np.log(np.median(budgets[budgets > 0])))] if near is None
@@ -396,7 +409,7 @@ def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizeWarning)
-            found, _ = curve_fit(curve, budgets, accuracy, p0=guess,
+            found, _ = curve_fit(curve, budgets, accuracy, p0=guess, jac=slopes,
                                  bounds=([low, np.finfo(float).tiny, -np.inf],
                                          [1.0, np.inf, np.inf]))
     except (RuntimeError, ValueError):

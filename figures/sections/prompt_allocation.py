@@ -187,6 +187,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "good_start": bool(len(good)),
             "good_start_unresolved": bool(len(good)) and bool(
                 good["prediction_unresolved"].iat[0] > 0),
+            "good_start_understates": bool(len(good)) and bool(
+                good["prediction_below"].iat[0] > 0),
             "starts": starts[STARTS],
             "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),

@@ -133,7 +133,7 @@ def references() -> list[dict[str, object]]:
             median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
     # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
     # prompts drawn from beta(2, 2), 400 rollouts per prompt (the many-prompts study goes to
-    # 1,024; drawing a seed's 768 values with numpy costs as much as about 7,000 rollouts, so
+    # 1,024; drawing a seed's 768 values with numpy costs as much as thousands of rollouts, so
     # shorter runs would time numpy's samplers more than the kernel), each allocation rule.
     prompt_seeds, prompt_budget = 64, PROMPTS * 400
     dataset = Environment.drawn("beta", len(PROBS), (2.0, 2.0)).with_prompts(PROMPTS)

@@ -546,7 +546,7 @@ def curve_starts(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
         placed = (predicted["prediction"].value_counts() if len(predicted)
                   else pd.Series(dtype=int))
         rows.append({"first_budget": int(first),
-                     "fitted_budgets": int(((fitted >= first)).sum()),
+                     "fitted_budgets": int((fitted >= first).sum()),
                      "fits": len(found),
                      "poor_fits": int((found["fit"] == CurveFit.POOR).sum()),
                      "failed_fits": int((found["fit"] == CurveFit.FAILED).sum()),

@@ -189,21 +189,20 @@ def _draw(first, blocks, k0, k1, uniforms) -> None:  # pragma: no cover
 
 
 @inline_jit
-def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, rollouts,
-            groups, zero_signal, run, passed, failed, lane, policy, drawn,
+def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, longest,
+            rollouts, groups, zero_signal, run, passed, failed, lane, policy, drawn,
             uniforms) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
     policy before the update, then the group estimator's advantages and the update, each prompt
-    with its own group size n_i; ``arm_values`` (K, P) the arms' values; ``lane``, ``policy``,
-    ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS`` rows, K rows, 2 rows per
-    rollout of the longest group, 4 per draw block). The prompts are the lanes of every loop,
-    in lockstep to the longest group, with the K arms unrolled inside (``arms`` a compile-time
-    K): a rollout past a prompt's n_i gets reward 0 and advantage 0 (a product with 0.0, exact
-    for finite values), which leaves the sums and the logits exactly as they were, and a
-    selection made by a product with 0.0 or 1.0 rather than a branch keeps each loop
-    vectorizable."""
+    with its own group size n_i (``longest`` the largest); ``arm_values`` (K, P) the arms'
+    values; ``lane``, ``policy``, ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS``
+    rows, K rows, 2 rows per rollout of the longest group, 4 per draw block). The prompts are
+    the lanes of every loop, in lockstep to the longest group, with the K arms unrolled inside
+    (``arms`` a compile-time K): a rollout past a prompt's n_i gets reward 0 and advantage 0 (a
+    product with 0.0, exact for finite values), which leaves the sums and the logits exactly as
+    they were, and a selection made by a product with 0.0 or 1.0 rather than a branch keeps each
+    loop vectorizable."""
     prompts = logits.shape[1]
-    longest = sizes.max()
     odd, size, total, silent = lane[_ODD], lane[_SIZE], lane[_TOTAL], lane[_SILENT]
     if_pass, if_fail, rate = lane[_IF_PASS], lane[_IF_FAIL], lane[_RATE]
     _softmax(arms, logits, weights, norm)
@@ -349,9 +348,9 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rul
         scratch = np.empty(prompts)
         # Room for the rollouts of the longest group so far, grown when a pass needs more (an
         # allocation per pass would cost as much as a tenth of the pass).
-        longest = group
-        drawn = np.empty((2 * longest, prompts))
-        uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
+        room = 0
+        drawn = np.empty((0, prompts))
+        uniforms = np.empty((0, prompts))
         spent = 0
         checkpoint = 0
         r = 0
@@ -362,10 +361,11 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rul
             r += 1
             if end == spent:
                 continue  # every prompt skipped: nothing ran
-            if sizes.max() > longest:
-                longest = sizes.max()
-                drawn = np.empty((2 * longest, prompts))
-                uniforms = np.empty((4 * ((longest + 2) // 2), prompts))
+            longest = sizes.max()
+            if longest > room:
+                room = longest
+                drawn = np.empty((2 * room, prompts))
+                uniforms = np.empty((4 * ((room + 2) // 2), prompts))
             # The order matters only to a checkpoint inside the pass; its draws are the pass's
             # own, so a pass that does not need it need not draw it.
             inside = budgets[checkpoint] < end
@@ -380,8 +380,8 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rul
                 counted_before[1] = groups
                 counted_before[2] = zero_signal
             _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes,
-                    rollouts, groups, zero_signal, run, passed, failed, lane, policy, drawn,
-                    uniforms)
+                    longest, rollouts, groups, zero_signal, run, passed, failed, lane, policy,
+                    drawn, uniforms)
             while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
                 budget = budgets[checkpoint]
                 for i in range(prompts):

@@ -107,7 +107,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
                out.zero_signal)
     if learner.nested:
-        literal_arms = arms if arms <= UNROLLED_ARMS else 0
+        literal_arms = _literal_arms(arms)
         settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))
         if group == 1:
             driver, settings = simulate_single, (*settings, checkpoints_array)
@@ -152,8 +152,7 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
     out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
-    arms = values.shape[2]
-    arguments = (arms if arms <= UNROLLED_ARMS else 0, kernel_keys(keys), values,
+    arguments = (_literal_arms(values.shape[2]), kernel_keys(keys), values,
                  best_arms(values), difficulty_bands(values), float(lr),
                  prompt_rules.ESTIMATORS.index(estimator), group, prompt_rules.RULES.index(rule),
                  np.asarray(budgets, dtype=np.int64), out)
@@ -168,6 +167,12 @@ def warm(simulation: Simulation, keys: np.ndarray) -> None:
         simulate_dataset(simulation, keys, (1,))
     else:
         simulate(simulation, keys, (1,))
+
+
+def _literal_arms(arms: int) -> int:
+    """K as the kernels take it to be compiled for it: K itself up to ``UNROLLED_ARMS``, 0 past
+    it (one compilation for every larger K)."""
+    return arms if arms <= UNROLLED_ARMS else 0
 
 
 def _compiled(driver: numba.core.registry.CPUDispatcher, literals: int,

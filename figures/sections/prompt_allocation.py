@@ -44,6 +44,8 @@ CURVE = ["allocation", "environment", "asymptote", "asymptote_low", "asymptote_h
 STARTS = ["first_budget", "fitted_budgets", "fits", "poor_fits", "largest_residual", "held_out",
           "prediction_inside", "prediction_below", "prediction_above", "prediction_unresolved",
           "smallest_error", "largest_error"]
+THIN_BAND = 0.01
+"""An interval of accuracy narrower than this is about a line's width on the figure's axes."""
 BANDS = ["allocation", "environment", "band", "rollout_share", "rollout_share_low",
          "rollout_share_high", "zero_signal_share", "accuracy"]
 """The columns of the section's tables."""
@@ -135,6 +137,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     headline = settings.headline_baseline.value, settings.headline_group_size.value
     head_ratios = _headline(ratios, *headline)
     head_versus = _headline(versus, *headline)
+    # Whether the figure's bands show: the caption says so where most are thinner than a line
+    # (about THIN_BAND of accuracy on its axes).
+    drawn = _headline(cite.read(study, "prompts_accuracy"), *headline)
+    thin = bool((drawn["accuracy_high"] - drawn["accuracy_low"]).median() < THIN_BAND)
     at_target = head_ratios[head_ratios["target"] == TARGET]
     largest = versus["budget"].max()
     numbers.put("Largest", cite.largest(versus, "budget"), ",")
@@ -184,6 +190,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "understates": bool((predictions["prediction"] == Placement.BELOW).all()),
             "unresolved": bool((predictions["prediction"] == Placement.UNRESOLVED).any()),
             "has_starts": bool(len(starts)),
+            "thin_bands": thin,
             "good_start": bool(len(good)),
             "good_start_unresolved": bool(len(good)) and bool(
                 good["prediction_unresolved"].iat[0] > 0),

@@ -1,8 +1,9 @@
 """Bit-level operations numba does not offer on scalars, as LLVM intrinsics for the kernels.
 
 A bit cast between a 64-bit word and a double (free, and it keeps a loop vectorizable, unlike a
-round trip through a NumPy view), the fused multiply-add the exponential is built on, and an
-integer literal as a compile-time constant (the kernel's K).
+round trip through a NumPy view), the fused multiply-add the exponential is built on, a select
+without a branch (the kernels' one-hot arithmetic), and an integer literal as a compile-time
+constant (the kernel's K).
 """
 
 from __future__ import annotations
@@ -69,3 +70,20 @@ def literal_or(typingctx, value, otherwise):  # type: ignore[no-untyped-def]  # 
         return context.cast(builder, args[1], otherwise, types.intp)
 
     return types.intp(value, otherwise), codegen
+
+
+@intrinsic
+def select(typingctx, condition, if_true, if_false):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``if_true`` where ``condition`` holds, else ``if_false`` (two doubles), as one LLVM
+    ``select``: no branch, so the lane loop around it still vectorizes (numba lowers
+    ``a if c else b`` to branches), and a vector blend or masked move where it does."""
+    if not (isinstance(condition, types.Boolean)
+            and all(isinstance(x, types.Float) and x.bitwidth == 64
+                    for x in (if_true, if_false))):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        flag = context.cast(builder, args[0], signature.args[0], types.boolean)
+        return builder.select(flag, args[1], args[2])
+
+    return types.float64(condition, if_true, if_false), codegen

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from study.core.bits import bits_from_double, double_from_bits, fma
+from study.core.bits import bits_from_double, double_from_bits, fma, select
 from study.core.jit import inline_jit
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 with its low 32 bits zero: k * LN2_HI is exact
@@ -42,7 +42,6 @@ _SHIFTER = 6755399441055744.0
 # With 1023 added, those low bits shifted left by 52 are the exponent field of 2^k.
 _BIAS = np.uint64(1023)
 _S52 = np.uint64(52)
-_ZERO = np.uint64(0)
 
 
 @inline_jit
@@ -83,9 +82,8 @@ def fast_exp(x: float) -> float:  # pragma: no cover
     head = 1.0 + hi
     y = head + fma(r2, q, ((1.0 - head) + hi) - lo)
     scale = double_from_bits((bits_from_double(shifted) + _BIAS) << _S52)
-    # The flush is a bitwise AND with all ones or all zeros, not ``if`` (numba lowers it to
+    # The flush is a ``select`` (a masked move in a lane loop), not ``if`` (numba lowers it to
     # branches) nor a multiplication by 1.0 or 0.0: below UNDERFLOW y * scale may be anything
-    # (NaN for x = -inf, where hi = -inf + inf), and only the AND turns NaN into 0. (Only for
+    # (NaN for x = -inf, where hi = -inf + inf), and a product with 0.0 keeps NaN. (Only for
     # -708.74 < x < UNDERFLOW is it subnormal, which may cost a slow microcode assist.)
-    keep = _ZERO - np.uint64(x >= UNDERFLOW)
-    return double_from_bits(bits_from_double(y * scale) & keep)
+    return select(x >= UNDERFLOW, y * scale, 0.0)

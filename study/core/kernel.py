@@ -40,7 +40,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from study.core.bits import literal_or
+from study.core.bits import literal_or, select
 from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, unit32
@@ -191,21 +191,25 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, g
 
 @inline_jit
 def _reward(model, n_arms, s, j, arm, u_reward, own, parameters):  # pragma: no cover
-    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value, found
-    as the sum over the arms of value[k] [arm = k] (no gather; the zero terms leave it exact)."""
+    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value, picked
+    by a ``select`` per arm (a masked move once vectorized, where a gather would be slow)."""
     value = 0.0
     for k in range(n_arms):
-        value += s[arm_row(n_arms, VALUES, k) + j] * np.float64(arm == k)
+        value = select(arm == k, s[arm_row(n_arms, VALUES, k) + j], value)
     return outcome(model, value, u_reward, own, parameters)
 
 
 @inline_jit
 def _count(n_arms, s, j, arm, reward):  # pragma: no cover
-    """Add a rollout of lane j to its arm's pulls and reward sum and to its reward sum."""
+    """Add a rollout of lane j to its arm's pulls and reward sum and to its reward sum: a
+    masked addition per arm once vectorized, so the other arms' sums are left as they are (not
+    added a 0, nor a NaN times 0)."""
     for k in range(n_arms):
-        hit = np.float64(arm == k)
-        s[arm_row(n_arms, PULLS, k) + j] += hit
-        s[arm_row(n_arms, ARM_REWARDS, k) + j] += reward * hit
+        hit = arm == k
+        pulls = s[arm_row(n_arms, PULLS, k) + j]
+        s[arm_row(n_arms, PULLS, k) + j] = select(hit, pulls + 1.0, pulls)
+        rewards = s[arm_row(n_arms, ARM_REWARDS, k) + j]
+        s[arm_row(n_arms, ARM_REWARDS, k) + j] = select(hit, rewards + reward, rewards)
     s[lane_row(n_arms, TOTAL) + j] += reward
 
 

@@ -53,6 +53,7 @@ def register() -> None:
 
     import numpy as np
 
+    from study.core.bits import select
     from study.core.fastexp import fast_exp
     from study.core.hooks import best_mass, choose, implement, learn, learn_one, prepare, score
     from study.core.jit import inline_jit
@@ -87,14 +88,14 @@ def register() -> None:
     def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
         # Inverse CDF without a branch: the arm is the number of arms k < K - 1 whose cumulative
         # weight is <= u * norm, which is the first arm whose cumulative weight exceeds u * norm
-        # (cumulative weights only grow). Comparisons become 0.0 or 1.0 by conversion, not by
-        # `x if c else y`: numba lowers the latter to branches.
+        # (cumulative weights only grow). The count grows by ``select`` (a masked add once
+        # vectorized), not by `x if c else y`, which numba lowers to branches.
         threshold = u_action * shared
         cumulative = 0.0
         arm = 0.0
         for k in range(n_arms - 1):
             cumulative += s[arm_row(n_arms, WEIGHTS, k) + j]
-            arm += np.float64(cumulative <= threshold)
+            arm = select(cumulative <= threshold, arm + 1.0, arm)
         return arm
 
     @inline_jit
@@ -107,9 +108,8 @@ def register() -> None:
         rewards = 0.0
         pulls = 0.0
         for k in range(n_arms):
-            hit = np.float64(arm == k)
-            rewards += s[arm_row(n_arms, ARM_REWARDS, k) + j] * hit
-            pulls += s[arm_row(n_arms, PULLS, k) + j] * hit
+            rewards = select(arm == k, s[arm_row(n_arms, ARM_REWARDS, k) + j], rewards)
+            pulls = select(arm == k, s[arm_row(n_arms, PULLS, k) + j], pulls)
         # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
         return (np.float64(baseline == _RUNNING_MEAN) * np.float64(t > 0)
                 * (total * (1.0 / np.maximum(t, 1)))
@@ -122,14 +122,14 @@ def register() -> None:
     def _step(n_arms, s, j, arm, c, inverse_norm):  # pragma: no cover
         """logits += c (onehot(arm) - pi), pi = weight * (1 / norm)."""
         for k in range(n_arms):
-            indicator = np.float64(arm == k)
+            indicator = select(arm == k, 1.0, 0.0)
             s[arm_row(n_arms, PARAMS, k) + j] += c * (
                 indicator - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse_norm)
 
     @implement(learn_one, LEARNER.name)
     def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared):  # pragma: no cover
         advantage = reward - _baseline(n_arms, baseline, t, s, j, arm, reward)
-        s[lane_row(n_arms, ZERO_SIGNAL) + j] += np.float64(advantage == 0.0)
+        s[lane_row(n_arms, ZERO_SIGNAL) + j] += select(advantage == 0.0, 1.0, 0.0)
         _step(n_arms, s, j, arm, (lr * 1.0) * advantage, 1.0 / shared)
 
     @implement(learn, LEARNER.name)

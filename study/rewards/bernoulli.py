@@ -15,10 +15,10 @@ REWARD = RewardModel(
 
 def register() -> None:
     """Implement the kernel's reward stubs for Bernoulli rewards (``study.core.reward_hooks``)."""
-    import numpy as np
 
+    from study.core.bits import select
     from study.core.reward_hooks import implement, outcome
 
     @implement(outcome, REWARD.name)
     def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
-        return np.float64(u_reward < value)
+        return select(u_reward < value, 1.0, 0.0)

@@ -100,10 +100,10 @@ def register() -> None:
 
     @inline_jit
     def _baseline(n_arms, baseline, t, s, j, arm, reward):  # pragma: no cover
-        """The baseline of a rollout of lane j computed before its group: b_i. Every baseline
-        is computed and the chosen one kept by multiplying by 1.0 and the others by 0.0, which
-        is exact as all are finite (0 for ``none``, and the running mean before the first
-        rollout): a branch per baseline would keep the lane loop from vectorizing."""
+        """The baseline of a rollout of lane j computed before its group: b_i. The branches test
+        the baseline's code and t, the same for every lane, so LLVM unswitches the lane loop on
+        them (a copy of the loop per case) and it still vectorizes; only the chosen baseline is
+        computed, so the per-arm mean's division costs the other baselines nothing."""
         total = s[lane_row(n_arms, TOTAL) + j]
         rewards = 0.0
         pulls = 0.0
@@ -111,11 +111,13 @@ def register() -> None:
             rewards = select(arm == k, s[arm_row(n_arms, ARM_REWARDS, k) + j], rewards)
             pulls = select(arm == k, s[arm_row(n_arms, PULLS, k) + j], pulls)
         # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
-        return (np.float64(baseline == _RUNNING_MEAN) * np.float64(t > 0)
-                * (total * (1.0 / np.maximum(t, 1)))
-                + np.float64(baseline == _RUNNING_MEAN_INCLUSIVE)
-                * ((total + reward) * (1.0 / (t + 1)))
-                + np.float64(baseline == _PER_ARM) * (rewards / np.maximum(pulls, 1.0)))
+        if baseline == _PER_ARM:
+            return rewards / np.maximum(pulls, 1.0)
+        if baseline == _RUNNING_MEAN_INCLUSIVE:
+            return (total + reward) * (1.0 / (t + 1))
+        if baseline == _RUNNING_MEAN and t > 0:
+            return total * (1.0 / t)
+        return 0.0
 
 
     @inline_jit

@@ -232,20 +232,23 @@ def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws,
         s[lane_row(n_arms, WORK_B) + j] = reward
 
 
-@jit
+@inline_jit
 def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
     curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
-    the totals do not depend on how the seeds are split among blocks, threads or shards."""
-    optimal = 0.0
-    gained = 0.0
+    the totals do not depend on how the seeds are split among blocks, threads or shards, and
+    LLVM may vectorize them (a sum of doubles it must add in order, one lane after another)."""
+    optimal = 0
+    gained = 0
     for j in range(np.uint64(used)):
         arm = s[lane_row(n_arms, WORK_A) + j]
+        best = 0.0
         for k in range(n_arms):
-            optimal += s[arm_row(n_arms, BEST, k) + j] * np.float64(arm == k)
-        gained += np.rint(s[lane_row(n_arms, WORK_B) + j] * CURVE_SCALE)
-    curve_optimal[t] += np.int64(optimal)
-    curve_reward[t] += np.int64(gained)
+            best = select(arm == k, s[arm_row(n_arms, BEST, k) + j], best)
+        optimal += np.int64(best)
+        gained += np.int64(np.rint(s[lane_row(n_arms, WORK_B) + j] * CURVE_SCALE))
+    curve_optimal[t] += optimal
+    curve_reward[t] += gained
 
 
 @inline_jit

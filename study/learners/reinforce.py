@@ -74,9 +74,17 @@ def register() -> None:
     @implement(prepare, LEARNER.name)
     def _prepare(name, n_arms, s, j):  # pragma: no cover
         # Softmax weights exp(l - max l) and their sum: the policy of the whole group.
+        # The largest logit, NaN if any is NaN, as np.maximum gives it; the NaN test kept off
+        # the chain of comparisons, where np.maximum's NaN handling sat at every step (this
+        # loop is bound by its latency). Which of two equal zeros is kept does not matter:
+        # it is subtracted from the logits, and exp(+0) = exp(-0) = 1.
         top = s[arm_row(n_arms, PARAMS, 0) + j]
+        lost = top != top
         for k in range(1, n_arms):
-            top = np.maximum(top, s[arm_row(n_arms, PARAMS, k) + j])
+            logit = s[arm_row(n_arms, PARAMS, k) + j]
+            top = select(logit > top, logit, top)
+            lost = lost | (logit != logit)
+        top = select(lost, np.nan, top)
         norm = 0.0
         for k in range(n_arms):
             weight = fast_exp(s[arm_row(n_arms, PARAMS, k) + j] - top)

@@ -27,7 +27,7 @@ ROUNDS = 5
 SEEDS, BUDGET = 2048, 10_000
 
 # The script runs in either checkout, so it names nothing whose module moved between revisions:
-# 64 is the lanes both pass to the floor, as the kernel's LANES.
+# both pass 128 lanes to the floor, the kernel's LANES.
 _TIMING = textwrap.dedent(f"""
     import numba, numpy as np
     from benchmarks.floor import floor_loop
@@ -38,7 +38,7 @@ _TIMING = textwrap.dedent(f"""
     keys = run_keys(1, np.arange({SEEDS}))
     episodes = {SEEDS} * {BUDGET} * 1e-9
     kernel = median_seconds(lambda: simulate(SIM, keys, ({BUDGET},)), 3) / episodes
-    floor = median_seconds(lambda: floor_loop(kernel_keys(keys), 3, {BUDGET}, 64), 3) / episodes
+    floor = median_seconds(lambda: floor_loop(kernel_keys(keys), 3, {BUDGET}, 128), 3) / episodes
     print(kernel, floor)
 """)
 

@@ -21,12 +21,14 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-LANES = 64
-"""Seeds advanced together, and the stride of a row: eight AVX-512 or sixteen AVX2 vectors of
-doubles per lane loop, so that a loop's fixed cost is spread over more seeds, and the state of
-K = 100 arms still fits in L2. The kernels take the number of lanes as a run-time argument on
-purpose: with a constant trip count LLVM fully unrolls each lane loop and then fails to vectorize
-the unrolled code."""
+LANES = 128
+"""Seeds advanced together, and the stride of a row: sixteen AVX-512 or thirty-two AVX2 vectors
+of doubles per lane loop, so that a loop's fixed cost (its entry, its tests of the baseline, the
+draws' bookkeeping between passes) is spread over more seeds (faster than 64 lanes at K = 3 in
+``benchmarks.ab``'s interleaved rounds, and no slower up to K = 100). The state of K = 100 arms
+is 658 KB: within the L2 of the AVX-512 hosts, not of a Zen 3's 512 KB. The kernels take the
+number of lanes as a run-time argument on purpose: with a constant trip count LLVM fully unrolls
+each lane loop and then fails to vectorize the unrolled code."""
 
 STRIDE = LANES + 8
 """Doubles from one row to the next: a whole number of cache lines, but not a divisor of 4 KiB,

@@ -40,8 +40,9 @@ long enough that the per-shard overhead (key, file, checksum) is noise, short en
 interruption loses little and a cluster gets many shards to balance."""
 
 SEED_GRAIN = 256
-"""Shards hold a multiple of 256 seeds: whole blocks of the kernel's 32 lockstep lanes, in a
-number that up to 8 threads share evenly. A partial block costs as much as a full one (measured:
+"""Shards hold a multiple of 256 seeds: whole blocks of the kernel's lockstep lanes
+(``study.core.state.LANES``), two or more, so that both cores of these machines get one. A partial
+block costs as much as a full one (measured:
 200-seed shards made the narrow-margins study about 20% slower than one unsharded run)."""
 
 _PACKAGE = Path(study.__file__).parent

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from study.core.bits import literal_or
+from study.core.bits import literal_or, select
 from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.kernel import break_tie
@@ -198,10 +198,10 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
     values; ``lane``, ``policy``, ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS``
     rows, K rows, 2 rows per rollout of the longest group, 4 per draw block). The prompts are
     the lanes of every loop, in lockstep to the longest group, with the K arms unrolled inside
-    (``arms`` a compile-time K): a rollout past a prompt's n_i gets reward 0 and advantage 0 (a
-    product with 0.0, exact for finite values), which leaves the sums and the logits exactly as
-    they were, and a selection made by a product with 0.0 or 1.0 rather than a branch keeps each
-    loop vectorizable."""
+    (``arms`` a compile-time K): a rollout past a prompt's n_i gets reward 0 and advantage 0,
+    which leave the sums and the logits exactly as they were. Every such choice, and the pick of
+    a prompt's draws, its arm's value and its advantage, is a ``select`` (a masked move once
+    vectorized), not a branch, which would keep the loop from vectorizing."""
     prompts = logits.shape[1]
     odd, size, total, silent = lane[_ODD], lane[_SIZE], lane[_TOTAL], lane[_SILENT]
     if_pass, if_fail, rate = lane[_IF_PASS], lane[_IF_FAIL], lane[_RATE]
@@ -224,18 +224,18 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
             policy[k, i] = weights[k, i] * inverse
     for j in range(longest):
         for i in range(prompts):
-            o = odd[i]
-            threshold = (uniforms[2 * j, i] * (1.0 - o) + uniforms[2 * j + 2, i] * o) * norm[i]
+            starts_odd = odd[i] != 0.0
+            threshold = select(starts_odd, uniforms[2 * j + 2, i], uniforms[2 * j, i]) * norm[i]
             cumulative = 0.0
             arm = 0.0
             for k in range(arms - 1):
                 cumulative += weights[k, i]
-                arm += np.float64(cumulative <= threshold)
+                arm = select(cumulative <= threshold, arm + 1.0, arm)
             value = 0.0
             for k in range(arms):
-                value += arm_values[k, i] * np.float64(arm == k)
-            u_reward = uniforms[2 * j + 1, i] * (1.0 - o) + uniforms[2 * j + 3, i] * o
-            reward = np.float64(u_reward < value) * np.float64(j < sizes[i])
+                value = select(arm == k, arm_values[k, i], value)
+            u_reward = select(starts_odd, uniforms[2 * j + 3, i], uniforms[2 * j + 1, i])
+            reward = select((u_reward < value) & (j < sizes[i]), 1.0, 0.0)
             drawn[2 * j, i] = arm
             drawn[2 * j + 1, i] = reward
             total[i] += reward
@@ -254,8 +254,8 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
         spread[:] = 0.0
         for j in range(longest):
             for i in range(prompts):
-                r = drawn[2 * j + 1, i]
-                a = (if_pass[i] * r + if_fail[i] * (1.0 - r)) * np.float64(j < sizes[i])
+                a = select(j < sizes[i],
+                           select(drawn[2 * j + 1, i] != 0.0, if_pass[i], if_fail[i]), 0.0)
                 spread[i] += a * a
         for i in range(prompts):
             scale = np.sqrt(spread[i] / (size[i] - 1.0)) + ZSCORE_EPSILON
@@ -263,12 +263,12 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
             if_fail[i] = if_fail[i] / scale
     for j in range(longest):
         for i in range(prompts):
-            r = drawn[2 * j + 1, i]
-            advantage = (if_pass[i] * r + if_fail[i] * (1.0 - r)) * np.float64(j < sizes[i])
-            silent[i] *= np.float64(advantage == 0.0)
+            advantage = select(j < sizes[i],
+                               select(drawn[2 * j + 1, i] != 0.0, if_pass[i], if_fail[i]), 0.0)
+            silent[i] = select(advantage == 0.0, silent[i], 0.0)
             step = rate[i] * advantage
             for k in range(arms):
-                logits[k, i] += step * (np.float64(drawn[2 * j, i] == k) - policy[k, i])
+                logits[k, i] += step * (select(drawn[2 * j, i] == k, 1.0, 0.0) - policy[k, i])
     for i in range(prompts):
         ran = sizes[i] > 0
         quiet = silent[i] == 1.0

@@ -111,5 +111,5 @@ clean: ## remove every generated file (out/)
 distclean: clean ## also remove the virtual environment
 	rm -rf $(VENV)
 
-bench: $(INSTALLED) ## benchmark the kernel against its references (out/bench/bench.md); BENCH_BASE=<revision> adds before/after
+bench: $(INSTALLED) ## benchmark the kernel against its references (out/bench/bench.md); BENCH_BASE=<revision> adds a row per commit since it
 	$(PY) -m benchmarks.run

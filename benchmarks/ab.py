@@ -3,7 +3,8 @@ this checkout's, each timed in a process of its own, the two alternating round b
 
 These hosts are shared and their speed drifts within minutes, so a change is judged by the
 median of several rounds measured interleaved, never by two timings taken apart
-(``python -m benchmarks.ab REVISION [ROUNDS]``; ``make bench`` runs it against ``BENCH_BASE``).
+(``python -m benchmarks.ab REVISION [ROUNDS]``; ``make bench`` with ``BENCH_BASE`` set times
+that revision and every commit since, a row per change).
 The other revision is checked out into a temporary git worktree, with a numba cache of its own.
 The same interleaving compares this checkout compiled for the two vector widths LLVM can be tuned
 for (``compare_widths``), which ``make bench`` always reports.
@@ -55,22 +56,52 @@ def _timed(tree: Path, cache: Path, features: str | None = None) -> tuple[float,
     return float(kernel), float(floor)
 
 
-def compare(revision: str, rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
-    """Median ns per episode of the kernel and the floor at ``revision`` and here."""
+def _git(*arguments: str) -> str:
+    return subprocess.run(["git", *arguments], cwd=REPO_ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _interleaved(revisions: dict[str, str | None], rounds: int) -> dict[str, dict[str, float]]:
+    """Median ns per episode of the kernel and the floor of each named revision (each checked
+    out in a worktree of its own; None: this checkout as it is), the revisions timed in turn
+    in every round."""
     with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder) / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", str(base), revision], cwd=REPO_ROOT,
-                       check=True, capture_output=True)
+        trees: dict[str, Path] = {}
         try:
-            trees = {revision: base, "this checkout": REPO_ROOT}
+            for i, (name, revision) in enumerate(revisions.items()):
+                if revision is None:
+                    trees[name] = REPO_ROOT
+                    continue
+                trees[name] = Path(folder) / f"tree-{i}"
+                _git("worktree", "add", "--detach", str(trees[name]), revision)
             found: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
             for _ in range(rounds):
                 for name, tree in trees.items():
                     found[name].append(_timed(tree, Path(folder) / f"cache-{tree.name}"))
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=REPO_ROOT,
-                           check=True, capture_output=True)
+            for tree in trees.values():
+                if tree != REPO_ROOT:
+                    _git("worktree", "remove", "--force", str(tree))
     return _medians(found)
+
+
+def compare(revision: str, rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
+    """Median ns per episode of the kernel and the floor at ``revision`` and here."""
+    return _interleaved({revision: revision, "this checkout": None}, rounds)
+
+
+def compare_commits(base: str, rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
+    """``compare`` with a row per change: ``base``, then every commit after it on this branch
+    (first parents, oldest first), each named by its hash and subject, then this checkout if it
+    has uncommitted changes; all interleaved in the same rounds."""
+    revisions: dict[str, str | None] = {base: base}
+    for line in _git("log", "--first-parent", "--reverse", "--format=%h %s",
+                     f"{base}..HEAD").splitlines():
+        commit, _, subject = line.partition(" ")
+        revisions[f"{commit} {subject[:60]}"] = commit
+    if _git("status", "--porcelain", "--untracked-files=no"):
+        revisions["this checkout (uncommitted changes)"] = None
+    return _interleaved(revisions, rounds)
 
 
 def _medians(found: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:

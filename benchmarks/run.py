@@ -353,7 +353,7 @@ def main() -> None:
     base = os.environ.get("BENCH_BASE")
     if base:
         result["before_and_after"] = {"base": base, "rounds": ab.ROUNDS,
-                                      "medians": ab.compare(base)}
+                                      "medians": ab.compare_commits(base)}
     result["bench_seconds"] = time.perf_counter() - began
     out = OUT_DIR / "bench"
     out.mkdir(parents=True, exist_ok=True)
@@ -362,7 +362,7 @@ def main() -> None:
         "The vector width LLVM is tuned for, both ways", result["vector_width"]["medians"],
         ab.ROUNDS)
     if base:
-        text += "\n" + ab.markdown(f"Before and after, {base} against this checkout",
+        text += "\n" + ab.markdown(f"Each change since {base}: {base}, then every commit after it",
                                     result["before_and_after"]["medians"], ab.ROUNDS)
     write_text(out / "bench.md", text)
     print(text + f"\n({result['bench_seconds']:.0f} s; written to {out})")

@@ -202,8 +202,8 @@ def _reward(model, n_arms, s, j, arm, u_reward, own, parameters):  # pragma: no 
 @inline_jit
 def _count(n_arms, s, j, arm, reward):  # pragma: no cover
     """Add a rollout of lane j to its arm's pulls and reward sum and to its reward sum: a
-    masked addition per arm once vectorized, so the other arms' sums are left as they are (not
-    added a 0, nor a NaN times 0)."""
+    masked addition per arm once vectorized, which leaves the other arms' sums untouched (no 0
+    is added to them, nor a non-finite reward times 0)."""
     for k in range(n_arms):
         hit = arm == k
         pulls = s[arm_row(n_arms, PULLS, k) + j]
@@ -236,8 +236,10 @@ def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws,
 def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
     curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
-    the totals do not depend on how the seeds are split among blocks, threads or shards, and
-    LLVM may vectorize them (a sum of doubles it must add in order, one lane after another)."""
+    the totals do not depend on how the seeds are split among blocks, threads or shards; and
+    LLVM vectorizes an integer sum, where it must add doubles in order, one lane after another.
+    Inlined, as the drivers' other per-rollout pieces: a call would cost numba's reference
+    counting of the arrays at every rollout."""
     optimal = 0
     gained = 0
     for j in range(np.uint64(used)):

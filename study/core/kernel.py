@@ -61,6 +61,7 @@ from study.core.state import (
     ZERO_SIGNAL,
     arm_row,
     lane_row,
+    pulled,
     rows,
 )
 from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
@@ -191,12 +192,8 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, g
 
 @inline_jit
 def _reward(model, n_arms, s, j, arm, u_reward, own, parameters):  # pragma: no cover
-    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value, picked
-    by a ``select`` per arm (a masked move once vectorized, where a gather would be slow)."""
-    value = 0.0
-    for k in range(n_arms):
-        value = select(arm == k, s[arm_row(n_arms, VALUES, k) + j], value)
-    return outcome(model, value, u_reward, own, parameters)
+    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value."""
+    return outcome(model, pulled(n_arms, s, VALUES, j, arm), u_reward, own, parameters)
 
 
 @inline_jit
@@ -218,8 +215,8 @@ def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws,
                  parameters) -> None:  # pragma: no cover
     """A single-rollout update of every lane (G = 1): a pass for the learner's ``prepare`` (the
     exponentials), then one for its ``choose`` and ``learn_one``, the reward and the sums; the
-    arm and the reward are left in the scratch rows for the curves. Nothing in a pass is
-    conditional (a conditional store would keep LLVM from vectorizing it)."""
+    arm and the reward are left in the scratch rows for the curves. No store in a pass is
+    conditional (that would keep LLVM from vectorizing it)."""
     for j in range(np.uint64(lanes)):
         s[lane_row(n_arms, NORM) + j] = prepare(name, n_arms, s, j)
     for j in range(np.uint64(lanes)):
@@ -243,11 +240,7 @@ def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # prag
     optimal = 0
     gained = 0
     for j in range(np.uint64(used)):
-        arm = s[lane_row(n_arms, WORK_A) + j]
-        best = 0.0
-        for k in range(n_arms):
-            best = select(arm == k, s[arm_row(n_arms, BEST, k) + j], best)
-        optimal += np.int64(best)
+        optimal += np.int64(pulled(n_arms, s, BEST, j, s[lane_row(n_arms, WORK_A) + j]))
         gained += np.int64(np.rint(s[lane_row(n_arms, WORK_B) + j] * CURVE_SCALE))
     curve_optimal[t] += optimal
     curve_reward[t] += gained

@@ -189,6 +189,13 @@ def _draw(first, blocks, k0, k1, uniforms) -> None:  # pragma: no cover
 
 
 @inline_jit
+def _advantage(j, i, sizes, drawn, if_pass, if_fail):  # pragma: no cover
+    """Prompt i's advantage for rollout j of its group: the one for its reward, 0 past its
+    group size."""
+    return select(j < sizes[i], select(drawn[2 * j + 1, i] != 0.0, if_pass[i], if_fail[i]), 0.0)
+
+
+@inline_jit
 def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, longest,
             rollouts, groups, zero_signal, run, passed, failed, lane, policy, drawn,
             uniforms) -> None:  # pragma: no cover
@@ -254,8 +261,7 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
         spread[:] = 0.0
         for j in range(longest):
             for i in range(prompts):
-                a = select(j < sizes[i],
-                           select(drawn[2 * j + 1, i] != 0.0, if_pass[i], if_fail[i]), 0.0)
+                a = _advantage(j, i, sizes, drawn, if_pass, if_fail)
                 spread[i] += a * a
         for i in range(prompts):
             scale = np.sqrt(spread[i] / (size[i] - 1.0)) + ZSCORE_EPSILON
@@ -263,8 +269,7 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
             if_fail[i] = if_fail[i] / scale
     for j in range(longest):
         for i in range(prompts):
-            advantage = select(j < sizes[i],
-                               select(drawn[2 * j + 1, i] != 0.0, if_pass[i], if_fail[i]), 0.0)
+            advantage = _advantage(j, i, sizes, drawn, if_pass, if_fail)
             silent[i] = select(advantage == 0.0, silent[i], 0.0)
             step = rate[i] * advantage
             for k in range(arms):

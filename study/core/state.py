@@ -21,12 +21,16 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from study.core.bits import select
+from study.core.jit import inline_jit
+
 LANES = 128
 """Seeds advanced together, and the stride of a row: sixteen AVX-512 or thirty-two AVX2 vectors
 of doubles per lane loop, so that a loop's fixed cost (its entry, its tests of the baseline, the
 draws' bookkeeping between passes) is spread over more seeds (faster than 64 lanes at K = 3 in
-``benchmarks.ab``'s interleaved rounds, and no slower up to K = 100). The state of K = 100 arms
-is 658 KB: within the L2 of the AVX-512 hosts, not of a Zen 3's 512 KB. The kernels take the
+``benchmarks.ab``'s interleaved rounds, and no slower up to K = 100: ``make bench``'s K axis).
+The state of K arms is (6 K + 5) rows of ``STRIDE`` doubles: whether K = 100's fits in a host's L2
+is that host's to say. The kernels take the
 number of lanes as a run-time argument on purpose: with a constant trip count LLVM fully unrolls
 each lane loop and then fails to vectorize the unrolled code."""
 
@@ -103,3 +107,14 @@ def lane_row(typingctx, n_arms, single):  # type: ignore[no-untyped-def]  # prag
                            (args[0], blocks, args[1]))
 
     return types.uint64(n_arms, single), codegen
+
+
+@inline_jit
+def pulled(n_arms, s, block, j, arm):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Lane j's entry of the per-arm ``block`` (``VALUES``, ``PULLS`` ...) for the arm ``arm`` (a
+    double): a ``select`` per arm, a masked move once the lane loop vectorizes, where a gather
+    would be slow."""
+    picked = 0.0
+    for k in range(n_arms):
+        picked = select(arm == k, s[arm_row(n_arms, block, k) + j], picked)
+    return picked

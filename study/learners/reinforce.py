@@ -69,6 +69,7 @@ def register() -> None:
         ZERO_SIGNAL,
         arm_row,
         lane_row,
+        pulled,
     )
 
     @implement(prepare, LEARNER.name)
@@ -109,15 +110,15 @@ def register() -> None:
     @inline_jit
     def _baseline(n_arms, baseline, t, s, j, arm, reward):  # pragma: no cover
         """The baseline of a rollout of lane j computed before its group: b_i. The branches test
-        the baseline's code and t, the same for every lane, so LLVM unswitches the lane loop on
-        them (a copy of the loop per case) and it still vectorizes; only the chosen baseline is
-        computed, so the per-arm mean's division costs the other baselines nothing."""
+        the baseline's code and t, the same for every lane, so the lane loop still vectorizes
+        (LLVM makes a copy of it for the per-arm baseline and branches uniformly in the other);
+        only the chosen baseline is computed, so the per-arm mean's division costs the other
+        baselines nothing."""
         total = s[lane_row(n_arms, TOTAL) + j]
-        rewards = 0.0
-        pulls = 0.0
-        for k in range(n_arms):
-            rewards = select(arm == k, s[arm_row(n_arms, ARM_REWARDS, k) + j], rewards)
-            pulls = select(arm == k, s[arm_row(n_arms, PULLS, k) + j], pulls)
+        # The picks stay before the branches: moved into the per-arm one, they led LLVM to
+        # compute the division in every copy of the loop.
+        rewards = pulled(n_arms, s, ARM_REWARDS, j, arm)
+        pulls = pulled(n_arms, s, PULLS, j, arm)
         # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
         if baseline == _PER_ARM:
             return rewards / np.maximum(pulls, 1.0)

@@ -41,9 +41,9 @@ interruption loses little and a cluster gets many shards to balance."""
 
 SEED_GRAIN = 256
 """Shards hold a multiple of 256 seeds: whole blocks of the kernel's lockstep lanes
-(``study.core.state.LANES``), two or more, so that both cores of these machines get one. A partial
-block costs as much as a full one (measured:
-200-seed shards made the narrow-margins study about 20% slower than one unsharded run)."""
+(``study.core.state.LANES``), two or more, so that both cores of these machines get one. A
+partial block costs as much as a full one (measured: 200-seed shards made the narrow-margins
+study about 20% slower than one unsharded run)."""
 
 _PACKAGE = Path(study.__file__).parent
 T = TypeVar("T")

@@ -15,7 +15,6 @@ REWARD = RewardModel(
 
 def register() -> None:
     """Implement the kernel's reward stubs for Bernoulli rewards (``study.core.reward_hooks``)."""
-
     from study.core.bits import select
     from study.core.reward_hooks import implement, outcome
 

@@ -124,6 +124,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                     cite.count(predictions, f"prediction == {placement.value!r}"), ",")
     # The first later first budget from which every headline fit is good, and its check.
     good = starts[(starts["poor_fits"] == 0) & (starts["failed_fits"] == 0)]
+    first_good = good.iloc[0] if len(good) else None
     if len(starts):
         numbers.put("StartResamples", cite.first(starts).resamples, ",")
     if len(good):
@@ -191,11 +192,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "unresolved": bool((predictions["prediction"] == Placement.UNRESOLVED).any()),
             "has_starts": bool(len(starts)),
             "thin_bands": thin,
-            "good_start": bool(len(good)),
-            "good_start_unresolved": bool(len(good)) and bool(
-                good["prediction_unresolved"].iat[0] > 0),
-            "good_start_understates": bool(len(good)) and bool(
-                good["prediction_below"].iat[0] > 0),
+            "good_start": first_good is not None,
+            "good_start_unresolved": first_good is not None
+            and bool(first_good["prediction_unresolved"] > 0),
+            "good_start_understates": first_good is not None
+            and bool(first_good["prediction_below"] > 0),
             "starts": starts[STARTS],
             "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from randomgen import Philox
 
 from reference import philox as reference_philox
 from reference import unit32 as reference_unit32
 from reference import unit53 as reference_unit53
-from study.core.philox import fill_stream, philox_block, unit32, unit53
+from study.core.philox import (
+    SCHEDULE_ROWS,
+    fill_stream,
+    philox_block,
+    stream_block,
+    stream_schedule,
+    unit32,
+    unit53,
+)
 from study.spec.streams import kernel_keys, run_keys
 
 words = st.integers(0, 2**32 - 1)
@@ -62,7 +70,24 @@ def test_a_stream_is_randomgen_from_its_first_block(k0: int, k1: int, c2: int, n
     np.testing.assert_array_equal(got, generator.random_raw(n).astype(np.uint64))
 
 
+@given(counter=words, c2=words, c3=words, k0=words, k1=words)
+@example(counter=MASK, c2=MASK, c3=MASK, k0=MASK, k1=MASK)
+def test_a_scheduled_block_is_the_block(counter: int, c2: int, c3: int, k0: int,
+                                        k1: int) -> None:
+    """``stream_block`` from a lane's schedule (the second of two lanes, so that the column is
+    not the first) is ``philox_block`` of (counter, 0, c2, c3)."""
+    keys = [np.array([k1, k0], dtype=np.uint64), np.array([k0, k1], dtype=np.uint64)]
+    schedule = np.empty((SCHEDULE_ROWS, 2), np.uint64)
+    stream_schedule(np.uint64(c2), np.uint64(c3), *keys, schedule)
+    got = stream_block(np.uint64(counter), schedule, 1)
+    want = philox_block(*(np.uint64(c) for c in (counter, 0, c2, c3)), np.uint64(k0),
+                        np.uint64(k1))
+    assert [int(w) for w in got] == [int(w) for w in want]
+
+
 @given(words, words)
+@example(0, 0)
+@example(MASK, MASK)
 def test_uniforms_are_exact(high: int, low: int) -> None:
     assert unit32(np.uint64(high)) == reference_unit32(high) == high / 2**32
     want = ((high << 21) | (low >> 11)) / 2**53

@@ -19,7 +19,7 @@ import numpy as np
 
 from study.core.jit import jit
 from study.core.philox import philox_block, unit32
-from study.core.reward_hooks import draws_own, outcome, own_pair
+from study.core.reward_hooks import draws_own, outcome, own_pair, own_stream
 from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
 
 _ZERO = np.uint64(0)
@@ -38,7 +38,9 @@ def pull(model, k0, k1, t, value, parameters, cache, own) -> float:  # pragma: n
     block = t // 2
     if draws_own(model) and own[0] != block + 1:
         own[0] = block + 1
-        own[1], own[2] = own_pair(model, block, k0, k1)
+        c2, c3 = own_stream(model)
+        w0, w1, w2, w3 = philox_block(np.uint64(block), _ZERO, c2, c3, k0, k1)
+        own[1], own[2] = own_pair(model, w0, w1, w2, w3)
     if cache[0] != np.uint64(block + 1):
         words = philox_block(np.uint64(block), _ZERO, _MAIN_C2, _MAIN_C3, k0, k1)
         cache[0] = np.uint64(block + 1)

@@ -16,26 +16,14 @@ import numpy as np
 
 from study.core.elementary import cos_sin_turns, fast_log
 from study.core.jit import inline_jit
-from study.core.philox import philox_block, unit53
-from study.core.streams import NOISE_C2, NOISE_C3
-
-_ZERO = np.uint64(0)
-_NOISE_C2 = np.uint64(NOISE_C2)
-_NOISE_C3 = np.uint64(NOISE_C3)
+from study.core.philox import unit53
 
 
 @inline_jit
 def box_muller(w0: np.uint64, w1: np.uint64, w2: np.uint64,
                w3: np.uint64) -> tuple[float, float]:  # pragma: no cover
-    """The normal pair of a noise block's four words."""
+    """z_2j and z_2j+1, the normal pair of noise block j's four words."""
     radius = np.sqrt(-2.0 * fast_log(1.0 - unit53(w0, w1)))
     cosine, sine = cos_sin_turns(unit53(w2, w3))
     return radius * cosine, radius * sine
 
-
-@inline_jit
-def noise_block(block: int, k0: np.uint64,
-                k1: np.uint64) -> tuple[float, float]:  # pragma: no cover
-    """z_2j and z_2j+1, the normals of noise block j = ``block``."""
-    w0, w1, w2, w3 = philox_block(np.uint64(block), _ZERO, _NOISE_C2, _NOISE_C3, k0, k1)
-    return box_muller(w0, w1, w2, w3)

@@ -43,8 +43,8 @@ import numpy as np
 from study.core.bits import literal_or, select
 from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
-from study.core.philox import philox_block, unit32
-from study.core.reward_hooks import draws_own, outcome, own_pair
+from study.core.philox import SCHEDULE_ROWS, philox_block, stream_block, stream_schedule, unit32
+from study.core.reward_hooks import draws_own, outcome, own_pair, own_stream
 from study.core.state import (
     ARM_REWARDS,
     BEST,
@@ -119,18 +119,19 @@ def break_tie(
 
 
 @jit
-def draw_uniforms(first_block: int, k0: np.ndarray, k1: np.ndarray,
+def draw_uniforms(first_block: int, schedule: np.ndarray,
                   uniforms: np.ndarray) -> None:  # pragma: no cover
     """The action and reward draws of the episodes of main-stream blocks first_block,
-    first_block + 1, ... of every lane: rows 2e and 2e + 1 of ``uniforms`` for the e-th episode.
+    first_block + 1, ... of every lane (``schedule``: the main stream's ``stream_schedule`` of
+    the lanes' keys): rows 2e and 2e + 1 of ``uniforms`` for the e-th episode.
 
     A tight loop of its own, apart from the episodes' lane loops, so that Philox vectorizes
     across lanes; the four words go into one array because stores into two arrays made LLVM
     fall back to its scalar loop (its run-time overlap checks)."""
     for b in range(uniforms.shape[0] // 4):
         counter = np.uint64(first_block + b)
-        for j in range(k0.shape[0]):
-            w0, w1, w2, w3 = philox_block(counter, _ZERO, _MAIN_C2, _MAIN_C3, k0[j], k1[j])
+        for j in range(schedule.shape[1]):
+            w0, w1, w2, w3 = stream_block(counter, schedule, j)
             uniforms[4 * b, j] = unit32(w0)
             uniforms[4 * b + 1, j] = unit32(w1)
             uniforms[4 * b + 2, j] = unit32(w2)
@@ -138,13 +139,16 @@ def draw_uniforms(first_block: int, k0: np.ndarray, k1: np.ndarray,
 
 
 @jit
-def _draw_own(model, first_block, k0, k1, own) -> None:  # pragma: no cover
+def _draw_own(model, first_block, schedule, own) -> None:  # pragma: no cover
     """The reward model's own draws of the episodes of its stream's blocks first_block,
-    first_block + 1, ... of every lane, one row of ``own`` per episode."""
+    first_block + 1, ... of every lane (``schedule``: its stream's ``stream_schedule`` of the
+    lanes' keys), one row of ``own`` per episode."""
     nb.literally(model)
     for b in range(own.shape[0] // 2):
-        for j in range(k0.shape[0]):
-            z0, z1 = own_pair(model, first_block + b, k0[j], k1[j])
+        counter = np.uint64(first_block + b)
+        for j in range(schedule.shape[1]):
+            w0, w1, w2, w3 = stream_block(counter, schedule, j)
+            z0, z1 = own_pair(model, w0, w1, w2, w3)
             own[2 * b, j] = z0
             own[2 * b + 1, j] = z1
 
@@ -247,12 +251,13 @@ def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # prag
 
 
 @inline_jit
-def _start(n_arms, keys, lanes, values, best):  # pragma: no cover
+def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
     """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
-    its lanes, and room for the draws of ``BUFFERED`` rollouts (the reward model's own draws
-    zero for a model without them) and for one lane's scores. Unused
-    lanes of a last, partial block repeat the first run; their results are not written and they
-    are left out of the curves."""
+    its lanes and the schedules of the main stream and the reward model's (``stream_schedule``;
+    the second unused for a model without a stream of its own), and room for the draws of
+    ``BUFFERED`` rollouts (the reward model's own draws zero for a model without them) and for
+    one lane's scores. Unused lanes of a last, partial block repeat the first run; their results
+    are not written and they are left out of the curves."""
     used = keys.shape[0]
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
@@ -264,19 +269,24 @@ def _start(n_arms, keys, lanes, values, best):  # pragma: no cover
         for k in range(n_arms):
             s[arm_row(n_arms, VALUES, k) + j] = values[row, k]
             s[arm_row(n_arms, BEST, k) + j] = np.float64(best[row, k])
-    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, np.empty((2 * BUFFERED, lanes)),
-            np.zeros((BUFFERED, lanes)), np.empty(n_arms))
+    main = np.empty((SCHEDULE_ROWS, lanes), np.uint64)
+    stream_schedule(_MAIN_C2, _MAIN_C3, k0, k1, main)
+    mine = np.empty((SCHEDULE_ROWS, lanes), np.uint64)
+    c2, c3 = own_stream(model)
+    stream_schedule(c2, c3, k0, k1, mine)
+    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, main, mine,
+            np.empty((2 * BUFFERED, lanes)), np.zeros((BUFFERED, lanes)), np.empty(n_arms))
 
 
 @inline_jit
-def _draw(t, k0, k1, model, uniforms, own) -> int:  # pragma: no cover
+def _draw(t, main, mine, model, uniforms, own) -> int:  # pragma: no cover
     """The row of rollout t's draws: from main-stream block t // 2 (and block t // 2 of the reward
     model's own stream), made for ``BUFFERED`` rollouts at a time."""
     row = t % BUFFERED
     if row == 0:
-        draw_uniforms(t // 2, k0, k1, uniforms)
+        draw_uniforms(t // 2, main, uniforms)
         if draws_own(model):
-            _draw_own(model, t // 2, k0, k1, own)
+            _draw_own(model, t // 2, mine, own)
     return row
 
 
@@ -310,11 +320,12 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(model)
     arms = literal_or(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, k0, k1, uniforms, own, scores = _start(arms, keys, lanes, values, best)
+    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                values, best)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, budgets, grid,
                              arms, scores, out)
     for t in range(budgets[-1]):
-        row = _draw(t, k0, k1, model, uniforms, own)
+        row = _draw(t, main, mine, model, uniforms, own)
         _one_rollout(name, model, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
                      uniforms[2 * row + 1], own[row], parameters)
         if curve_optimal.shape[0] > 0:
@@ -340,7 +351,8 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(model)
     arms = literal_or(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, k0, k1, uniforms, own, scores = _start(arms, keys, lanes, values, best)
+    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                values, best)
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
@@ -351,7 +363,7 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
         for i in range(group):
             t = update * group + i
-            row = _draw(t, k0, k1, model, uniforms, own)
+            row = _draw(t, main, mine, model, uniforms, own)
             for j in range(np.uint64(lanes)):
                 arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
                              s[lane_row(arms, NORM) + j])

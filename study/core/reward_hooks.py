@@ -5,18 +5,22 @@ with the reward model's name as a string literal first argument; a model impleme
 ``implement(stub, name)`` (``study.rewards``), and numba inlines the implementation where the
 kernel compiles for that model, so a model's reward is computed with no dispatch, in the lane
 loops, which still vectorize. Every pull t of a run has two draws: the reward word u of the main
-stream (``study.core.streams``' MAIN), and, for a model with a stream of its own, the model's own
-draw of pull t, made two pulls at a time (``own_pair``).
+stream (``study.core.streams``' MAIN), and, for a model with a stream of its own (``own_stream``),
+the model's own draw of pull t, made two pulls at a time from a block of that stream
+(``own_pair``).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import types
 from numba.extending import overload
 
 from study.core.hooks import implement, resolve
 
-__all__ = ["implement", "outcome", "own_pair"]
+_ZERO = np.uint64(0)
+
+__all__ = ["implement", "outcome", "own_pair", "own_stream"]
 
 
 def outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
@@ -31,12 +35,22 @@ def draws_own(model):  # type: ignore[no-untyped-def]
     constant; the kernel skips the draws when not). Not a stub a model implements."""
 
 
-def own_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]
-    """The model's own draws of pulls 2 ``block`` and 2 ``block`` + 1 of the run with Philox key
-    (``k0``, ``k1``), from its stream's block ``block``. Default: none (0.0, 0.0)."""
+def own_stream(model):  # type: ignore[no-untyped-def]
+    """(c2, c3), uint64, of the Philox counters (j, 0, c2, c3) of the model's own stream
+    (``study.core.streams``). Default: (0, 0), never drawn from (``draws_own``)."""
 
 
-def _no_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]  # pragma: no cover
+def own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
+    """The model's own draws of pulls 2j and 2j + 1 of a run, from the four words of block j of
+    its own stream (the kernel computes the block: every lane's at once). Default: none
+    (0.0, 0.0)."""
+
+
+def _no_stream(model):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return _ZERO, _ZERO
+
+
+def _no_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]  # pragma: no cover
     return 0.0, 0.0
 
 
@@ -56,6 +70,11 @@ def _draws_own(model):  # type: ignore[no-untyped-def]
     return implementation
 
 
+@overload(own_stream, inline="always")
+def _own_stream(model):  # type: ignore[no-untyped-def]
+    return resolve("own_stream", model, _no_stream)
+
+
 @overload(own_pair, inline="always")
-def _own_pair(model, block, k0, k1):  # type: ignore[no-untyped-def]
+def _own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
     return resolve("own_pair", model, _no_pair)

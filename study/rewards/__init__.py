@@ -10,8 +10,9 @@ A reward model module holds, in one place:
   (``study.core.streams``);
 * ``register()``: implements the kernel's reward stubs for it (``study.core.reward_hooks``):
   ``outcome`` (the reward of a pull, from the pulled arm's value, the pull's reward draw and its
-  own draw), and for a model with a stream of its own ``own_pair`` (its draws; the kernel draws
-  them only for a model that implements it). The numba
+  own draw), and for a model with a stream of its own ``own_stream`` (the (c2, c3) above) and
+  ``own_pair`` (its draws, from a block of the stream's words; the kernel draws them only for a
+  model that implements it). The numba
   imports sit inside ``register()``, so the declaration can be read without loading numba.
 
 ``study.spec.registry`` finds every module of this folder; nothing else lists the models. To add

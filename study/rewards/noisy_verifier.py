@@ -48,10 +48,9 @@ def register() -> None:
     """Implement the kernel's reward stubs for the noisy verifier (``study.core.reward_hooks``)."""
     import numpy as np
 
-    from study.core.philox import philox_block, unit32
-    from study.core.reward_hooks import implement, outcome, own_pair
+    from study.core.philox import unit32
+    from study.core.reward_hooks import implement, outcome, own_pair, own_stream
 
-    zero = np.uint64(0)
     c2, c3 = np.uint64(STREAM[0]), np.uint64(STREAM[1])
 
     @implement(outcome, REWARD.name)
@@ -60,7 +59,10 @@ def register() -> None:
         return (passed * np.float64(own >= parameters[1])
                 + (1.0 - passed) * np.float64(own < parameters[0]))
 
+    @implement(own_stream, REWARD.name)
+    def _own_stream(model):  # pragma: no cover
+        return c2, c3
+
     @implement(own_pair, REWARD.name)
-    def _own_pair(model, block, k0, k1):  # pragma: no cover
-        words = philox_block(np.uint64(block), zero, c2, c3, k0, k1)
-        return unit32(words[0]), unit32(words[1])
+    def _own_pair(model, w0, w1, w2, w3):  # pragma: no cover
+        return unit32(w0), unit32(w1)

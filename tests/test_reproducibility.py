@@ -3,6 +3,9 @@ around a checkpoint, or the other cells of the grid."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 from llvmlite import binding
 
 from conftest import config_text, make_config, run_cli
+from study.core.jit import WIDE_VECTORS
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
 from study.spec.environment import Environment
@@ -51,10 +55,11 @@ def test_runs_file_is_bit_identical_compiled_for_the_host_and_for_a_generic_cpu(
             "baseline": ["running_mean", "per_arm", "group_zscore"], "group_size": [1, 4],
             "budgets": [9, 200]}
     path = write_config(config_text({"seeds": 70}, **grid))
-    # The host's build may come from the session's numba cache (it is host code); the generic
-    # build is compiled afresh in its own cache. The two processes run at once: compiling is
-    # most of their time, and each uses one core.
-    cpus = {binding.get_host_cpu_name(): {"NUMBA_CPU_NAME": binding.get_host_cpu_name()},
+    # The host's build is the package's own choice (``study.core.jit``: 512-bit vectors where
+    # the host has AVX-512) and may come from the session's numba cache; the generic build is
+    # compiled afresh in its own cache. The two processes run at once: compiling is most of
+    # their time, and each uses one core.
+    cpus = {binding.get_host_cpu_name(): {},
             "generic": {"NUMBA_CPU_NAME": "generic",
                         "NUMBA_CACHE_DIR": str(tmp_path / "cache-generic")}}
     with ThreadPoolExecutor(len(cpus)) as pool:
@@ -63,6 +68,24 @@ def test_runs_file_is_bit_identical_compiled_for_the_host_and_for_a_generic_cpu(
     assert all(d.returncode == 0 for d in done), [d.stderr for d in done]
     files = [(tmp_path / cpu / "runs.parquet").read_bytes() for cpu in cpus]
     assert files[0] == files[1]
+
+
+_FEATURES = ("import study.cli; from numba.core.registry import cpu_target; "
+             "print(cpu_target.target_context.codegen()._tm_features)")
+
+
+@pytest.mark.parametrize("user", [{}, {"NUMBA_CPU_NAME": "generic"},
+                                  {"NUMBA_CPU_FEATURES": "+sse2"}])
+def test_the_package_allows_512_bit_vectors_unless_the_user_chose_the_cpu(
+        user: dict[str, str]) -> None:
+    """Where the host has AVX-512 and no CPU or features were named, numba compiles with
+    ``WIDE_VECTORS`` (some hosts' tuning would emit no 512-bit vector); a CPU or features the
+    user named are left as they are."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU_")}
+    done = subprocess.run([sys.executable, "-c", _FEATURES], capture_output=True, text=True,
+                          env={**env, **user}, check=True)
+    wide = done.stdout.strip().endswith(f",{WIDE_VECTORS}")
+    assert wide == (not user and binding.get_host_cpu_features().get("avx512f", False))
 
 
 @pytest.mark.slow

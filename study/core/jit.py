@@ -31,6 +31,28 @@ process, before numba compiles anything; it is in this file so that changing it 
 numba cache's folder (``study.spec.paths.numba_cache_dir``)."""
 llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
+WIDE_VECTORS = "-prefer-256-bit"
+"""Added to the host's CPU features where it has AVX-512 (and the user named no CPU or features
+of their own, ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``): LLVM's tuning for some AVX-512 hosts
+(Intel's server parts) prefers 256-bit vectors, and it then emits no 512-bit instruction at all.
+The kernel's lane loops are bound by the number of vector instructions, which 512-bit vectors
+halve; on hosts whose tuning already allows them this changes nothing. ``make bench`` times both
+widths on every host (``benchmarks.ab.compare_widths``), so a host where 256-bit is faster shows
+it. The width never changes a result (every operation is an IEEE one, none reassociated).
+numba's cache keys its entries on the features, so each choice has its own."""
+
+
+def _allow_512_bit_vectors() -> None:
+    """Compile for the host with ``WIDE_VECTORS`` where it has AVX-512; must run before numba
+    creates its code generator, which reads the features once."""
+    if nb.config.CPU_NAME is None and nb.config.CPU_FEATURES is None:
+        host = llvm.get_host_cpu_features()
+        if host.get("avx512f", False):
+            nb.config.CPU_FEATURES = f"{host.flatten()},{WIDE_VECTORS}"
+
+
+_allow_512_bit_vectors()
+
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Decorator for serial kernels and helpers."""
 

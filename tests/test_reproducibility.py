@@ -71,7 +71,7 @@ def test_runs_file_is_bit_identical_compiled_for_the_host_and_for_a_generic_cpu(
 
 
 _FEATURES = ("import study.cli; from numba.core.registry import cpu_target; "
-             "print(cpu_target.target_context.codegen()._tm_features)")
+             "print(cpu_target.target_context.codegen().magic_tuple()[2])")
 
 
 @pytest.mark.parametrize("user", [{}, {"NUMBA_CPU_NAME": "generic"},

@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import pytest
+from numba.core.errors import TypingError
 
 import reference
 from analysis.accuracy import cells_frame
@@ -16,6 +18,7 @@ from analysis.questions.reward_noise import table as reward_noise_cost
 from analysis.study_tables import load
 from conftest import config_text
 from study.cli import run_and_write
+from study.core.reward_hooks import implement, own_pair, own_stream
 from study.core.streams import MAIN_C2, MAIN_C3, NOISE_C2, NOISE_C3, TIE_BREAK_C3
 from study.orchestration.simulate import simulate
 from study.spec import registry
@@ -40,6 +43,25 @@ def test_every_reward_model_has_a_reference_and_a_stream_range_of_its_own() -> N
         assert model.stream[1] != TIE_BREAK_C3 and model.stream not in taken, model.name
         taken.add(model.stream)
     assert registry.reward_model("gaussian").stream == (NOISE_C2, NOISE_C3)
+
+
+def test_a_model_drawing_words_of_its_own_must_name_their_stream() -> None:
+    """``own_stream``'s default is the main stream's range: a model with ``own_pair`` and without
+    it would draw its own words from the action and reward draws, so it does not compile."""
+    registry.register_kernels()
+
+    @implement(own_pair, "streamless")
+    def _pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]  # pragma: no cover
+        return 0.0, 0.0
+
+    @nb.njit
+    def stream_of(model):  # type: ignore[no-untyped-def]  # pragma: no cover
+        nb.literally(model)
+        return own_stream(model)
+
+    assert [int(c) for c in stream_of("gaussian")] == [NOISE_C2, NOISE_C3]
+    with pytest.raises(TypingError, match="implements own_pair but not own_stream"):
+        stream_of("streamless")
 
 
 def test_a_verifier_grid_crosses_each_bandit_with_every_rate() -> None:

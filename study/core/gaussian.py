@@ -1,4 +1,5 @@
-"""Standard normal reward noise for the Gaussian reward model, from a run's own noise stream.
+"""Standard normal reward noise for the Gaussian reward model, from the words of a block of a
+run's own noise stream (the kernel computes the blocks).
 
 The noise stream is ``study.core.streams``' NOISE, blocks (j, 0, 1, 0). Block j makes the normal
 pair of pulls 2j and 2j + 1 by Box-Muller: u1 = 1 - unit53(w0, w1), in (0, 1] so its log is

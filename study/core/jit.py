@@ -13,6 +13,7 @@ import warnings
 
 import llvmlite.binding as llvm
 import numba as nb
+from numba.core.codegen import get_host_cpu_features
 from numba.core.errors import NumbaIRAssumptionWarning
 
 # numba's inliner checks, pedantically, that every variable is in scope where it is used, and
@@ -44,11 +45,15 @@ numba's cache keys its entries on the features, so each choice has its own."""
 
 def _allow_512_bit_vectors() -> None:
     """Compile for the host with ``WIDE_VECTORS`` where it has AVX-512; must run before numba
-    creates its code generator, which reads the features once."""
+    creates its code generator, which reads the features once. (numba reads its configuration
+    from the environment again when a ``NUMBA_`` variable changes; a process that changes one
+    after importing this module compiles for the host as numba would.)"""
     if nb.config.CPU_NAME is None and nb.config.CPU_FEATURES is None:
-        host = llvm.get_host_cpu_features()
-        if host.get("avx512f", False):
-            nb.config.CPU_FEATURES = f"{host.flatten()},{WIDE_VECTORS}"
+        # numba's own reading of the host: it honours NUMBA_ENABLE_AVX=0 and a host LLVM cannot
+        # read (then empty).
+        host = get_host_cpu_features()
+        if "+avx512f" in host.split(","):
+            nb.config.CPU_FEATURES = f"{host},{WIDE_VECTORS}"
 
 
 _allow_512_bit_vectors()

@@ -98,7 +98,7 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray, k1: np.ndarray
     A stream's blocks differ only in c0, which is the same in every lane. So round 0's product
     of c2 and round 1's product of word 0 (the key's work, not the counter's) are the same for
     every block of a lane, and so is every round's bumped key: made once per run here rather
-    than at every block, they leave a block about half the vector instructions of
+    than at every block, they save a block about a third of the vector instructions of
     ``philox_block``'s ten rounds. Rows 0-3: c3 ^ round 0's key word 1; round 0's word 1 ^
     round 1's key word 0; the high half of round 1's first product ^ its key word 1; the low
     half of that product. Rows 2r and 2r + 1 for r = 2 .. 9: round r's key."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
+from numba.core import errors
 from numba.extending import overload
 
 from study.core.hooks import implement, resolve
@@ -72,7 +73,13 @@ def _draws_own(model):  # type: ignore[no-untyped-def]
 
 @overload(own_stream, inline="always")
 def _own_stream(model):  # type: ignore[no-untyped-def]
-    return resolve("own_stream", model, _no_stream)
+    # The default, (0, 0), is the main stream's range: a model that draws its own words without
+    # naming its stream would reuse the action and reward draws, so that is an error.
+    stream = resolve("own_stream", model, None)
+    if stream is None and resolve("own_pair", model, None) is not None:
+        raise errors.TypingError(f"reward model {model.literal_value!r} implements own_pair but "
+                                 "not own_stream (the (c2, c3) of its stream)")
+    return stream or resolve("own_stream", model, _no_stream)
 
 
 @overload(own_pair, inline="always")

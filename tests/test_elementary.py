@@ -35,8 +35,8 @@ TRUTH_SLACK = 2.0**-10
 # million more points of the hardest regions: 0.87, 0.82 and 0.83 ulp).
 LOG_ULPS = 0.857  # for x in [1/2, 1/sqrt(2)]: ln x = -ln 2 + ln(1 + f) half cancels
 LOG_ABS = 3.51e-15  # near ln(2^-53) = -36.7, whose ulp is 7.1e-15
-COS_SIN_ULPS = (0.798, 0.819)  # cos, sin; at 2 pi |v| ~ pi/4, where x^2/2 is largest
-COS_SIN_ABS = (8.86e-17, 9.09e-17)
+COS_SIN_ULPS = (0.798, 0.794)  # cos, sin; at 2 pi |v| ~ pi/4, where x^2/2 is largest
+COS_SIN_ABS = (8.86e-17, 8.81e-17)
 COS_SIN_MATH_ABS = 6.94e-16  # from math.cos(2 * math.pi * u): math's own error, by rounding 2 pi u
 TWO_PI = LD(2.0) * (LD(math.pi) + LD(1.2246467991473532e-16))  # pi to 107 bits, rounded to 64
 

@@ -2,18 +2,23 @@
 
 numba's pip build has no SVML, so ``math.log``, ``math.cos`` and ``math.sin`` are scalar libm calls
 that stop a lane loop from vectorizing, and libm may round differently on another host or version.
-These are built only from IEEE-754 basic operations (+, -, *, /) and integer operations on bit
-patterns, without a branch, so every x86-64 host, with any vector width, computes the same bits,
-and the pure-Python functions of the tests' reference (``tests/reference/elementary.py``), which
-perform the same operations in the same order, compute them too. The measured errors are tested
-in ``tests/test_elementary.py``.
+These are built only from IEEE-754 basic operations (+, -, *, / and the fused multiply-add, each
+correctly rounded) and integer operations on bit patterns, without a branch, so every x86-64
+host, with any vector width, computes the same bits, and the pure-Python functions of the tests'
+reference (``tests/reference/elementary.py``), which perform the same operations in the same
+order (each fma exactly, rounded once), compute them too. The polynomials are fdlibm's,
+evaluated by Horner's scheme with one fused multiply-add a step where fdlibm rounds a product
+and a sum: half a polynomial's vector instructions (the loop of the Gaussian noise is bound by
+their number) and one rounding fewer a step. A product known to be exact (by a power of two, by
+6, of k and ln 2's high part) followed by a sum is one fma too, with the bits of the two. The
+measured errors are tested in ``tests/test_elementary.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from study.core.bits import bits_from_double, double_from_bits
+from study.core.bits import bits_from_double, double_from_bits, fma
 from study.core.jit import inline_jit
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 with its low 32 bits zero: k * LN2_HI is exact
@@ -74,7 +79,8 @@ def fast_log(x: float) -> float:  # pragma: no cover
     one, and it gives ln 1 = 0 exactly), and moves the mantissa to [sqrt(2)/2, sqrt(2)) by
     adding to the bits, so it has no branch. The division is the one fdlibm has: a correctly
     rounded IEEE operation, so still the same on every host, and vectorized (a polynomial in f
-    itself would need a far higher degree, |f| being up to 0.41).
+    itself would need a far higher degree, |f| being up to 0.41). R's two chains, and s times
+    the rest, are fused multiply-adds (see the module docstring).
 
     k ln 2 + f is summed as a double-double, the rest of ln(1 + f) added to its error term, so
     that where the sum partly cancels (k = -1) its rounding does not add to the last one: on
@@ -97,15 +103,14 @@ def fast_log(x: float) -> float:  # pragma: no cover
     z = s * s
     w = z * z
     # fdlibm's split of R into even and odd powers of w, for two independent chains.
-    t1 = w * (LG2 + w * (LG4 + w * LG6))
-    t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)))
-    r = t2 + t1
+    t1 = w * fma(w, fma(w, LG6, LG4), LG2)
+    r = fma(z, fma(w, fma(w, fma(w, LG7, LG5), LG3), LG1), t1)
     hfsq = 0.5 * f * f
     # k ln 2 + f as a double-double: for k != 0, |k LN2_HI| >= ln 2 > |f|, so the rounding error
     # of the sum is recovered exactly (for k = 0 there is none).
-    head = k * LN2_HI + f
-    head_error = (k * LN2_HI - head) + f
-    return head + (head_error - (hfsq - (s * (hfsq + r) + k * LN2_LO)))
+    head = fma(k, LN2_HI, f)
+    head_error = fma(k, LN2_HI, -head) + f
+    return head + (head_error - (hfsq - fma(s, hfsq + r, k * LN2_LO)))
 
 
 @inline_jit
@@ -120,29 +125,30 @@ def cos_sin_turns(u: float) -> tuple[float, float]:  # pragma: no cover
     branch-free ``__kernel_cos`` (k_cos.c). The quadrant q mod 4 swaps and negates them by
     bit operations, which are exact and keep the lane loop free of branches.
 
+    The kernels' polynomials, and the sums that take the tail y in, are fused multiply-adds
+    (see the module docstring).
+
     Accuracy, against the exact values (computed in 64-bit extended precision) on 2.2 million
     uniforms n 2^-53 (``tests/test_elementary.py``): absolute error at most 8.9e-17 for cos and
-    9.1e-17 for sin, at most 0.80 and 0.82 ulp (0.82 and 0.83 seen on 20 million more; mostly
+    8.9e-17 for sin, at most 0.80 and 0.80 ulp (0.81 and 0.82 seen on 20 million more; mostly
     the rounding of x^2, largest at |x| ~ pi/4); u = 0, 1/4, 1/2, 3/4 give exactly +-1 and
     (signed) 0. ``math.cos(2 * math.pi * u)`` is off by up to 6.9e-16, as it rounds 2 pi u
     before reducing it.
     """
-    shifted = 4.0 * u + _TWO52
+    shifted = fma(4.0, u, _TWO52)
     q = shifted - _TWO52
-    v = u - 0.25 * q
+    v = fma(-0.25, q, u)
     tail = TWO_PI_TAIL * v
-    six_v = 6.0 * v
-    x = six_v + tail
-    y = (six_v - x) + tail  # the rounding error of x (|6 v| >= |tail|): x + y = 2 pi v
+    x = fma(6.0, v, tail)
+    y = fma(6.0, v, -x) + tail  # the rounding error of x (|6 v| >= |tail|): x + y = 2 pi v
     z = x * x
     cube = z * x
-    rs = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))
-    sine = x - ((z * (0.5 * y - cube * rs) - y) - cube * S1)
+    rs = fma(z, fma(z, fma(z, fma(z, S6, S5), S4), S3), S2)
+    sine = x - fma(-cube, S1, fma(z, fma(-cube, rs, 0.5 * y), -y))
     w = z * z
-    rc = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6))
-    hz = 0.5 * z
-    head = 1.0 - hz
-    cosine = head + (((1.0 - head) - hz) + (z * rc - x * y))
+    rc = fma(w * w, fma(z, fma(z, C6, C5), C4), z * fma(z, fma(z, C3, C2), C1))
+    head = fma(-0.5, z, 1.0)
+    cosine = head + (fma(-0.5, z, 1.0 - head) + fma(z, rc, -(x * y)))
     # Quadrant n = q mod 4 (the low bits of ``shifted``): (cos, sin) of 2 pi u is (c, s),
     # (-s, c), (-c, -s), (s, -c) for n = 0, 1, 2, 3.
     n = bits_from_double(shifted)

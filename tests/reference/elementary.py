@@ -34,11 +34,11 @@ COS_C = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.480158728947
 TWO_PI_MINUS_6 = 0.28318530717958645  # 6 v is exact for v a multiple of 2^-53, |v| <= 1/8
 
 
-def horner(coefficients: tuple[float, ...], x: float) -> float:
-    """c0 + x (c1 + x (c2 + ...)), innermost first."""
+def fused_horner(coefficients: tuple[float, ...], x: float) -> float:
+    """c0 + x (c1 + x (c2 + ...)), innermost first, each step one ``fma``."""
     total = coefficients[-1]
     for c in reversed(coefficients[:-1]):
-        total = c + x * total
+        total = fma(x, total, c)
     return total
 
 
@@ -113,11 +113,11 @@ def log(x: float) -> float:
     z = s * s
     w = z * z
     lg1, lg2, lg3, lg4, lg5, lg6, lg7 = LOG_LG
-    r = z * horner((lg1, lg3, lg5, lg7), w) + w * horner((lg2, lg4, lg6), w)
+    r = fma(z, fused_horner((lg1, lg3, lg5, lg7), w), w * fused_horner((lg2, lg4, lg6), w))
     hfsq = 0.5 * f * f
-    head = k * LN2_HI + f
-    head_error = (k * LN2_HI - head) + f
-    return head + (head_error - (hfsq - (s * (hfsq + r) + k * LN2_LO)))
+    head = fma(k, LN2_HI, f)
+    head_error = fma(k, LN2_HI, -head) + f
+    return head + (head_error - (hfsq - fma(s, hfsq + r, k * LN2_LO)))
 
 
 def cos_sin_turns(u: float) -> tuple[float, float]:
@@ -128,15 +128,14 @@ def cos_sin_turns(u: float) -> tuple[float, float]:
     q = round(4.0 * u)
     v = u - q / 4
     rest = TWO_PI_MINUS_6 * v
-    x = 6.0 * v + rest
-    y = (6.0 * v - x) + rest
+    x = fma(6.0, v, rest)
+    y = fma(6.0, v, -x) + rest
     z = x * x
     s1, *s_rest = SIN_S
     cube = z * x
-    sine = x - ((z * (0.5 * y - cube * horner(tuple(s_rest), z)) - y) - cube * s1)
+    sine = x - fma(-cube, s1, fma(z, fma(-cube, fused_horner(tuple(s_rest), z), 0.5 * y), -y))
     c1, c2, c3, c4, c5, c6 = COS_C
-    r = z * horner((c1, c2, c3), z) + (z * z) * (z * z) * horner((c4, c5, c6), z)
-    half_z = 0.5 * z
-    head = 1.0 - half_z
-    cosine = head + (((1.0 - head) - half_z) + (z * r - x * y))
+    r = fma((z * z) * (z * z), fused_horner((c4, c5, c6), z), z * fused_horner((c1, c2, c3), z))
+    head = fma(-0.5, z, 1.0)
+    cosine = head + (fma(-0.5, z, 1.0 - head) + fma(z, r, -(x * y)))
     return [(cosine, sine), (-sine, cosine), (-cosine, -sine), (sine, -cosine)][q % 4]

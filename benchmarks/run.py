@@ -3,7 +3,8 @@
 Writes ``out/bench/bench.json`` and ``out/bench/bench.md`` and prints the tables. Every timing is
 the median of REPEATS runs after a warm-up run, reported as ns per episode and as the ratio to the
 package's kernel on one thread measured in the same process, so that the machine's speed (noisy on
-a shared 2-core VM) cancels out of the ratios.
+a shared 2-core VM) cancels out of the ratios; the one-thread works that the targets compare are
+timed in the same rounds, in turn (``interleaved_seconds``), so that its drift does too.
 """
 
 from __future__ import annotations
@@ -91,6 +92,23 @@ def median_seconds(work: Callable[[], object], repeats: int = REPEATS) -> float:
     return statistics.median(times)
 
 
+def interleaved_seconds(works: dict[str, Callable[[], object]],
+                        repeats: int = REPEATS) -> dict[str, float]:
+    """Median wall time of each of ``works`` over ``repeats`` rounds that time every work once,
+    in turn, after a warm-up call of each. The host's speed drifts over minutes; timed one after
+    the other, two works can land on different speeds, and a ratio of theirs with them, while
+    in rounds the drift falls on all of them alike."""
+    for work in works.values():
+        work()
+    times: dict[str, list[float]] = {name: [] for name in works}
+    for _ in range(repeats):
+        for name, work in works.items():
+            began = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - began)
+    return {name: statistics.median(spent) for name, spent in times.items()}
+
+
 def kernel_ns(seeds: int, budget: int, threads: int, probs: tuple[float, ...] = PROBS,
               repeats: int = REPEATS) -> float:
     """ns per episode of the package's kernel (all cores' time together, i.e. wall time)."""
@@ -113,48 +131,55 @@ def references() -> list[dict[str, object]]:
 
     seeds, budget = 2048, 10_000
     keys = run_keys(1, np.arange(seeds))
-    for threads in (1, numba.config.NUMBA_NUM_THREADS):
-        numba.set_num_threads(threads)
-        row(KERNEL_1 if threads == 1 else f"package kernel, {threads} threads",
-            f"{seeds} seeds x {budget} episodes", seeds * budget,
-            median_seconds(lambda: simulate(SIM, keys, (budget,))))
-    numba.set_num_threads(1)
+    workload = f"{seeds} seeds x {budget} episodes"
     # What the environments cost: Gaussian rewards (a Box-Muller normal per episode) and the
     # per-step curves (two integer sums per episode); and group rollouts (G per update, the
     # group mean as baseline), per rollout; each on the same workload.
     gaussian = Simulation("reinforce", Environment.fixed(PROBS, "gaussian"), LR, "running_mean")
-    groups = [(f"groups of {g} (group_mean), per rollout",
-               Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", g), False)
-              for g in (8, 64)]
-    for name, sim, curves in (("Gaussian rewards", gaussian, False),
-                              ("per-step curves", SIM, True), *groups):
-        row(f"package kernel, {name}, 1 thread", f"{seeds} seeds x {budget} episodes",
-            seeds * budget,
-            median_seconds(lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves)))
+    variants = [("Gaussian rewards", gaussian, False), ("per-step curves", SIM, True),
+                *((f"groups of {g} (group_mean), per rollout",
+                   Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", g), False)
+                  for g in (8, 64))]
     # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
     # prompts drawn from beta(2, 2), 400 rollouts per prompt (the many-prompts study goes to
     # 1,024; drawing a seed's 768 values with numpy costs as much as thousands of rollouts, so
     # shorter runs would time numpy's samplers more than the kernel), each allocation rule.
     prompt_seeds, prompt_budget = 64, PROMPTS * 400
     dataset = Environment.drawn("beta", len(PROBS), (2.0, 2.0)).with_prompts(PROMPTS)
-    for rule in RULES:
-        sim = Simulation("reinforce", dataset, LR, "group_mean", 8, rule)
-        row(PROMPTS_UNIFORM.replace("uniform", rule),
-            f"{prompt_seeds} seeds x {prompt_budget} rollouts", prompt_seeds * prompt_budget,
-            median_seconds(lambda sim=sim: simulate_dataset(sim, keys[:prompt_seeds],
-                                                            (prompt_budget,))))
-    row(FLOOR, f"{seeds} seeds x {budget} episodes",
-        seeds * budget,
-        median_seconds(lambda: floor_loop(kernel_keys(keys), len(PROBS), budget, LANES)))
+    prompts = {PROMPTS_UNIFORM.replace("uniform", rule):
+               Simulation("reinforce", dataset, LR, "group_mean", 8, rule) for rule in RULES}
+    numpy_seeds, numpy_budget = 10_000, 200
+    rng = np.random.default_rng(1)
+    # Everything a target compares on one thread is timed in the same rounds.
+    prompt_load = (f"{prompt_seeds} seeds x {prompt_budget} rollouts", prompt_seeds * prompt_budget)
+    works: dict[str, tuple[tuple[str, int], Callable[[], object]]] = {
+        KERNEL_1: ((workload, seeds * budget), lambda: simulate(SIM, keys, (budget,))),
+        **{f"package kernel, {name}, 1 thread":
+           ((workload, seeds * budget),
+            lambda sim=sim, curves=curves: simulate(sim, keys, (budget,), curves))
+           for name, sim, curves in variants},
+        **{name: (prompt_load,
+                  lambda sim=sim: simulate_dataset(sim, keys[:prompt_seeds], (prompt_budget,)))
+           for name, sim in prompts.items()},
+        FLOOR: ((workload, seeds * budget),
+                lambda: floor_loop(kernel_keys(keys), len(PROBS), budget, LANES)),
+        NUMPY: ((f"{numpy_seeds} seeds x {numpy_budget} episodes", numpy_seeds * numpy_budget),
+                lambda: numpy_reinforce(probs, LR, numpy_budget, numpy_seeds, rng)),
+    }
+    numba.set_num_threads(1)
+    timed = interleaved_seconds({name: work for name, (_, work) in works.items()})
+    threads = numba.config.NUMBA_NUM_THREADS
+    numba.set_num_threads(threads)
+    both = median_seconds(lambda: simulate(SIM, keys, (budget,)))
+    numba.set_num_threads(1)
+    for name, ((load, episodes), _) in works.items():
+        row(name, load, episodes, timed[name])
+        if name == KERNEL_1:
+            row(f"package kernel, {threads} threads", workload, seeds * budget, both)
     scalar_seeds, scalar_budget = 1024, 2_000
     row("scalar numba loop (libm exp, np.random), 1 thread",
         f"{scalar_seeds} seeds x {scalar_budget} episodes", scalar_seeds * scalar_budget,
         median_seconds(lambda: scalar_reinforce(probs, LR, scalar_budget, scalar_seeds, 1)))
-    numpy_seeds, numpy_budget = 10_000, 200
-    rng = np.random.default_rng(1)
-    row(NUMPY, f"{numpy_seeds} seeds x {numpy_budget} episodes",
-        numpy_seeds * numpy_budget,
-        median_seconds(lambda: numpy_reinforce(probs, LR, numpy_budget, numpy_seeds, rng)))
     # The whole process against numpy on one workload: ``python -m study run`` on one thread
     # (start-up with a warm numba cache, simulation, the runs table written; a fresh shard cache)
     # and the numpy peer in this process; timed once each, as each takes seconds.

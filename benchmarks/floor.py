@@ -10,13 +10,8 @@ import numba as nb
 import numpy as np
 
 from study.core.fastexp import fast_exp
-from study.core.kernel import draw_uniforms
-from study.core.philox import SCHEDULE_ROWS, stream_schedule
+from study.core.kernel import draw_uniforms, main_schedule
 from study.core.state import BUFFERED
-from study.core.streams import MAIN_C2, MAIN_C3
-
-_MAIN_C2 = np.uint64(MAIN_C2)
-_MAIN_C3 = np.uint64(MAIN_C3)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -27,9 +22,8 @@ def floor_loop(keys: np.ndarray, arms: int, budget: int, lanes: int) -> float:  
     uniforms = np.empty((2 * BUFFERED, lanes))
     acc = np.zeros(lanes)
     for block in range(keys.shape[0] // lanes):
-        main = np.empty((SCHEDULE_ROWS, lanes), np.uint64)
-        stream_schedule(_MAIN_C2, _MAIN_C3, keys[block * lanes:(block + 1) * lanes, 0].copy(),
-                        keys[block * lanes:(block + 1) * lanes, 1].copy(), main)
+        main = main_schedule(keys[block * lanes:(block + 1) * lanes, 0].copy(),
+                             keys[block * lanes:(block + 1) * lanes, 1].copy())
         for t in range(budget):
             row = t % BUFFERED
             if row == 0:

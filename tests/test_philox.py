@@ -77,8 +77,8 @@ def test_a_scheduled_block_is_the_block(counter: int, c2: int, c3: int, k0: int,
     """``stream_block`` from a lane's schedule (the second of two lanes, so that the column is
     not the first) is ``philox_block`` of (counter, 0, c2, c3)."""
     keys = [np.array([k1, k0], dtype=np.uint64), np.array([k0, k1], dtype=np.uint64)]
-    schedule = np.empty((SCHEDULE_ROWS, 2), np.uint64)
-    stream_schedule(np.uint64(c2), np.uint64(c3), *keys, schedule)
+    schedule = stream_schedule(np.uint64(c2), np.uint64(c3), *keys)
+    assert schedule.shape == (SCHEDULE_ROWS, 2)
     got = stream_block(np.uint64(counter), schedule, 1)
     want = philox_block(*(np.uint64(c) for c in (counter, 0, c2, c3)), np.uint64(k0),
                         np.uint64(k1))

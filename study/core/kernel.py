@@ -43,7 +43,7 @@ import numpy as np
 from study.core.bits import literal_or, select
 from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
-from study.core.philox import SCHEDULE_ROWS, philox_block, stream_block, stream_schedule, unit32
+from study.core.philox import philox_block, stream_block, stream_schedule, unit32
 from study.core.reward_hooks import draws_own, outcome, own_pair, own_stream
 from study.core.state import (
     ARM_REWARDS,
@@ -119,11 +119,17 @@ def break_tie(
 
 
 @jit
+def main_schedule(k0: np.ndarray, k1: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """The main stream's ``stream_schedule`` of the lanes' keys, for ``draw_uniforms``."""
+    return stream_schedule(_MAIN_C2, _MAIN_C3, k0, k1)
+
+
+@jit
 def draw_uniforms(first_block: int, schedule: np.ndarray,
                   uniforms: np.ndarray) -> None:  # pragma: no cover
     """The action and reward draws of the episodes of main-stream blocks first_block,
-    first_block + 1, ... of every lane (``schedule``: the main stream's ``stream_schedule`` of
-    the lanes' keys): rows 2e and 2e + 1 of ``uniforms`` for the e-th episode.
+    first_block + 1, ... of every lane (``schedule``: ``main_schedule`` of the lanes' keys):
+    rows 2e and 2e + 1 of ``uniforms`` for the e-th episode.
 
     A tight loop of its own, apart from the episodes' lane loops, so that Philox vectorizes
     across lanes; the four words go into one array because stores into two arrays made LLVM
@@ -269,12 +275,9 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
         for k in range(n_arms):
             s[arm_row(n_arms, VALUES, k) + j] = values[row, k]
             s[arm_row(n_arms, BEST, k) + j] = np.float64(best[row, k])
-    main = np.empty((SCHEDULE_ROWS, lanes), np.uint64)
-    stream_schedule(_MAIN_C2, _MAIN_C3, k0, k1, main)
-    mine = np.empty((SCHEDULE_ROWS, lanes), np.uint64)
     c2, c3 = own_stream(model)
-    stream_schedule(c2, c3, k0, k1, mine)
-    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, main, mine,
+    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, main_schedule(k0, k1),
+            stream_schedule(c2, c3, k0, k1),
             np.empty((2 * BUFFERED, lanes)), np.zeros((BUFFERED, lanes)), np.empty(n_arms))
 
 

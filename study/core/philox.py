@@ -90,9 +90,9 @@ SCHEDULE_ROWS = 20
 
 
 @jit
-def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray, k1: np.ndarray,
-                    schedule: np.ndarray) -> None:  # pragma: no cover
-    """Column j of ``schedule`` ((``SCHEDULE_ROWS``, lanes) uint64): what the blocks
+def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray,
+                    k1: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """A (``SCHEDULE_ROWS``, lanes) uint64 array whose column j holds what the blocks
     (c, 0, c2, c3) of key (k0[j], k1[j]) share whatever the counter c, for ``stream_block``.
 
     A stream's blocks differ only in c0, which is the same in every lane. So round 0's product
@@ -102,6 +102,7 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray, k1: np.ndarray
     ``philox_block``'s ten rounds. Rows 0-3: c3 ^ round 0's key word 1; round 0's word 1 ^
     round 1's key word 0; the high half of round 1's first product ^ its key word 1; the low
     half of that product. Rows 2r and 2r + 1 for r = 2 .. 9: round r's key."""
+    schedule = np.empty((SCHEDULE_ROWS, k0.shape[0]), np.uint64)
     p1 = _M1 * (c2 & _LOW32)
     for j in range(k0.shape[0]):
         key0 = k0[j] & _LOW32
@@ -114,6 +115,7 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray, k1: np.ndarray
         for r in range(2, ROUNDS):
             schedule[2 * r, j] = (key0 + _W0 * np.uint64(r)) & _LOW32
             schedule[2 * r + 1, j] = (key1 + _W1 * np.uint64(r)) & _LOW32
+    return schedule
 
 
 @inline_jit
@@ -160,8 +162,7 @@ def fill_stream(k0: np.uint64, k1: np.uint64, c2: np.uint64, c3: np.uint64,
                 out: np.ndarray) -> None:  # pragma: no cover
     """Write the first ``len(out)`` words of the stream of blocks (j, 0, c2, c3), j = 0, 1, ...,
     of key (k0, k1) into ``out``, by ``stream_block`` as the kernels draw them (for the tests)."""
-    schedule = np.empty((SCHEDULE_ROWS, 1), np.uint64)
-    stream_schedule(c2, c3, np.full(1, k0), np.full(1, k1), schedule)
+    schedule = stream_schedule(c2, c3, np.full(1, k0), np.full(1, k1))
     n = out.shape[0]
     for j in range((n + 3) // 4):
         words = stream_block(np.uint64(j), schedule, 0)

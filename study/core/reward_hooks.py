@@ -38,7 +38,9 @@ def draws_own(model):  # type: ignore[no-untyped-def]
 
 def own_stream(model):  # type: ignore[no-untyped-def]
     """(c2, c3), uint64, of the Philox counters (j, 0, c2, c3) of the model's own stream
-    (``study.core.streams``). Default: (0, 0), never drawn from (``draws_own``)."""
+    (``study.core.streams``), implemented from the model's declaration
+    (``study.rewards.RewardModel.register_stream``). Default: (0, 0), never drawn from
+    (``draws_own``)."""
 
 
 def own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
@@ -75,11 +77,13 @@ def _draws_own(model):  # type: ignore[no-untyped-def]
 def _own_stream(model):  # type: ignore[no-untyped-def]
     # The default, (0, 0), is the main stream's range: a model that draws its own words without
     # naming its stream would reuse the action and reward draws, so that is an error.
+    if not isinstance(model, types.StringLiteral):
+        return None
     stream = resolve("own_stream", model, None)
     if stream is None and resolve("own_pair", model, None) is not None:
         raise errors.TypingError(f"reward model {model.literal_value!r} implements own_pair but "
-                                 "not own_stream (the (c2, c3) of its stream)")
-    return stream or resolve("own_stream", model, _no_stream)
+                                 "not own_stream: its REWARD declares no stream (c2, c3)")
+    return stream or _no_stream
 
 
 @overload(own_pair, inline="always")

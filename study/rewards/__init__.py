@@ -10,9 +10,9 @@ A reward model module holds, in one place:
   (``study.core.streams``);
 * ``register()``: implements the kernel's reward stubs for it (``study.core.reward_hooks``):
   ``outcome`` (the reward of a pull, from the pulled arm's value, the pull's reward draw and its
-  own draw), and for a model with a stream of its own ``own_stream`` (the (c2, c3) above) and
-  ``own_pair`` (its draws, from a block of the stream's words; the kernel draws them only for a
-  model that implements it). The numba
+  own draw), and for a model with a stream of its own ``own_pair`` (its draws, from the words of
+  a block of that stream; the kernel draws them only for a model that implements it, from the
+  range ``stream`` names: ``RewardModel.register_stream``). The numba
   imports sit inside ``register()``, so the declaration can be read without loading numba.
 
 ``study.spec.registry`` finds every module of this folder; nothing else lists the models. To add
@@ -62,3 +62,20 @@ class RewardModel:
     def defaults(self) -> tuple[float, ...]:
         """The parameter values a config gets when it gives none."""
         return tuple(p.default for p in self.parameters)
+
+    def register_stream(self) -> None:
+        """Implement the kernel's ``own_stream`` stub for this model from ``stream`` (nothing
+        for a model without a stream of its own), so that the range the declaration names is
+        the one the kernel draws from; ``study.spec.registry.register_kernels`` calls it.
+        Loads numba."""
+        if self.stream is None:
+            return
+        import numpy as np
+
+        from study.core.reward_hooks import implement, own_stream
+
+        c2, c3 = np.uint64(self.stream[0]), np.uint64(self.stream[1])
+
+        @implement(own_stream, self.name)
+        def _own_stream(model):  # type: ignore[no-untyped-def]  # pragma: no cover
+            return c2, c3

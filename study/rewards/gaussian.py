@@ -18,20 +18,12 @@ REWARD = RewardModel(
 
 def register() -> None:
     """Implement the kernel's reward stubs for Gaussian rewards (``study.core.reward_hooks``)."""
-    import numpy as np
-
     from study.core.gaussian import box_muller
-    from study.core.reward_hooks import implement, outcome, own_pair, own_stream
-
-    c2, c3 = np.uint64(REWARD.stream[0]), np.uint64(REWARD.stream[1])
+    from study.core.reward_hooks import implement, outcome, own_pair
 
     @implement(outcome, REWARD.name)
     def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
         return value + own
-
-    @implement(own_stream, REWARD.name)
-    def _own_stream(model):  # pragma: no cover
-        return c2, c3
 
     @implement(own_pair, REWARD.name)
     def _own_pair(model, w0, w1, w2, w3):  # pragma: no cover

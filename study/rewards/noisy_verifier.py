@@ -49,19 +49,13 @@ def register() -> None:
     import numpy as np
 
     from study.core.philox import unit32
-    from study.core.reward_hooks import implement, outcome, own_pair, own_stream
-
-    c2, c3 = np.uint64(STREAM[0]), np.uint64(STREAM[1])
+    from study.core.reward_hooks import implement, outcome, own_pair
 
     @implement(outcome, REWARD.name)
     def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
         passed = np.float64(u_reward < value)
         return (passed * np.float64(own >= parameters[1])
                 + (1.0 - passed) * np.float64(own < parameters[0]))
-
-    @implement(own_stream, REWARD.name)
-    def _own_stream(model):  # pragma: no cover
-        return c2, c3
 
     @implement(own_pair, REWARD.name)
     def _own_pair(model, w0, w1, w2, w3):  # pragma: no cover

@@ -110,3 +110,5 @@ def register_kernels() -> None:
     ``study.core.reward_hooks``); loads numba."""
     for module in (*_modules().values(), *_reward_modules().values()):
         module.register()
+    for module in _reward_modules().values():
+        module.REWARD.register_stream()

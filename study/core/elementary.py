@@ -130,7 +130,7 @@ def cos_sin_turns(u: float) -> tuple[float, float]:  # pragma: no cover
 
     Accuracy, against the exact values (computed in 64-bit extended precision) on 2.2 million
     uniforms n 2^-53 (``tests/test_elementary.py``): absolute error at most 8.9e-17 for cos and
-    8.9e-17 for sin, at most 0.80 and 0.80 ulp (0.81 and 0.82 seen on 20 million more; mostly
+    8.9e-17 for sin, at most 0.80 and 0.79 ulp (0.81 and 0.81 seen on 20 million more; mostly
     the rounding of x^2, largest at |x| ~ pi/4); u = 0, 1/4, 1/2, 3/4 give exactly +-1 and
     (signed) 0. ``math.cos(2 * math.pi * u)`` is off by up to 6.9e-16, as it rounds 2 pi u
     before reducing it.

@@ -34,8 +34,8 @@ llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
 WIDE_VECTORS = "-prefer-256-bit"
 """Added to the host's CPU features where it has AVX-512 (and the user named no CPU or features
-of their own, ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``): LLVM's tuning for some AVX-512 hosts
-(Intel's server parts) prefers 256-bit vectors, and it then emits no 512-bit instruction at all.
+of their own, ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``): LLVM's tuning for some CPU models
+with AVX-512 prefers 256-bit vectors, and it then emits no 512-bit instruction at all.
 The kernel's lane loops are bound by the number of vector instructions, which 512-bit vectors
 halve; on hosts whose tuning already allows them this changes nothing. ``make bench`` times both
 widths on every host (``benchmarks.ab.compare_widths``), so a host where 256-bit is faster shows

@@ -188,7 +188,10 @@ def test_run_writes_the_tidy_table_and_the_manifest(write_config, tmp_path: Path
         "reinforce": True, "successive_rejects": False, "uniform": True}
     assert runs.groupby(["cell", "seed", "budget"]).size().eq(1).all()
     assert set(runs.loc[runs["algorithm"] != "reinforce", "lr"]) == {0.0}
-    assert runs.loc[runs["algorithm"] != "reinforce", "p_best"].isna().all()
+    assert runs.loc[runs["algorithm"] != "reinforce", ["p_best", "pass_rate"]].isna().all(axis=None)
+    # A policy's pass rate, sum pi[k] p[k], lies between the worst and the best arm's value.
+    trained = runs.loc[runs["algorithm"] == "reinforce", "pass_rate"]
+    assert trained.between(0.5, 0.6).all()
     assert runs["environment"].eq("0.5,0.55,0.6").all() and runs["best_arm"].eq(2).all()
     assert runs["reward_model"].eq("bernoulli").all()
     assert (runs["best_value"] == 0.6).all()

@@ -120,6 +120,8 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
             # today they agree to the bit; 1e-12 is the contract, leaving room for a faster exp.
             np.testing.assert_allclose(out.scores[i, c], point.scores, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(out.p_best[i, c], point.p_best, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(out.pass_rate[i, c], point.pass_rate, rtol=1e-12,
+                                       atol=1e-12)
     if sim.learner.nested:
         np.testing.assert_array_equal(out.curve_optimal, optimal)
         np.testing.assert_array_equal(out.curve_reward, gained)

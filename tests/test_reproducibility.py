@@ -115,7 +115,7 @@ def test_checkpoint_equals_standalone_run_of_that_budget() -> None:
                            "running_mean_inclusive")):
         long = simulate(sim, keys, (10, 250, 1000), scores=True)
         alone = simulate(sim, keys, (250,), scores=True)
-        for name in ("greedy", "p_best", "reward_sum", "pulls", "scores", "finite"):
+        for name in ("greedy", "p_best", "pass_rate", "reward_sum", "pulls", "scores", "finite"):
             np.testing.assert_array_equal(getattr(long, name)[:, 1], getattr(alone, name)[:, 0])
 
 

@@ -105,12 +105,14 @@ def _empirical_means(name, lane, params, pulls, arm_rewards,
     return True
 
 
-def best_mass(name, scores, is_best):  # type: ignore[no-untyped-def]
-    """The policy's probability of the best arms (``is_best`` (K,), 1.0 for a best arm) given the
-    finite ``scores`` of ``score``. Default: NaN, for a learner without a stochastic policy."""
+def policy_mean(name, scores, per_arm):  # type: ignore[no-untyped-def]
+    """The policy's expectation sum_k pi[k] x[k] of a quantity of the arms (``per_arm`` (K,)),
+    given the finite ``scores`` of ``score``: with x the best-arm indicator (1.0 for a best arm)
+    the policy's probability of the best arms, with x the arm values its pass rate (its
+    expected reward). Default: NaN, for a learner without a stochastic policy."""
 
 
-def _no_policy(name, scores, is_best):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _no_policy(name, scores, per_arm):  # type: ignore[no-untyped-def]  # pragma: no cover
     return math.nan
 
 
@@ -149,9 +151,9 @@ def _score(name, lane, params, pulls, arm_rewards, scores):  # type: ignore[no-u
     return resolve("score", name, _empirical_means)
 
 
-@overload(best_mass, inline="always")
-def _best_mass(name, scores, is_best):  # type: ignore[no-untyped-def]
-    return resolve("best_mass", name, _no_policy)
+@overload(policy_mean, inline="always")
+def _policy_mean(name, scores, per_arm):  # type: ignore[no-untyped-def]
+    return resolve("policy_mean", name, _no_policy)
 
 
 @overload(run_budget)

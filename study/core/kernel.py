@@ -41,7 +41,7 @@ import numba as nb
 import numpy as np
 
 from study.core.bits import literal_or, select
-from study.core.hooks import best_mass, choose, learn, learn_one, prepare, run_budget, score
+from study.core.hooks import choose, learn, learn_one, policy_mean, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, stream_block, stream_schedule, unit32
 from study.core.reward_hooks import draws_own, outcome, own_pair, own_stream
@@ -160,15 +160,16 @@ def _draw_own(model, first_block, schedule, own) -> None:  # pragma: no cover
 
 
 @jit
-def _record(name, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, scores,
+def _record(name, lane, checkpoint, budget, k0, k1, is_best, values, grid, n_arms, scores,
             out) -> None:  # pragma: no cover
     """Write lane ``lane``'s state at a checkpoint into row ``lane`` of the block's outputs
-    ``out`` (greedy, p_best, reward_sum, pulls, scores, finite, zero_signal: those of
-    ``simulate_single``, the block's rows); ``is_best``: the lane's best arms, (K,); ``grid``:
+    ``out`` (greedy, p_best, pass_rate, reward_sum, pulls, scores, finite, zero_signal: those of
+    ``simulate_single``, the block's rows); ``is_best`` and ``values``: the lane's best arms and
+    arm values, (K,); ``grid``:
     the block's state as rows of lanes. The per-arm scores only when ``out``'s are not empty. (A
     call per lane and checkpoint, not per episode, so its reference counting costs nothing.)"""
     nb.literally(name)
-    greedy, p_best, reward_sum, pulls_out, scores_out, finite, zero_signal_out = out
+    greedy, p_best, pass_rate, reward_sum, pulls_out, scores_out, finite, zero_signal_out = out
     params = grid[PARAMS * n_arms:(PARAMS + 1) * n_arms]
     pulls = grid[PULLS * n_arms:(PULLS + 1) * n_arms]
     arm_rewards = grid[ARM_REWARDS * n_arms:(ARM_REWARDS + 1) * n_arms]
@@ -177,7 +178,8 @@ def _record(name, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, score
     ok = score(name, lane, params, pulls, arm_rewards, scores)
     finite[lane, checkpoint] = ok
     greedy[lane, checkpoint] = break_tie(scores, k0, k1, budget, _ZERO) if ok else -1
-    p_best[lane, checkpoint] = best_mass(name, scores, is_best) if ok else np.nan
+    p_best[lane, checkpoint] = policy_mean(name, scores, is_best) if ok else np.nan
+    pass_rate[lane, checkpoint] = policy_mean(name, scores, values) if ok else np.nan
     reward_sum[lane, checkpoint] = grid[singles + TOTAL, lane]
     for k in range(n_arms):
         pulls_out[lane, checkpoint, k] = np.int64(pulls[k, lane])
@@ -187,15 +189,15 @@ def _record(name, lane, checkpoint, budget, k0, k1, is_best, grid, n_arms, score
 
 
 @jit
-def _record_due(name, updates, checkpoint, used, group, k0, k1, best, budgets, grid, n_arms,
-                scores, out) -> int:  # pragma: no cover
+def _record_due(name, updates, checkpoint, used, group, k0, k1, best, values, budgets, grid,
+                n_arms, scores, out) -> int:  # pragma: no cover
     """Record every checkpoint B from ``checkpoint`` on that falls after ``updates`` updates
     (floor(B / G) = updates); return the next checkpoint to wait for."""
     nb.literally(name)
     while checkpoint < budgets.shape[0] and budgets[checkpoint] // group == updates:
         for j in range(used):
-            _record(name, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], grid,
-                    n_arms, scores, out)
+            _record(name, j, checkpoint, budgets[checkpoint], k0[j], k1[j], best[j], values[j],
+                    grid, n_arms, scores, out)
         checkpoint += 1
     return checkpoint
 
@@ -310,7 +312,8 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
 
     ``out`` holds the outputs, of shape (runs, checkpoints) or (runs, checkpoints, K): ``greedy``
     (int64, -1 when the state is not finite), ``p_best`` (policy mass on the best arms; NaN for
-    learners without a policy), ``reward_sum`` (float64), ``pulls`` (int64), ``scores`` (the
+    learners without a policy), ``pass_rate`` (the policy's expected reward sum pi[k] v[k]; NaN
+    likewise), ``reward_sum`` (float64), ``pulls`` (int64), ``scores`` (the
     learner's scores of the arms at each checkpoint; an empty (0, 0, 0) array skips them, as
     the runs table does), ``finite`` (bool) and ``zero_signal`` (int64: updates so far whose
     advantages were all 0). The curves (int64, (steps,)) get, for every rollout t < steps, the
@@ -325,8 +328,8 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
     used = keys.shape[0]
     s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                 values, best)
-    checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, budgets, grid,
-                             arms, scores, out)
+    checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, values, budgets,
+                             grid, arms, scores, out)
     for t in range(budgets[-1]):
         row = _draw(t, main, mine, model, uniforms, own)
         _one_rollout(name, model, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
@@ -337,7 +340,7 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
         # happens only at a checkpoint, not after every update.
         if checkpoint < budgets.shape[0] and budgets[checkpoint] == t + 1:
             checkpoint = _record_due(name, t + 1, checkpoint, used, _SINGLE, k0, k1, best,
-                                     budgets, grid, arms, scores, out)
+                                     values, budgets, grid, arms, scores, out)
 
 
 @jit
@@ -359,8 +362,8 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
-    checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, budgets, grid,
-                             arms, scores, out)
+    checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, values, budgets,
+                             grid, arms, scores, out)
     for update in range(budgets[-1] // group):
         for j in range(np.uint64(lanes)):
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
@@ -385,7 +388,7 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
                 _count(arms, s, j, pulled[i, j], rewards[i, j])
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
-                                     budgets, grid, arms, scores, out)
+                                     values, budgets, grid, arms, scores, out)
 
 
 @parallel_jit
@@ -398,6 +401,7 @@ def simulate_fixed_budget(
     budgets: np.ndarray,
     greedy: np.ndarray,
     p_best: np.ndarray,
+    pass_rate: np.ndarray,
     reward_sum: np.ndarray,
     pulls: np.ndarray,
     scores: np.ndarray,
@@ -418,6 +422,7 @@ def simulate_fixed_budget(
                 name, model, keys[i, 0], keys[i, 1], values[i], parameters, budgets[c],
                 pulls[i, c], means)
             p_best[i, c] = np.nan
+            pass_rate[i, c] = np.nan
             finite[i, c] = True
             zero_signal[i, c] = 0
             if scores.shape[0] > 0:

@@ -10,7 +10,7 @@ A learner module holds, in one place:
   trains), the baselines it knows (and which of them need a group), and the random sub-streams
   it draws from (``study.core.streams``);
 * ``register()``: implements the kernel's stubs for it (``study.core.hooks``): ``prepare``,
-  ``choose``, ``learn_one``, ``learn``, ``score`` and ``best_mass`` for a nested learner,
+  ``choose``, ``learn_one``, ``learn``, ``score`` and ``policy_mean`` for a nested learner,
   ``run_budget`` for one that plans from the budget. The numba imports sit inside
   ``register()``, so the declaration can be read (config validation, the grid, analysis,
   figures) without loading numba.

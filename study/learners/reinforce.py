@@ -22,7 +22,8 @@ or is a group estimator (G >= 2), with m = (r_1 + ... + r_G) / G:
   others) / (G - 1).
 
 An update whose advantages are all 0 carries no signal (``zero_signal_updates``). The greedy arm is
-the argmax of the logits; ``p_best`` is the policy's mass on the best arms.
+the argmax of the logits; ``p_best`` is the policy's mass on the best arms and ``pass_rate``
+its expected reward sum pi[k] v[k].
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def register() -> None:
 
     from study.core.bits import select
     from study.core.fastexp import fast_exp
-    from study.core.hooks import best_mass, choose, implement, learn, learn_one, prepare, score
+    from study.core.hooks import choose, implement, learn, learn_one, policy_mean, prepare, score
     from study.core.jit import inline_jit
     from study.core.state import (
         ARM_REWARDS,
@@ -207,8 +208,8 @@ def register() -> None:
             ok = ok and math.isfinite(scores[k])
         return ok
 
-    @implement(best_mass, LEARNER.name)
-    def _best_mass(name, scores, is_best):  # pragma: no cover
+    @implement(policy_mean, LEARNER.name)
+    def _policy_mean(name, scores, per_arm):  # pragma: no cover
         n_arms = scores.shape[0]
         top = scores[0]
         for k in range(1, n_arms):
@@ -218,5 +219,7 @@ def register() -> None:
         for k in range(n_arms):
             weight = fast_exp(scores[k] - top)
             norm += weight
-            mass += weight if is_best[k] else 0.0
+            # For the best-arm indicator the same bits as adding the best arms' weights alone:
+            # a weight times 1.0 is itself, times 0.0 adds +0.0.
+            mass += weight * per_arm[k]
         return mass / norm

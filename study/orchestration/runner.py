@@ -221,6 +221,7 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[i
         # non-finite state, equals nothing).
         "correct": greedy_value == best_value,
         "p_best": out.p_best[part].ravel(),
+        "pass_rate": out.pass_rate[part].ravel(),
         "reward_sum": out.reward_sum[part].ravel(),
         "best_arm_pulls": out.best_pulls[part].ravel(),
         "best_value": best_value,

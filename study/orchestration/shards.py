@@ -147,15 +147,16 @@ class ShardResult:
     """What the runs table needs from a shard, each of shape (seeds, checkpoints), and the
     per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves)."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = ("greedy", "p_best", "reward_sum", "best_pulls",
-                                         "finite", "zero_signal", "best_arm", "best_value",
-                                         "value_gap", "greedy_value")
+    FIELDS: ClassVar[tuple[str, ...]] = ("greedy", "p_best", "pass_rate", "reward_sum",
+                                         "best_pulls", "finite", "zero_signal", "best_arm",
+                                         "best_value", "value_gap", "greedy_value")
     CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward")
     TRAILING: ClassVar[tuple[int, ...]] = ()
     """The shape of each field past (seeds, checkpoints)."""
 
     greedy: np.ndarray
     p_best: np.ndarray
+    pass_rate: np.ndarray
     reward_sum: np.ndarray
     best_pulls: np.ndarray
     finite: np.ndarray

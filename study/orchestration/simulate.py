@@ -40,6 +40,7 @@ class KernelOutput:
 
     greedy: np.ndarray
     p_best: np.ndarray
+    pass_rate: np.ndarray
     reward_sum: np.ndarray
     pulls: np.ndarray
     scores: np.ndarray
@@ -62,7 +63,8 @@ class KernelOutput:
         greedy_value = np.where(self.greedy >= 0,
                                 self.values[rows, np.maximum(self.greedy, 0)], np.nan)
         return ShardResult(
-            self.greedy, self.p_best, self.reward_sum, best_pulls, self.finite, self.zero_signal,
+            self.greedy, self.p_best, self.pass_rate, self.reward_sum, best_pulls, self.finite,
+            self.zero_signal,
             np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
             np.repeat(top[:, None], checkpoints, axis=1),
             np.repeat(gap[:, None], checkpoints, axis=1),
@@ -91,6 +93,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     out = KernelOutput(
         greedy=np.empty((runs, checkpoints), dtype=np.int64),
         p_best=np.empty((runs, checkpoints)),
+        pass_rate=np.empty((runs, checkpoints)),
         reward_sum=np.empty((runs, checkpoints)),
         pulls=np.empty((runs, checkpoints, arms), dtype=np.int64),
         scores=np.empty((runs, checkpoints, arms) if scores else (0, 0, 0)),
@@ -104,8 +107,8 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
     parameters = np.asarray(env.reward_parameters, dtype=np.float64)
-    outputs = (out.greedy, out.p_best, out.reward_sum, out.pulls, out.scores, out.finite,
-               out.zero_signal)
+    outputs = (out.greedy, out.p_best, out.pass_rate, out.reward_sum, out.pulls, out.scores,
+               out.finite, out.zero_signal)
     if learner.nested:
         literal_arms = _literal_arms(arms)
         settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))

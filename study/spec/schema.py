@@ -40,8 +40,8 @@ LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
 
 RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct", "p_best",
-               "reward_sum", "best_arm_pulls", "best_value", "value_gap", "greedy_value",
-               "zero_signal_updates", "finite")
+               "pass_rate", "reward_sum", "best_arm_pulls", "best_value", "value_gap",
+               "greedy_value", "zero_signal_updates", "finite")
 """The columns of the runs table that describe one run at one checkpoint (README, "Commands and
 outputs", says what each holds). ``rollouts`` is G * floor(B / G), the rollouts a run with groups
 of G actually spent by checkpoint B (B itself when G = 1)."""

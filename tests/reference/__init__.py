@@ -10,7 +10,7 @@ part, found by the learner's name, and ``rewards/<model>.py`` each reward model'
 learner's module defines ``choose(t, u_action, state, shared)`` -> arm and may define
 ``prepare(state)`` -> shared (what the rollouts of an update share), ``learn(t, lr, baseline,
 arms, rewards, state, shared)`` -> whether every advantage was 0, ``scores(state)`` -> (scores,
-finite) and ``best_mass(scores, is_best)``; a learner that plans from the budget defines
+finite) and ``policy_mean(scores, per_arm)``; a learner that plans from the budget defines
 ``run_budget(run, budget)`` on a ``FixedBudgetRun``.
 """
 
@@ -117,6 +117,7 @@ class Checkpoint:
     budget: int
     greedy: int
     p_best: float
+    pass_rate: float
     reward_sum: float
     pulls: list[int]
     scores: list[float]
@@ -174,11 +175,12 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
                 continue
             scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
             greedy = tie_break(scores, key, budget) if finite else -1
-            p_best = math.nan
-            if hasattr(part, "best_mass") and finite:
-                p_best = part.best_mass(scores, [v == top_p for v in values])
-            record.append(Checkpoint(budget, greedy, p_best, state.total, list(state.pulls),
-                                     scores, finite, zero_signal))
+            p_best = pass_rate = math.nan
+            if hasattr(part, "policy_mean") and finite:
+                p_best = part.policy_mean(scores, [float(v == top_p) for v in values])
+                pass_rate = part.policy_mean(scores, values)
+            record.append(Checkpoint(budget, greedy, p_best, pass_rate, state.total,
+                                     list(state.pulls), scores, finite, zero_signal))
 
     checkpoints(0)
     for update in range(updates):
@@ -251,5 +253,5 @@ def fixed_budget_run(key: np.ndarray, values: list[float], reward: str, algorith
     learner(algorithm).run_budget(run_, budget)
     scores = [run_.wins[a] / run_.pulls[a] if run_.pulls[a] else -math.inf
               for a in range(len(values))]
-    return Checkpoint(budget, run_.alive[0], math.nan, sum(run_.wins), list(run_.pulls), scores,
-                      True)
+    return Checkpoint(budget, run_.alive[0], math.nan, math.nan, sum(run_.wins),
+                      list(run_.pulls), scores, True)

@@ -88,11 +88,10 @@ def scores(state: State) -> tuple[list[float], bool]:
     return list(state.logits), all(math.isfinite(x) for x in state.logits)
 
 
-def best_mass(scores: list[float], is_best: list[bool]) -> float:
-    """The softmax probability of the best arms."""
+def policy_mean(scores: list[float], per_arm: list[float]) -> float:
+    """The softmax policy's expectation of ``per_arm``: sum pi[k] x[k], pi[k] = w[k] / sum w."""
     weights, norm = _softmax_weights(scores)
     mass = 0.0
-    for w, best in zip(weights, is_best, strict=True):
-        if best:
-            mass += w
+    for w, x in zip(weights, per_arm, strict=True):
+        mass += w * x
     return mass / norm

@@ -4,8 +4,8 @@ described once) holds the values it held at the commit named in
 ``tests/data/runs_checksums.json``, for
 ``quick``, ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every
 learner, every baseline). The checksums are recomputed (``python tests/runs_checksum.py COMMIT``)
-only by a change meant to change the outputs: the last added the column ``pass_rate`` (every
-other column kept its checksum); before it the move of Box-Muller's log, sine
+only by a change meant to change the outputs: the last added the columns ``pass_rate`` and
+``normalization`` (every other column kept its checksum); before it the move of Box-Muller's log, sine
 and cosine to fused multiply-adds, which changed only ``p_best`` and ``reward_sum`` of the Gaussian
 study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by at most 4.5e-16 and 9.1e-13;
 every arm drawn and greedy pick, and the curves, stayed the same; the file now holds every

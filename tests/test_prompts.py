@@ -3,7 +3,6 @@ reference, against theory at lr 0, and against the single-prompt group learner."
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -17,14 +16,14 @@ from scipy.stats import binomtest
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
 from study.core.kernel import UNROLLED_ARMS
-from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, RULES
+from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS, RULES
 from study.core.prompts import difficulty_bands
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate, simulate_values
 from study.orchestration.storage import read_runs
 from study.spec.config import StudyConfig
 from study.spec.environment import Environment
-from study.spec.grid import Simulation
+from study.spec.grid import Simulation, cells
 from study.spec.schema import RUNS_FILE
 from study.spec.streams import run_keys
 
@@ -33,9 +32,11 @@ ALPHA = 1e-6
 
 
 def run_kernel(keys: np.ndarray, values: np.ndarray, lr: float, estimator: str, group: int,
-               rule: str, budgets: list[int]) -> dict[str, np.ndarray]:
+               rule: str, budgets: list[int],
+               normalization: str = "per_group") -> dict[str, np.ndarray]:
     """The kernel's outputs, by field, (runs, checkpoints, bands)."""
-    result = simulate_values(values, keys, lr, estimator, group, rule, tuple(budgets))
+    result = simulate_values(values, keys, lr, estimator, group, rule, tuple(budgets),
+                             normalization)
     return {name: getattr(result, name) for name in FIELDS}
 
 
@@ -54,17 +55,74 @@ def cases(draw: st.DrawFn) -> tuple:
     budgets = sorted(draw(st.sets(st.integers(0, 40 * n_prompts), min_size=1, max_size=4)))
     return (np.array([values]), draw(st.sampled_from([0.0, 0.2, 1.0, 8.0])),
             draw(st.sampled_from(ESTIMATORS)), group,
-            draw(st.sampled_from(RULES)), budgets, draw(st.integers(0, 2**32)))
+            draw(st.sampled_from(RULES)), budgets, draw(st.integers(0, 2**32)),
+            draw(st.sampled_from(NORMALIZATIONS)))
 
 
 @given(cases())
 def test_kernel_agrees_with_reference(case: tuple) -> None:
-    values, lr, estimator, group, rule, budgets, root_seed = case
+    values, lr, estimator, group, rule, budgets, root_seed, normalization = case
     keys = run_keys(root_seed, np.arange(1))
-    got = run_kernel(keys, values, lr, estimator, group, rule, budgets)
-    expected = reference.run(keys[0], values[0].tolist(), lr, estimator, group, rule, budgets)
+    got = run_kernel(keys, values, lr, estimator, group, rule, budgets, normalization)
+    expected = reference.run(keys[0], values[0].tolist(), lr, estimator, group, rule, budgets,
+                             normalization)
     for name in FIELDS:
         assert got[name][0].tolist() == expected[name], name
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_uniform_allocation_is_the_same_under_either_normalization(estimator: str) -> None:
+    # Under uniform allocation every prompt's group has the configured size G, so dividing by
+    # n_i or by G is the same floating-point operation: every field equal, bit for bit.
+    keys = run_keys(3, np.arange(40))
+    values = np.random.default_rng(3).beta(2.0, 2.0, size=(40, 16, 3))
+    budgets = [16, 100, 333, 1024]
+    group_mean, batch = (run_kernel(keys, values, 0.5, estimator, 4, "uniform", budgets, n)
+                         for n in NORMALIZATIONS)
+    for name in FIELDS:
+        np.testing.assert_array_equal(group_mean[name], batch[name])
+
+
+def expected_step(values: list[float], logits: list[float], size: int, normalization: str,
+                  group: int, lr: float) -> np.ndarray:
+    """The exact expected change of the logits over one leave-one-out group of ``size``
+    rollouts (the reference's update, every outcome of the group enumerated with its
+    probability)."""
+    from itertools import product
+
+    from reference import reinforce as policy
+
+    step = np.zeros(len(values))
+    divisor = group if normalization == "per_batch" else 0
+    outcomes = list(product(range(len(values)), (0.0, 1.0)))
+    for drawn in product(outcomes, repeat=size):
+        state = policy.State(list(logits), [0] * len(values), [0.0] * len(values))
+        weights, norm = policy.prepare(state)
+        probability = 1.0
+        for arm, reward in drawn:
+            p = values[arm]
+            probability *= weights[arm] / norm * (p if reward else 1.0 - p)
+        policy.learn(0, lr, "leave_one_out", [a for a, _ in drawn], [r for _, r in drawn],
+                     state, (weights, norm), divisor)
+        step += probability * (np.array(state.logits) - logits)
+    return step
+
+
+def test_per_batch_steps_grow_with_the_rollouts_and_per_group_steps_do_not() -> None:
+    # Leave-one-out advantages are unbiased: one rollout's expected term r_j (onehot - pi) minus
+    # the others' mean times a zero-mean factor is the policy gradient of the pass rate,
+    # g_k = pi_k (v_k - sum_i pi_i v_i), whatever the group's size. So a group of n rollouts
+    # moves the logits by lr (n / G) g in expectation under per_batch and by lr g under
+    # per_group: twice the rollouts, twice the step, or the same step. Exact enumeration:
+    # agreement to rounding.
+    values, logits, group, lr = [0.2, 0.5, 0.7], [0.3, -0.1, 0.0], 2, 0.4
+    pi = np.exp(logits) / np.exp(logits).sum()
+    gradient = pi * (np.array(values) - pi @ values)
+    for size in (2, 4):
+        np.testing.assert_allclose(expected_step(values, logits, size, "per_batch", group, lr),
+                                   lr * size / group * gradient, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(expected_step(values, logits, size, "per_group", group, lr),
+                                   lr * gradient, rtol=0, atol=1e-12)
 
 
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40), st.integers(2, 12))
@@ -128,7 +186,12 @@ def test_one_prompt_under_uniform_allocation_is_the_group_learner(estimator: str
     rows = np.arange(len(keys))[:, None]
     np.testing.assert_array_equal(many["greedy_value"].sum(axis=2),
                                   single.values[rows, np.maximum(single.greedy, 0)])
-    assert math.isfinite(float(many["pass_rate"].sum()))
+    # The pass rate sums pi[k] v[k] in another order (pi first, then times v), so it agrees to
+    # rounding, not to the bit.
+    np.testing.assert_allclose(many["pass_rate"].sum(axis=2), single.pass_rate, rtol=0,
+                               atol=1e-15)
+    np.testing.assert_array_equal(many["best_value"].sum(axis=2),
+                                  np.repeat(single.values.max(axis=1)[:, None], len(budgets), 1))
 
 
 BETA = [{"draw": "beta", "arms": 3, "a": 2, "b": 2}]
@@ -139,6 +202,26 @@ def prompt_config(**grid: object) -> StudyConfig:
     return make_config({"seeds": 300}, **{
         "prompts": [1], "allocation": ["uniform"], "baseline": ["leave_one_out"],
         "group_size": [4], "lr": [0.5], "probs": BETA, "budgets": [3, 40, 401], **grid})
+
+
+def test_a_normalization_that_cannot_change_the_update_shares_its_simulation() -> None:
+    # Uniform allocation and a single bandit's group learner: both normalizations are cells of
+    # their own that share one simulation, so their rows are the same but for the cell.
+    for config in (prompt_config(prompts=[8], allocation=["uniform", "variance"],
+                                 normalization=["per_group", "per_batch"], budgets=[40, 400]),
+                   make_config({"seeds": 300}, baseline=["leave_one_out"], group_size=[4],
+                               lr=[0.5], probs=BETA, budgets=[40, 400],
+                               normalization=["per_group", "per_batch"])):
+        grid = cells(config)
+        assert [c.normalization for c in grid][:2] == ["per_group", "per_batch"]
+        first, second = grid[0].simulation, grid[1].simulation
+        assert first == second and first.normalization == "per_group"
+        if len(grid) > 2:
+            assert grid[3].simulation.normalization == "per_batch"
+        runs = run_study(config, progress=False).runs
+        rows = [runs[runs["cell"] == c].drop(columns=["cell", "normalization"])
+                .reset_index(drop=True) for c in (0, 1)]
+        pd.testing.assert_frame_equal(*rows)
 
 
 def test_one_prompt_under_uniform_allocation_is_the_group_learners_runs_table() -> None:
@@ -186,6 +269,8 @@ def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
     ({"group_size": [1]}, "grid.group_size[0]: 1 is below 2"),
     ({"algorithm": ["uniform"]}, "grid.algorithm: ['uniform'] is not [\"reinforce\"]"),
     ({"prompts": None}, "grid.prompts: None is missing (grid.allocation needs it)"),
+    ({"normalization": ["per_token"]}, "grid.normalization[0]: 'per_token' is not one of "
+                                       "per_group, per_batch"),
 ])
 def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
         grid: dict[str, object], message: str, write_config) -> None:

@@ -1,13 +1,14 @@
 """Many prompts sharing one rollout budget: the kernel of the allocation study. Arrays in, arrays
 out; no Python objects, no I/O.
 
-A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits
-from 0; prompts share nothing), in passes. At the start of pass r an allocation rule gives prompt
-i a group size n_i (0: skipped), and the prompts run their groups in a random order: n_i rollouts
-of the prompt's policy, then REINFORCE's group update with a group estimator (``group_mean``,
-``group_zscore`` or ``leave_one_out`` of ``study.learners.reinforce``, with n_i in the place of
-G). Rollout m of prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the
-draws of a single-prompt run; the order, skip and tie-break draws have streams of their own
+A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits from
+0; prompts share nothing), in passes. At the start of pass r an allocation rule gives prompt i a
+group size n_i (0: skipped), and the prompts run their groups in a random order: n_i rollouts of the
+prompt's policy, then REINFORCE's group update with a group estimator (``group_mean``,
+``group_zscore`` or ``leave_one_out`` of ``study.learners.reinforce``, with n_i in the place of G),
+its step normalised by n_i or by the configured G (``prompt_rules.NORMALIZATIONS``). Rollout m of
+prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the draws of a
+single-prompt run; the order, skip and tie-break draws have streams of their own
 (``study.core.streams``). Checkpoint C records the state after the longest run of groups, in the
 order they ran, whose rollouts add up to at most C, per difficulty band of prompts. The model in
 words is README.md's; ``tests/reference/prompts.py`` is its executable spec, and the two agree
@@ -51,6 +52,7 @@ _ODD, _SIZE, _TOTAL, _SILENT, _IF_PASS, _IF_FAIL, _RATE, _SPREAD = range(8)
 _LANE_ROWS = 8
 """The rows of a pass's per-prompt numbers in ``_groups``."""
 _GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT = range(3)
+_PER_GROUP, _PER_BATCH = range(2)
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _MAIN_C2 = np.uint64(MAIN_C2)
@@ -196,12 +198,13 @@ def _advantage(j, i, sizes, drawn, if_pass, if_fail):  # pragma: no cover
 
 
 @inline_jit
-def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes, longest,
-            rollouts, groups, zero_signal, run, passed, failed, lane, policy, drawn,
-            uniforms) -> None:  # pragma: no cover
+def _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights, norm,
+            sizes, longest, rollouts, groups, zero_signal, run, passed, failed, lane, policy,
+            drawn, uniforms) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
     policy before the update, then the group estimator's advantages and the update, each prompt
-    with its own group size n_i (``longest`` the largest); ``arm_values`` (K, P) the arms'
+    with its own group size n_i (``longest`` the largest), its step normalised by n_i or, with
+    ``per_batch``, by the configured group size ``group``; ``arm_values`` (K, P) the arms'
     values; ``lane``, ``policy``, ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS``
     rows, K rows, 2 rows per rollout of the longest group, 4 per draw block). The prompts are
     the lanes of every loop, in lockstep to the longest group, with the K arms unrolled inside
@@ -255,7 +258,7 @@ def _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, size
                       + (1.0 - mean) * (1.0 - loo))
         if_fail[i] = ((0.0 - (total[i] - 0.0) / (size[i] - 1.0)) * loo
                       + (0.0 - mean) * (1.0 - loo))
-        rate[i] = lr * (1.0 / size[i])
+        rate[i] = lr * (1.0 / select(per_batch, np.float64(group), size[i]))
     if estimator == _GROUP_ZSCORE:
         spread = lane[_SPREAD]
         spread[:] = 0.0
@@ -291,11 +294,16 @@ def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rol
     """Add every prompt's readout in the state given (``logits`` and the counts) to its band's
     row of checkpoint ``checkpoint`` of ``seed`` in ``out`` (see ``FIELDS``), prompts in index
     order."""
-    prompts_out, best_out, value_out, rate_out, rollouts_out, groups_out, zero_out, bad_out = out
+    (prompts_out, best_out, value_out, rate_out, top_out, rollouts_out, groups_out, zero_out,
+     bad_out) = out
     _softmax(arms, logits, weights, norm)
     for i in range(logits.shape[1]):
         b = band[i]
         prompts_out[seed, checkpoint, b] += 1
+        top = values[i, 0]
+        for k in range(1, arms):
+            top = max(top, values[i, k])
+        top_out[seed, checkpoint, b] += top
         rollouts_out[seed, checkpoint, b] += rollouts[i]
         groups_out[seed, checkpoint, b] += groups[i]
         zero_out[seed, checkpoint, b] += zero_signal[i]
@@ -312,19 +320,20 @@ def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rol
 
 
 @parallel_jit
-def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rule, budgets,
-                     out) -> None:  # pragma: no cover
-    """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P
-    prompts of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K)
-    their best arms and ``band`` (runs, P) their difficulty bands (``difficulty_bands``); ``lr``,
-    ``estimator`` (a code of ``ESTIMATORS``), ``group`` G (>= 2) and ``rule`` (a code of
-    ``RULES``) as the module docstring says; ``budgets`` (int64) the increasing checkpoints, in
-    rollouts. ``out`` holds one zeroed array per field of ``FIELDS``, (runs, checkpoints,
-    ``BANDS``): int64, but float64 for ``greedy_value`` and ``pass_rate``. ``n_arms`` is K up
-    to ``UNROLLED_ARMS`` and 0 past it: numba compiles the kernel once per such K, with the
-    loops over the arms unrolled inside the loops over the prompts."""
+def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalization, group, rule,
+                     budgets, out) -> None:  # pragma: no cover
+    """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P prompts
+    of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K) their best
+    arms and ``band`` (runs, P) their difficulty bands (``difficulty_bands``); ``lr``, ``estimator``
+    (a code of ``ESTIMATORS``), ``normalization`` (a code of ``NORMALIZATIONS``), ``group`` G (>= 2)
+    and ``rule`` (a code of ``RULES``) as the module docstring says; ``budgets`` (int64) the
+    increasing checkpoints, in rollouts. ``out`` holds one zeroed array per field of ``FIELDS``,
+    (runs, checkpoints, ``BANDS``): int64, but float64 for ``FLOAT_FIELDS``. ``n_arms`` is K up to
+    ``UNROLLED_ARMS`` and 0 past it: numba compiles the kernel once per such K, with the loops over
+    the arms unrolled inside the loops over the prompts."""
     nb.literally(n_arms)
     runs, prompts = values.shape[0], values.shape[1]
+    per_batch = normalization == _PER_BATCH
     for seed in nb.prange(runs):
         # Here rather than before the loop: numba passes what the loop's body uses from outside
         # to it as arguments, at run time, and K would not be a constant there.
@@ -384,9 +393,9 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, group, rul
                 counted_before[0] = rollouts
                 counted_before[1] = groups
                 counted_before[2] = zero_signal
-            _groups(arms, estimator, lr, k0, k1, arm_values, logits, weights, norm, sizes,
-                    longest, rollouts, groups, zero_signal, run, passed, failed, lane, policy,
-                    drawn, uniforms)
+            _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights,
+                    norm, sizes, longest, rollouts, groups, zero_signal, run, passed, failed,
+                    lane, policy, drawn, uniforms)
             while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
                 budget = budgets[checkpoint]
                 for i in range(prompts):

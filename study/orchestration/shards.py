@@ -135,6 +135,7 @@ class Shard:
                    "environment": self.simulation.environment.to_dict(),
                    "lr": self.simulation.lr, "baseline": self.simulation.baseline,
                    "group_size": self.simulation.group_size,
+                   "normalization": self.simulation.normalization,
                    "seeds": [self.start, self.stop], "budgets": list(self.budgets),
                    "root_seed": self.root_seed, "streams": self.streams, "curves": self.curves,
                    "version": study.__version__, "code": code_version()}
@@ -192,6 +193,7 @@ class PromptShardResult:
     best: np.ndarray
     greedy_value: np.ndarray
     pass_rate: np.ndarray
+    best_value: np.ndarray
     rollouts: np.ndarray
     groups: np.ndarray
     zero_signal: np.ndarray

@@ -144,20 +144,24 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray,
     is its own, so the results do not depend on the threads)."""
     return simulate_values(simulation.environment.prompt_values(keys), keys, simulation.lr,
                            simulation.baseline, simulation.group_size, simulation.allocation,
-                           budgets)
+                           budgets, simulation.normalization)
 
 
 def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
-                    group: int, rule: str, budgets: tuple[int, ...]) -> PromptShardResult:
+                    group: int, rule: str, budgets: tuple[int, ...],
+                    normalization: str = "per_group") -> PromptShardResult:
     """The many-prompts kernel on the prompts' arm values ``values`` (runs, P, K), one run per
-    row of ``keys``, with the group estimator ``estimator`` and the allocation rule ``rule``
-    by name (``simulate_dataset`` for a simulation's own values; the tests give theirs)."""
+    row of ``keys``, with the group estimator ``estimator``, the allocation rule ``rule`` and
+    the update's ``normalization`` by name (``simulate_dataset`` for a simulation's own values;
+    the tests give theirs)."""
     out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
     arguments = (_literal_arms(values.shape[2]), kernel_keys(keys), values,
                  best_arms(values), difficulty_bands(values), float(lr),
-                 prompt_rules.ESTIMATORS.index(estimator), group, prompt_rules.RULES.index(rule),
+                 prompt_rules.ESTIMATORS.index(estimator),
+                 prompt_rules.NORMALIZATIONS.index(normalization), group,
+                 prompt_rules.RULES.index(rule),
                  np.asarray(budgets, dtype=np.int64), out)
     _compiled(simulate_prompts, 1, arguments)(*arguments)
     return PromptShardResult(*out)

@@ -46,8 +46,8 @@ memory whatever the study's seeds."""
 CELLS_SCHEMA = pa.schema([
     ("cell", pa.int64()), ("algorithm", pa.string()), ("nested", pa.bool_()),
     ("baseline", pa.string()), ("lr", pa.float64()), ("group_size", pa.int64()),
-    ("reward_model", pa.string()), ("environment", pa.string()), ("arms", pa.int64()),
-    ("draw", pa.string()), ("arm_values", pa.list_(pa.float64())),
+    ("normalization", pa.string()), ("reward_model", pa.string()), ("environment", pa.string()),
+    ("arms", pa.int64()), ("draw", pa.string()), ("arm_values", pa.list_(pa.float64())),
     ("draw_parameters", pa.list_(pa.float64())), ("reward_parameters", pa.list_(pa.float64())),
     ("cost", pa.float64())])
 """The types of ``cells.parquet``'s columns (``CELL_COLUMNS``): a study of drawn environments
@@ -67,6 +67,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
          "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
          "lr": float(cell.simulation.lr), "group_size": cell.simulation.group_size,
+         "normalization": cell.normalization,
          **cell.simulation.environment.columns(),
          **({"allocation": cell.simulation.allocation,
              "prompts": cell.simulation.environment.prompts} if many else {}),

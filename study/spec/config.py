@@ -64,7 +64,7 @@ _SECTION = re.compile(r"[a-z]+(_[a-z]+)*")
 """A section's name in ``[analysis] sections``: a module of ``figures.sections``."""
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
-              "budgets", "prompts", "allocation"}
+              "budgets", "prompts", "allocation", "normalization"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
                   "reference", "sections", "headline_group_size", "curve_cut"}
@@ -145,6 +145,10 @@ class StudyConfig:
     group_size: tuple[int, ...] = (1,)
     allocation: tuple[str, ...] = ("",)
     """The allocation rules of a many-prompts study (``grid.prompts``); ("",) for any other."""
+    normalization: tuple[str, ...] = ("per_group",)
+    """How a group update is normalised (``study.core.prompt_rules.NORMALIZATIONS``): it changes
+    the update only where a prompt's group can differ from the configured G (a many-prompts
+    study's non-uniform allocation rules); elsewhere the cells of both share one simulation."""
     streams: str = "per_seed"
     description: str = ""
     curves: bool = False
@@ -258,6 +262,8 @@ def config_from_dict(data: object) -> StudyConfig:
         budgets=budgets,
         group_size=group_sizes,
         allocation=("",),
+        normalization=_choices("grid.normalization", grid.get("normalization", ["per_group"]),
+                               prompt_rules.NORMALIZATIONS),
         streams=streams,
         description=description,
         curves=curves,

@@ -1,10 +1,13 @@
 """The grid of cells a config spans, and the simulations behind them.
 
 A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, group size,
-allocation rule, cost); it is the ``cell`` column of the runs table. A *simulation* is what the
-kernel runs: cells that differ only in cost share one (cost is priced in the analysis, not
-simulated), and a learner that does not train ignores lr, baseline and group size, so its cells are
-collapsed to lr 0, baseline ``none`` and group size 1 and simulated once. A group estimator
+allocation rule, normalization, cost); it is the ``cell`` column of the runs table. A
+*simulation* is what the kernel runs: cells that differ only in cost share one (cost is priced in
+the analysis, not simulated), and so do cells that differ only in their update's normalization
+where every group has the configured size G (a single bandit, or uniform allocation across
+prompts: dividing by n_i or by G is then the same operation, tested bit for bit); a learner that
+does not train ignores lr, baseline, group size and normalization, so its cells are collapsed to
+lr 0, baseline ``none``, group size 1 and ``per_group`` and simulated once. A group estimator
 (``group_mean``, ...) needs a group of at least 2 rollouts: its combinations with group size 1 are
 not cells (``skipped`` lists them). A many-prompts study (``grid.prompts``) has an allocation rule
 per cell (``study.core.prompts``); every other study has none ("").
@@ -33,6 +36,9 @@ class Simulation:
     group_size: int = 1
     allocation: str = ""
     """The allocation rule of a many-prompts simulation ("" for a single bandit)."""
+    normalization: str = "per_group"
+    """The group update's normalization (``study.core.prompt_rules.NORMALIZATIONS``); always
+    ``per_group`` where it cannot change the update (``SAME_UNDER_EITHER``)."""
 
     @property
     def learner(self) -> Learner:
@@ -52,41 +58,53 @@ class Simulation:
             text += f"|G{self.group_size}"
         if self.allocation:
             text += f"|{self.allocation}|P{env.prompts}"
+        if self.normalization != "per_group":
+            text += f"|{self.normalization}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of the grid: a simulation priced at one per-pull cost; ``index`` is its ``cell``
-    id, its position in the grid's order (algorithm, environment, lr, baseline, group size,
-    allocation, cost)."""
+    """One cell of the grid: a simulation priced at one per-pull cost, its update normalised as
+    ``normalization`` says (the simulation's own, or ``per_group`` where both are the same);
+    ``index`` is its ``cell`` id, its position in the grid's order (algorithm, environment, lr,
+    baseline, group size, allocation, normalization, cost)."""
 
     index: int
     simulation: Simulation
     cost: float
+    normalization: str = "per_group"
 
 
 def _combinations(config: StudyConfig) -> itertools.product:
     return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
-                             config.group_size, config.allocation, config.cost)
+                             config.group_size, config.allocation, config.normalization,
+                             config.cost)
+
+
+SAME_UNDER_EITHER = ("", "uniform")
+"""The allocations (none: a single bandit) under which every group has the configured size, so
+that the two normalizations are the same update."""
 
 
 def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
-    seen: set[tuple[Simulation, float]] = set()
-    for algorithm, environment, lr, baseline, group_size, allocation, cost in _combinations(
-            config):
+    seen: set[tuple[Simulation, str, float]] = set()
+    for (algorithm, environment, lr, baseline, group_size, allocation, normalization,
+         cost) in _combinations(config):
         learner = registry.learner(algorithm)
         if not learner.trains:
-            lr, baseline, group_size = 0.0, "none", 1
+            lr, baseline, group_size, normalization = 0.0, "none", 1, "per_group"
         elif not learner.accepts(baseline, group_size):
             continue
-        simulation = Simulation(algorithm, environment, lr, baseline, group_size, allocation)
-        if (simulation, cost) in seen:
+        simulated = "per_group" if allocation in SAME_UNDER_EITHER else normalization
+        simulation = Simulation(algorithm, environment, lr, baseline, group_size, allocation,
+                                simulated)
+        if (simulation, normalization, cost) in seen:
             continue
-        seen.add((simulation, cost))
-        found.append(Cell(len(found), simulation, cost))
+        seen.add((simulation, normalization, cost))
+        found.append(Cell(len(found), simulation, cost, normalization))
     return found
 
 
@@ -99,7 +117,7 @@ def skipped(config: StudyConfig) -> list[str]:
     """The (learner, baseline, group size) combinations of the grid that are not cells, each as
     text, in grid order (``python -m study run`` prints them)."""
     found = {}
-    for algorithm, _, _, baseline, group_size, _, _ in _combinations(config):
+    for algorithm, _, _, baseline, group_size, *_ in _combinations(config):
         learner = registry.learner(algorithm)
         if learner.trains and not learner.accepts(baseline, group_size):
             found[f"{algorithm} with baseline {baseline} at group_size {group_size}"] = None

@@ -23,8 +23,8 @@ INDEX_FILE = "index.json"
 """Written last by every step of ``make`` (tables, figures): the file make depends on, so a step
 that stopped half-way is redone."""
 
-CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "reward_model",
-                "environment", "arms", "draw", "arm_values", "draw_parameters",
+CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "normalization",
+                "reward_model", "environment", "arms", "draw", "arm_values", "draw_parameters",
                 "reward_parameters", "cost")
 """The columns of the runs table that describe a cell (the same on every row of the cell).
 
@@ -58,11 +58,12 @@ allocation rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_valu
 ``draw_parameters`` describe each prompt's bandit)."""
 
 PROMPT_FIELD_COLUMNS = ("band_prompts", "correct_prompts", "greedy_value_sum", "pass_rate_sum",
-                        "rollouts", "groups", "zero_signal_groups", "non_finite_prompts")
+                        "best_value_sum", "rollouts", "groups", "zero_signal_groups",
+                        "non_finite_prompts")
 """The runs-table columns of the many-prompts kernel's fields (``study.core.prompt_rules.FIELDS``,
 in that order): a band's prompts; those whose greedy arm is a best arm; the sums over them of the
-greedy arm's value and of the policy's pass rate; the rollouts, groups and groups without
-signal spent on them so far; those whose logits are not finite."""
+greedy arm's value, of the policy's pass rate and of the best arm's value; the rollouts, groups and
+groups without signal spent on them so far; those whose logits are not finite."""
 
 PROMPT_RUN_COLUMNS = ("seed", "budget", "band", *PROMPT_FIELD_COLUMNS)
 """The runs-table columns of a many-prompts study: one row per (cell, seed, budget checkpoint,

@@ -1,12 +1,13 @@
 """Many prompts sharing one rollout budget, the reference of ``study/core/prompts.py``.
 
-A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits
-from 0; prompts share nothing), in passes. At the start of pass r the allocation rule gives each
-prompt i a group size n_i (0: skipped this pass); the prompts then run their groups in a random
-order, prompt i's group being n_i rollouts of its policy, updated by REINFORCE's group update
-(``reference.reinforce``: a group estimator, lr (1 / n_i) A_j (onehot(a_j) - pi) rollout by
-rollout). Rollout m of prompt i (m counts that prompt's rollouts) draws from main-stream block
-(m div 2, i, 0, 0), so prompt 0 of a run sees exactly the draws of a single-prompt run.
+A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits from
+0; prompts share nothing), in passes. At the start of pass r the allocation rule gives each prompt i
+a group size n_i (0: skipped this pass); the prompts then run their groups in a random order, prompt
+i's group being n_i rollouts of its policy, updated by REINFORCE's group update
+(``reference.reinforce``: a group estimator, lr (1 / n_i) A_j (onehot(a_j) - pi) rollout by rollout;
+with the ``per_batch`` normalization lr (1 / G) A_j ..., G the configured group size). Rollout m of
+prompt i (m counts that prompt's rollouts) draws from main-stream block (m div 2, i, 0, 0), so
+prompt 0 of a run sees exactly the draws of a single-prompt run.
 
 Streams beyond the rollouts' (Philox4x32-10 blocks of the run's key):
 
@@ -42,8 +43,8 @@ from reference import reinforce as policy
 
 BANDS = 4
 RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
-FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "rollouts", "groups", "zero_signal",
-          "non_finite")
+FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "best_value", "rollouts", "groups",
+          "zero_signal", "non_finite")
 FLOOR = 2
 
 
@@ -98,8 +99,10 @@ class Prompt:
 
 
 def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, group: int,
-        rule: str, budgets: list[int]) -> dict[str, list[list[float]]]:
+        rule: str, budgets: list[int],
+        normalization: str = "per_group") -> dict[str, list[list[float]]]:
     """One run: for each field of ``FIELDS``, a list per checkpoint of its value per band."""
+    divisor = group if normalization == "per_batch" else 0
     words = key_words(key)
     prompts = [Prompt(list(v), policy.State([0.0] * len(v), [0] * len(v), [0.0] * len(v)))
                for v in values]
@@ -126,7 +129,7 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
                 _checkpoint(prompts, band, key, pending.pop(0), record)
             if not pending:
                 break
-            _group(prompts[i], i, sizes[i], lr, baseline, words)
+            _group(prompts[i], i, sizes[i], lr, baseline, words, divisor)
             spent += sizes[i]
         r += 1
     return record
@@ -150,8 +153,8 @@ def _sizes(prompts: list[Prompt], rule: str, group: int, words: tuple[int, int],
     return allocate(weights, group)
 
 
-def _group(p: Prompt, i: int, size: int, lr: float, baseline: str,
-           words: tuple[int, int]) -> None:
+def _group(p: Prompt, i: int, size: int, lr: float, baseline: str, words: tuple[int, int],
+           divisor: int) -> None:
     shared = policy.prepare(p.state)
     arms, rewards = [], []
     for m in range(p.rollouts, p.rollouts + size):
@@ -161,7 +164,7 @@ def _group(p: Prompt, i: int, size: int, lr: float, baseline: str,
         arm = policy.choose(m, u_action, p.state, shared)
         arms.append(arm)
         rewards.append(1.0 if u_reward < p.values[arm] else 0.0)
-    silent = policy.learn(p.rollouts, lr, baseline, arms, rewards, p.state, shared)
+    silent = policy.learn(p.rollouts, lr, baseline, arms, rewards, p.state, shared, divisor)
     p.rollouts += size
     p.groups += 1
     p.zero_signal += silent
@@ -177,6 +180,7 @@ def _checkpoint(prompts: list[Prompt], band: list[int], key: np.ndarray, budget:
     for i, p in enumerate(prompts):
         b = band[i]
         row["prompts"][b] += 1
+        row["best_value"][b] += max(p.values)
         row["rollouts"][b] += p.rollouts
         row["groups"][b] += p.groups
         row["zero_signal"][b] += p.zero_signal

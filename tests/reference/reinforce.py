@@ -69,12 +69,12 @@ def advantages(t: int, baseline: str, arms: list[int], rewards: list[float],
 
 
 def learn(t: int, lr: float, baseline: str, arms: list[int], rewards: list[float], state: State,
-          shared: tuple[list[float], float]) -> bool:
-    """logits += lr (1 / G) A_i (onehot(a_i) - pi), rollout by rollout; whether every A_i was
-    0 (an update with no signal)."""
+          shared: tuple[list[float], float], divisor: int = 0) -> bool:
+    """logits += lr (1 / G) A_i (onehot(a_i) - pi), rollout by rollout, G the group's size or,
+    when given, ``divisor``; whether every A_i was 0 (an update with no signal)."""
     weights, norm = shared
     found = advantages(t, baseline, arms, rewards, state)
-    scale = lr * (1.0 / len(rewards))
+    scale = lr * (1.0 / (divisor or len(rewards)))
     inverse = 1.0 / norm
     for k in range(len(state.logits)):
         for arm, advantage in zip(arms, found, strict=True):

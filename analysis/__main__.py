@@ -51,9 +51,9 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if many:
-        chance = {env.text: env.chance for env in config.environments}
         tables = prompts.study_tables(read_runs(args.run_dir), manifest["study"],
-                                      config.analysis, chance)
+                                      config.analysis,
+                                      {env.text: env for env in config.environments})
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     write_tables(tables, args.out)

@@ -1,6 +1,9 @@
 """Paired comparisons of two cells on common random numbers: seed i of one cell against seed i of
-the other, at the same budget. McNemar's exact test on the discordant pairs, and Newcombe's
-(1998) hybrid score interval (his method 10) for the difference in accuracy."""
+the other, at the same budget. For right-or-wrong outcomes, McNemar's exact test on the
+discordant pairs and Newcombe's (1998) hybrid score interval (his method 10) for the difference
+in accuracy; for a per-seed quantity (a share of prompts right, a pass rate), the mean of the
+per-seed differences with ``mean_interval``'s interval and the matching test
+(``paired_difference``)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, norm
+from scipy.optimize import brentq
+from scipy.stats import binomtest, norm, ttest_1samp
 
+from analysis.cost import CONFIDENCE, Support, mean_interval
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
 from analysis.roles import Finding, finding, typed
@@ -108,6 +113,50 @@ def compare_outcomes(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
             "ci90_low": low90, "ci90_high": high90, "only_a": table.only_a,
             "only_b": table.only_b, "p_value": p,
             "interval_agrees": bool((p < ALPHA) == (low > 0 or high < 0))}
+
+
+SMALLEST_P = 1e-15
+"""``paired_difference`` reports p-values below this as this: ``mean_interval``'s levels are
+1 - (1 - confidence) / 4 in floating point, which cannot resolve smaller tails."""
+
+
+def _interval_p_value(differences: np.ndarray, support: Support) -> float:
+    """The two-sided p-value of mean 0 that inverts ``mean_interval``'s bound: 1 - the largest
+    confidence at which the interval excludes 0 (the intervals are nested in the confidence, so
+    rejecting at alpha exactly when the 1 - alpha interval excludes 0 is a test of level alpha).
+    Searched in log(1 - confidence), where the interval's limits move continuously."""
+    def excluded_by(log_alpha: float) -> float:
+        interval = mean_interval(differences, support, 1 - math.exp(log_alpha))
+        return max(interval.low, -interval.high)
+
+    if excluded_by(0.0) <= 0:
+        return 1.0
+    if excluded_by(math.log(SMALLEST_P)) > 0:
+        return SMALLEST_P
+    return math.exp(brentq(excluded_by, math.log(SMALLEST_P), 0.0, xtol=1e-6))
+
+
+def paired_difference(differences: np.ndarray, support: Support, alpha: float = ALPHA,
+                      confidence: float = CONFIDENCE) -> dict[str, float | int | str]:
+    """The mean of per-seed differences with its ``confidence`` interval and its 1 - 2 ``alpha``
+    interval (two one-sided tests of equivalence at ``alpha``), both by ``mean_interval``, and a
+    two-sided p-value of mean 0 from the same rule: the one-sample t-test
+    (``scipy.stats.ttest_1samp``) where the interval is a t interval, the inversion of the bound
+    (``_interval_p_value``) where fewer than ``SETTLED_SEEDS`` seeds differ from the most common
+    value. Keys as ``analysis.paired.judge`` reads them: ``ci_*``, ``ci90_*``, ``p_value``."""
+    differences = np.asarray(differences, dtype=float)
+    interval = mean_interval(differences, support, confidence)
+    equivalence = mean_interval(differences, support, 1 - 2 * alpha)
+    if interval.method == "t":
+        p_value = float(ttest_1samp(differences, 0.0).pvalue)
+    else:
+        p_value = _interval_p_value(differences, support)
+    rounded = np.round(differences, 9)
+    _, counts = np.unique(rounded, return_counts=True)
+    return {"seeds": len(differences), "differing_seeds": int(len(rounded) - counts.max()),
+            "difference": interval.mean, "ci_low": interval.low, "ci_high": interval.high,
+            "ci90_low": equivalence.low, "ci90_high": equivalence.high,
+            "interval_method": interval.method, "p_value": p_value}
 
 
 def verdict(row: pd.Series, margin: float, alpha: float = ALPHA) -> str:

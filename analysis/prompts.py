@@ -27,26 +27,34 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import OptimizeWarning, brentq, curve_fit
+from scipy.optimize import OptimizeWarning, curve_fit
 from scipy.special import expit
-from scipy.stats import ttest_1samp
 from statsmodels.stats.power import TTestPower
 
 import analysis.budget_to_target as crossings
-from analysis.cost import CONFIDENCE, MeanInterval, Support, mean_interval
+from analysis.cost import CONFIDENCE, Support
 from analysis.families import ALPHA, declare, family_name
 from analysis.groups import SHARE
-from analysis.paired import judge
+from analysis.paired import judge, paired_difference
+from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
+from analysis.pass_rate import FRACTIONS, Achievable, achievable, interval_columns
 from analysis.power import TARGET_POWER
-from analysis.roles import Censoring, CurveFit, Placement, typed
+from analysis.roles import Censoring, CurveFit, Finding, Placement, typed
 from analysis.study_tables import SETTINGS
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
 from study.spec.config import AnalysisConfig
+from study.spec.environment import Environment
 
-CELL_COLUMNS = ["cell", "allocation", "baseline", "group_size", "lr", "environment", "prompts"]
+CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size", "lr",
+                "environment", "prompts"]
 """What describes a cell of a many-prompts study."""
-PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr"]
+PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr", "normalization"]
 """Cells equal in these share every seed's dataset and draws: they differ in allocation only."""
+METRICS = ("accuracy", "pass_rate")
+"""The outcomes every verdict of the study is stated on, each its own Holm family: best-arm
+accuracy (a seed's share of prompts whose greedy arm is a best arm) and the pass rate (a seed's
+mean over prompts of its policy's sum pi[k] v[k], what GRESO and Knapsack RL report as
+accuracy)."""
 REFERENCE = "uniform"
 """The allocation rule every other rule is compared with."""
 FAMILY = family_name("prompts", "prompts_vs_uniform")
@@ -57,9 +65,6 @@ HALF = 0.5
 EFFECT = 0.02
 """The difference in mean accuracy the seed planner sizes the paired test for, stated before
 any run (not read off the data)."""
-SMALLEST_P = 1e-15
-"""``versus_uniform`` reports p-values below this as this: ``mean_interval``'s levels are
-1 - (1 - confidence) / 4 in floating point, which cannot resolve smaller tails."""
 POOR_FIT = 2.0
 """A compute curve fits badly when its residual RMS on the fitted budgets exceeds this many
 times the RMS of the seed-mean's standard errors there. Were the seed means at different budgets
@@ -72,20 +77,38 @@ poor is the curve's failure; one not called poor is not shown to fit (a descript
 not a test of the fit)."""
 
 
+_SUMMED = ["correct_prompts", "band_prompts", "pass_rate_sum", "best_value_sum"]
+
+
 def _seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget``, ``columns``
-    summed over the bands, and ``accuracy``, the seed's share of prompts right (correct_prompts
-    over band_prompts; a prompt that is not finite counts as wrong)."""
+    summed over the bands, ``accuracy``, the seed's share of prompts right (correct_prompts
+    over band_prompts; a prompt that is not finite counts as wrong), ``pass_rate``, the mean
+    over its prompts of their policies' pass rates (a prompt that is not finite counts 0), and
+    ``regret``, the mean over its prompts of the best value less the pass rate."""
     totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
-              [list(dict.fromkeys(["correct_prompts", "band_prompts", *columns]))].sum()
-              .reset_index())
-    return totals.assign(accuracy=totals["correct_prompts"] / totals["band_prompts"])
+              [list(dict.fromkeys([*_SUMMED, *columns]))].sum().reset_index())
+    prompts = totals["band_prompts"]
+    return totals.assign(accuracy=totals["correct_prompts"] / prompts,
+                         pass_rate=totals["pass_rate_sum"] / prompts,
+                         regret=(totals["best_value_sum"] - totals["pass_rate_sum"]) / prompts)
 
 
-def seed_accuracy(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget`` and
-    ``accuracy``, the seed's share of prompts right over all bands."""
-    return _seed_totals(runs, []).drop(columns=["correct_prompts", "band_prompts"])
+def seed_outcomes(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget`` and each of
+    ``METRICS`` of the seed over all bands, and its ``regret``."""
+    return _seed_totals(runs, []).drop(columns=_SUMMED)
+
+
+def _per_seed(runs: pd.DataFrame, metric: str) -> dict[int, pd.DataFrame]:
+    """Per cell, ``metric`` of each seed as a (seeds, budgets) frame."""
+    return _by_seed(seed_outcomes(runs), metric)
+
+
+def _support(metric: str, prompts: int) -> Support:
+    """What the paired difference of two seeds' ``metric`` can be: k / P for accuracy, any real
+    in [-1, 1] for the pass rate."""
+    return difference_support(prompts) if metric == "accuracy" else PASS_RATE_DIFFERENCE
 
 
 def _cells(runs: pd.DataFrame) -> pd.DataFrame:
@@ -135,58 +158,21 @@ def difference_support(prompts: int) -> Support:
     return Support(tuple(np.arange(-prompts, prompts + 1) / prompts))
 
 
-def _interval_p_value(differences: np.ndarray, support: Support) -> float:
-    """The two-sided p-value of mean 0 that inverts ``mean_interval``'s bound: 1 - the largest
-    confidence at which the interval excludes 0 (the intervals are nested in the confidence, so
-    rejecting at alpha exactly when the 1 - alpha interval excludes 0 is a test of level alpha).
-    Searched in log(1 - confidence), where the interval's limits move continuously."""
-    def excluded_by(log_alpha: float) -> float:
-        interval = mean_interval(differences, support, 1 - math.exp(log_alpha))
-        return max(interval.low, -interval.high)
-
-    if excluded_by(0.0) <= 0:
-        return 1.0
-    if excluded_by(math.log(SMALLEST_P)) > 0:
-        return SMALLEST_P
-    return math.exp(brentq(excluded_by, math.log(SMALLEST_P), 0.0, xtol=1e-6))
-
-
-def paired_difference(differences: np.ndarray, support: Support, alpha: float = ALPHA,
-                      confidence: float = CONFIDENCE) -> dict[str, float | int | str]:
-    """The mean of per-seed differences with its ``confidence`` interval and its 1 - 2 ``alpha``
-    interval (two one-sided tests of equivalence at ``alpha``), both by ``mean_interval``, and a
-    two-sided p-value of mean 0 from the same rule: the one-sample t-test
-    (``scipy.stats.ttest_1samp``) where the interval is a t interval, the inversion of the bound
-    (``_interval_p_value``) where fewer than ``SETTLED_SEEDS`` seeds differ from the most common
-    value. Keys as ``analysis.paired.judge`` reads them: ``ci_*``, ``ci90_*``, ``p_value``."""
-    differences = np.asarray(differences, dtype=float)
-    interval = mean_interval(differences, support, confidence)
-    equivalence = mean_interval(differences, support, 1 - 2 * alpha)
-    if interval.method == "t":
-        p_value = float(ttest_1samp(differences, 0.0).pvalue)
-    else:
-        p_value = _interval_p_value(differences, support)
-    rounded = np.round(differences, 9)
-    _, counts = np.unique(rounded, return_counts=True)
-    return {"seeds": len(differences), "differing_seeds": int(len(rounded) - counts.max()),
-            "difference": interval.mean, "ci_low": interval.low, "ci_high": interval.high,
-            "ci90_low": equivalence.low, "ci90_high": equivalence.high,
-            "interval_method": interval.method, "p_value": p_value}
-
-
 _FULL_NAMES = {"ci_low": "difference_low", "ci_high": "difference_high",
                "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"}
 
 
 def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
-                   alpha: float = ALPHA, confidence: float = CONFIDENCE) -> pd.DataFrame:
+                   alpha: float = ALPHA, confidence: float = CONFIDENCE,
+                   metric: str = "accuracy") -> pd.DataFrame:
     """Each allocation rule against uniform allocation in the same (environment, prompts,
-    group_size, baseline, lr), at each budget, paired by seed; for a rule whose first pass is
+    group_size, baseline, lr, normalization), on ``metric`` (one of ``METRICS``), at each
+    budget, paired by seed; for a rule whose first pass is
     uniform allocation's (``study.core.prompt_rules.UNIFORM_FIRST_PASS``), at each budget past
     one pass (P G rollouts) only, since up to it the two cells' runs are the same.
 
-    Columns: the rule's ``CELL_COLUMNS``, ``uniform_cell``, ``budget``, ``seeds``,
-    ``accuracy_rule`` and ``accuracy_uniform`` (means over seeds), ``difference`` (the mean of
+    Columns: the rule's ``CELL_COLUMNS``, ``metric``, ``uniform_cell``, ``budget``, ``seeds``,
+    ``rule_mean`` and ``uniform_mean`` (means over seeds), ``difference`` (the mean of
     the per-seed differences, rule minus uniform) with its ``confidence`` interval
     (``difference_low``, ``difference_high``) and its 1 - 2 alpha interval (``equivalence_low``,
     ``equivalence_high``), ``differing_seeds`` (seeds off the most common difference),
@@ -195,21 +181,21 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
     ``margin``, ``verdict``, ``within_margin`` (the 1 - 2 alpha interval inside +-margin: two
     one-sided tests at alpha) and ``finding`` (``analysis.paired.judge``).
     """
-    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    per_seed = _per_seed(runs, metric)
     rows = []
     for rule, reference in _pairs(_cells(runs)):
-        ours, theirs = accuracy[rule["cell"]], accuracy[reference["cell"]]
+        ours, theirs = per_seed[rule["cell"]], per_seed[reference["cell"]]
         _aligned(ours, theirs)
-        support = difference_support(int(rule["prompts"]))
+        support = _support(metric, int(rule["prompts"]))
         # Up to one pass such a rule's runs are uniform allocation's, draw for draw: no
         # hypothesis to test (it would only make the family larger).
         same_until = (int(rule["prompts"]) * int(rule["group_size"])
                       if rule["allocation"] in UNIFORM_FIRST_PASS else 0)
         for budget in ours.columns[ours.columns > same_until]:
             a, b = ours[budget].to_numpy(), theirs[budget].to_numpy()
-            rows.append({**rule[CELL_COLUMNS].to_dict(), "uniform_cell": reference["cell"],
-                         "budget": int(budget), "accuracy_rule": float(a.mean()),
-                         "accuracy_uniform": float(b.mean()),
+            rows.append({**rule[CELL_COLUMNS].to_dict(), "metric": metric,
+                         "uniform_cell": reference["cell"], "budget": int(budget),
+                         "rule_mean": float(a.mean()), "uniform_mean": float(b.mean()),
                          **paired_difference(a - b, support, alpha, confidence)})
     if not rows:
         return pd.DataFrame(rows)
@@ -225,15 +211,20 @@ def _censoring(rule: float, uniform: float) -> Censoring:
 
 
 def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
-                     resamples: int = crossings.BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
-    """Per cell and target, the budget at which the mean accuracy over seeds first reaches the
-    target (``analysis.budget_to_target``: an isotonic fit of the seed-mean accuracy against the
-    budget C, inverted in log budget; C is the budget allowed, the rollouts spent are at most it),
-    with a percentile interval over ``resamples`` seed-bootstrap resamples, and for every rule
-    but uniform its ratio to uniform allocation's budget (the same resamples for both cells,
-    which share their seeds' draws), with:
+                     resamples: int = crossings.BOOTSTRAP, seed: int = 0,
+                     metric: str = "accuracy",
+                     gains: Mapping[str, Achievable] | None = None) -> pd.DataFrame:
+    """Per cell and target, the budget at which the mean ``metric`` over seeds first reaches the
+    target (for the pass rate, ``targets`` are shares of each environment's achievable gain,
+    ``gains[environment]``, and ``target`` the pass rate they come to)
+    (``analysis.budget_to_target``: an isotonic fit of the seed-mean accuracy against the budget C,
+    inverted in log budget; C is the budget allowed, the rollouts spent are at most it), with a
+    percentile interval over ``resamples`` seed-bootstrap resamples, and for every rule but uniform
+    its ratio to uniform allocation's budget (the same resamples for both cells, which share their
+    seeds' draws), with:
 
-    * ``interval_against_half``: where the ratio's 95% interval lies against 0.5 (``Placement``:
+    * ``interval_against_one`` and ``interval_against_half``: where the ratio's 95% interval
+      lies against 1 and against 0.5 (``Placement``:
       ``below``, the rule is shown to need less than half of uniform's budget; ``inside``;
       ``above``; ``unresolved`` where 0.5 is within a limit's Monte Carlo range, so that another
       set of resamples could say otherwise: ``BudgetRatio.holds``, read the other way round);
@@ -243,35 +234,42 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
       one (the largest budget over uniform's) when only the rule's is. Its interval is still
       reported: a resample where a cell never reaches the target counts as an infinite budget.
 
-    Columns: ``CELL_COLUMNS``, ``target``, ``seeds``, ``budget_to_target`` (the largest budget,
+    Columns: ``CELL_COLUMNS``, ``metric``, ``fraction`` (the share of the achievable gain; NaN
+    for accuracy), ``target``, ``seeds``, ``budget_to_target`` (the largest budget,
     a lower bound, where ``reached`` is False), ``budget_low``, ``budget_high``, ``reached``,
     ``at_first`` (reached by the first budget: an upper bound), ``summary``, ``uniform_cell``,
     ``ratio_to_uniform``, ``ratio_low``, ``ratio_high``, ``undefined_resamples``, the Monte Carlo
     ranges of the ratio's limits (``ratio_low_mc_low`` ... ``ratio_high_mc_high``,
-    ``analysis.budget_to_target.range_columns``), ``ratio_bound``, ``interval_against_half``
-    and ``censoring`` (the last nine empty for uniform allocation's own rows).
+    ``analysis.budget_to_target.range_columns``), ``ratio_bound``, ``interval_against_one``,
+    ``interval_against_half`` and ``censoring`` (the last ten empty for uniform allocation's own
+    rows).
     """
-    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    per_seed = _per_seed(runs, metric)
     cells = _cells(runs)
     partner = {int(rule["cell"]): int(reference["cell"]) for rule, reference in _pairs(cells)}
     rows = []
-    for target in targets:
+    for fraction in targets:
         resampled = {}
         for cell in cells.itertuples(index=False):
-            ours = accuracy[cell.cell]
+            target = (fraction if metric == "accuracy"
+                      else gains[cell.environment].target(fraction))
+            ours = per_seed[cell.cell]
             budgets = ours.columns.to_numpy(dtype=float)
             estimate = crossings.budget_to_target(ours.to_numpy(), budgets, target, resamples,
                                                   seed)
-            row = {**cell._asdict(), "target": target, "seeds": estimate.seeds,
+            row = {**cell._asdict(), "metric": metric,
+                   "fraction": math.nan if metric == "accuracy" else fraction,
+                   "target": target, "seeds": estimate.seeds,
                    "budget_to_target": estimate.estimate, "budget_low": estimate.ci_low,
                    "budget_high": estimate.ci_high, "reached": estimate.reached,
                    "at_first": estimate.at_first, "summary": estimate.describe()}
             if cell.cell in partner:
-                row |= _ratio_columns(ours, accuracy[partner[cell.cell]], partner[cell.cell],
+                row |= _ratio_columns(ours, per_seed[partner[cell.cell]], partner[cell.cell],
                                       target, resamples, seed, resampled)
             rows.append(row)
     table = pd.DataFrame(rows)
-    for column, kind in (("interval_against_half", Placement), ("censoring", Censoring)):
+    for column, kind in (("interval_against_one", Placement),
+                         ("interval_against_half", Placement), ("censoring", Censoring)):
         if column in table:
             table[column] = typed(table[column], kind)
     return table
@@ -303,6 +301,7 @@ def _ratio_columns(ours: pd.DataFrame, theirs: pd.DataFrame, uniform_cell: int, 
             **crossings.range_columns("ratio_low", "ratio_high", ratio.ci_low_range,
                                       ratio.ci_high_range),
             "ratio_bound": bound,
+            "interval_against_one": _MIRRORED.get(ratio.holds(1.0), ratio.holds(1.0)),
             "interval_against_half": _MIRRORED.get(ratio.holds(HALF), ratio.holds(HALF)),
             "censoring": censoring}
 
@@ -312,17 +311,19 @@ _MIRRORED = {Placement.BELOW: Placement.ABOVE, Placement.ABOVE: Placement.BELOW}
 
 
 def _interval_columns(name: str, values: np.ndarray, support: Support) -> dict[str, object]:
-    """``name``, ``name_low``, ``name_high``, ``name_interval`` (``t`` or ``bound``) and
-    ``name_seeds``: the mean of per-seed ``values`` (NaN ones left out: seeds where the quantity
-    is undefined) with its 95% interval by ``mean_interval``, clipped to the support's range."""
+    """``name``, ``name_low``, ``name_high``, ``name_interval`` (``t``, ``bound`` or
+    ``constant``) and ``name_seeds``: the mean of per-seed ``values`` (NaN ones left out: seeds
+    where the quantity is undefined) with its 95% interval (``analysis.pass_rate.
+    interval_columns``: none where every seed has the same value), clipped to the support's
+    range."""
     values = values[~np.isnan(values)]
     if values.size == 0:
-        interval = MeanInterval(math.nan, math.nan, math.nan, "")
-    else:
-        interval = mean_interval(values, support)
-    return {name: interval.mean, f"{name}_low": max(interval.low, support.values[0]),
-            f"{name}_high": min(interval.high, support.values[-1]),
-            f"{name}_interval": interval.method, f"{name}_seeds": int(values.size)}
+        return {name: math.nan, f"{name}_low": math.nan, f"{name}_high": math.nan,
+                f"{name}_interval": "", f"{name}_seeds": 0}
+    found = interval_columns(name, values, support)
+    return found | {f"{name}_low": max(found[f"{name}_low"], support.values[0]),
+                    f"{name}_high": min(found[f"{name}_high"], support.values[-1]),
+                    f"{name}_seeds": int(values.size)}
 
 
 def band_spending(runs: pd.DataFrame) -> pd.DataFrame:
@@ -425,9 +426,12 @@ _PARAMETERS = ("asymptote", "steepness", "midpoint")
 
 def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
                   resamples: int = crossings.BOOTSTRAP, seed: int = 0,
-                  confidence: float = CONFIDENCE, first: float = 0.0) -> ComputeCurve:
-    """Per cell, ScaleRL's compute curve (``scaling_curve``) fitted to the seed-mean accuracy at
-    the budgets from ``first`` to ``cut`` and checked at the budgets above ``cut``.
+                  confidence: float = CONFIDENCE, first: float = 0.0,
+                  metric: str = "accuracy") -> ComputeCurve:
+    """Per cell, ScaleRL's compute curve (``scaling_curve``) fitted to the seed-mean ``metric``
+    at the budgets from ``first`` to ``cut`` and checked at the budgets above ``cut``. (On the
+    pass rate ``chance`` holds each environment's untrained pass rate, E[mean_k v], which R0 is
+    fixed at as below.)
 
     R0 is fixed at chance, ``chance[environment]`` (1/K for arm values drawn from a continuous
     law: the untrained policy's greedy arm is a uniform tie-break among K), not at the mean at the
@@ -443,14 +447,14 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     budgets' correlation is kept); a resample whose fit fails is counted
     (``failed_resamples``) and left out of the percentiles.
 
-    ``parameters``: ``CELL_COLUMNS``, ``seeds``, ``first_budget`` (the smallest budget fitted),
-    ``fitted_budgets``, ``start`` (R0), then
-    ``asymptote`` (A), ``steepness`` (B), ``midpoint`` (C_mid), each with ``_low`` and ``_high``,
-    ``resamples``, ``failed_resamples``, ``residual_rms`` (of the seed means about the curve on
-    the fitted budgets), ``standard_error`` (RMS over the fitted budgets of the seed-mean's
-    standard error) and ``fit`` (``CurveFit``: ``poor`` when the residual RMS exceeds
-    ``POOR_FIT`` standard errors, ``failed`` when the fit to the full sample fails, ``too few
-    budgets`` with fewer than four budgets <= cut: three parameters leave no residual).
+    ``parameters``: ``CELL_COLUMNS``, ``metric``, ``seeds``, ``first_budget`` (the smallest budget
+    fitted), ``fitted_budgets``, ``start`` (R0), then ``asymptote`` (A), ``steepness`` (B),
+    ``midpoint`` (C_mid), each with ``_low`` and ``_high``, ``resamples``, ``failed_resamples``,
+    ``residual_rms`` (of the seed means about the curve on the fitted budgets), ``standard_error``
+    (RMS over the fitted budgets of the seed-mean's standard error) and ``fit`` (``CurveFit``:
+    ``poor`` when the residual RMS exceeds ``POOR_FIT`` standard errors, ``failed`` when the fit to
+    the full sample fails, ``too few budgets`` with fewer than four budgets <= cut: three parameters
+    leave no residual).
     ``predictions``: per cell and budget > cut, ``predicted`` (from the full-sample fit) with its
     bootstrap interval (``predicted_low``, ``predicted_high``: the curve's own uncertainty, for
     the figure), ``measured`` (the seed mean) and its ``measured_standard_error``, and the check:
@@ -463,7 +467,7 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     the prediction is below the measurement; ``above``; ``unresolved`` within a limit's Monte
     Carlo error); no rows for a cell whose fit failed.
     """
-    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    accuracy = _per_seed(runs, metric)
     cells = _cells(runs)
     tail = (1 - confidence) / 2
     parameters, predictions = [], []
@@ -476,7 +480,7 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
         means = values.mean(axis=0)
         errors = values.std(axis=0, ddof=1) / math.sqrt(seeds)
         found = _fit(budgets[fitted], means[fitted], start) if fitted.sum() > 3 else None
-        row = {**cell._asdict(), "seeds": seeds,
+        row = {**cell._asdict(), "metric": metric, "seeds": seeds,
                "first_budget": int(budgets[fitted][0]) if fitted.any() else math.nan,
                "fitted_budgets": int(fitted.sum()),
                "start": start, **dict.fromkeys((f"{name}{end}" for name in _PARAMETERS
@@ -509,7 +513,7 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
             ranges = ((crossings.percentile_range(missed, tail),
                        crossings.percentile_range(missed, 1 - tail)) if missed.size
                       else ((math.nan, math.nan), (math.nan, math.nan)))
-            predictions.append({**cell._asdict(), "budget": int(budgets[c]),
+            predictions.append({**cell._asdict(), "metric": metric, "budget": int(budgets[c]),
                                 "predicted": predicted, "predicted_low": low,
                                 "predicted_high": high, "measured": float(means[c]),
                                 "measured_standard_error": float(errors[c]),
@@ -527,7 +531,8 @@ def compute_curve(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
 
 
 def curve_starts(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
-                 resamples: int = crossings.BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
+                 resamples: int = crossings.BOOTSTRAP, seed: int = 0,
+                 metric: str = "accuracy") -> pd.DataFrame:
     """The compute curve fitted from each later first budget (ScaleRL fits after its runs'
     early steps; ``compute_curve`` fits from the smallest): one row per first budget after the
     smallest that leaves four budgets or more up to ``cut``, over the cells of ``runs``:
@@ -541,11 +546,12 @@ def curve_starts(runs: pd.DataFrame, cut: float, chance: Mapping[str, float],
     fitted = budgets[budgets <= cut]
     rows = []
     for first in fitted[1:len(fitted) - 3]:
-        curve = compute_curve(runs, cut, chance, resamples, seed, first=float(first))
+        curve = compute_curve(runs, cut, chance, resamples, seed, first=float(first),
+                              metric=metric)
         found, predicted = curve.parameters, curve.predictions
         placed = (predicted["prediction"].value_counts() if len(predicted)
                   else pd.Series(dtype=int))
-        rows.append({"first_budget": int(first),
+        rows.append({"metric": metric, "first_budget": int(first),
                      "fitted_budgets": int((fitted >= first).sum()),
                      "fits": len(found),
                      "poor_fits": int((found["fit"] == CurveFit.POOR).sum()),
@@ -596,42 +602,43 @@ SEEDS_FOR_EFFECT = "seeds_for_effect"
 
 
 def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per cell and budget, over seeds: the mean accuracy with its 95% interval (``accuracy``,
-    ``accuracy_low``, ``accuracy_high``, ``accuracy_interval``, ``accuracy_seeds``), the mean
-    rollouts spent (at most the budget: groups run whole), the mean share of groups without
-    signal and the mean pass rate of the policies (the mean over prompts of sum pi[k] v[k])."""
-    totals = _seed_totals(runs, ["rollouts", "groups", "zero_signal_groups", "pass_rate_sum"])
+    """Per cell and budget, over seeds: the mean accuracy, the mean pass rate of the policies
+    (the mean over prompts of sum pi[k] v[k]) and the mean regret (the mean over prompts of the
+    best value less the pass rate), each with its 95% interval (``<name>``, ``<name>_low``,
+    ``<name>_high``, ``<name>_interval``, ``<name>_seeds``), the mean rollouts spent (at most the
+    budget: groups run whole) and the mean share of groups without signal."""
+    totals = _seed_totals(runs, ["rollouts", "groups", "zero_signal_groups"])
     with np.errstate(invalid="ignore", divide="ignore"):
-        totals = totals.assign(
-            zero_signal_share=totals["zero_signal_groups"] / totals["groups"],
-            pass_rate=totals["pass_rate_sum"] / totals["band_prompts"])
+        totals = totals.assign(zero_signal_share=totals["zero_signal_groups"] / totals["groups"])
     rows = []
     for key, group in totals.groupby([*CELL_COLUMNS, "budget"], observed=True, sort=True):
         row = dict(zip([*CELL_COLUMNS, "budget"], key, strict=True))
         row |= _interval_columns("accuracy", group["accuracy"].to_numpy(),
                                  accuracy_support(int(row["prompts"])))
+        for name in ("pass_rate", "regret"):
+            row |= _interval_columns(name, group[name].to_numpy(), SHARE)
         row |= {"rollouts": float(group["rollouts"].mean()),
-                "zero_signal_share": float(group["zero_signal_share"].mean()),
-                "pass_rate": float(group["pass_rate"].mean())}
+                "zero_signal_share": float(group["zero_signal_share"].mean())}
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def plan_table(runs: pd.DataFrame, versus: pd.DataFrame, effect: float = EFFECT,
-               power: float = TARGET_POWER) -> pd.DataFrame:
+               power: float = TARGET_POWER, metric: str = "accuracy") -> pd.DataFrame:
     """The seeds each paired comparison of ``versus`` (``versus_uniform``) needs to detect the
     stated ``effect`` with ``power`` at the level of the first Holm step of its family (alpha /
     family size), by ``seeds_needed``; the standard deviation of the per-seed differences is
     this run's (a nuisance parameter, read from the data; the effect is not). One row per
     (rule, environment, group size, estimator): the largest over its budgets, since the family
     is tested at every budget. ``seeds`` is what the run had."""
-    accuracy = _by_seed(seed_accuracy(runs), "accuracy")
+    per_seed = _per_seed(runs, metric)
     level = ALPHA / len(versus)
     rows = []
     for rule, reference in _pairs(_cells(runs)):
-        differences = accuracy[rule["cell"]] - accuracy[reference["cell"]]
+        differences = per_seed[rule["cell"]] - per_seed[reference["cell"]]
         spread = float(differences.std(ddof=1).max())
-        rows.append({**rule[CELL_COLUMNS].to_dict(), "seeds": len(differences),
+        rows.append({**rule[CELL_COLUMNS].to_dict(), "metric": metric,
+                     "seeds": len(differences),
                      "largest_sd_of_differences": spread, "effect": effect, "level": level,
                      "power": power,
                      SEEDS_FOR_EFFECT: seeds_needed(spread, effect, level, power)
@@ -639,24 +646,82 @@ def plan_table(runs: pd.DataFrame, versus: pd.DataFrame, effect: float = EFFECT,
     return pd.DataFrame(rows)
 
 
+VERDICT_KEYS = ["allocation", "environment", "normalization", "metric"]
+"""What a row of ``verdict_table`` is about."""
+
+
+def verdict_table(versus: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFrame:
+    """One row per rule, law, normalization and metric (``VERDICT_KEYS``) of ``versus``
+    (``versus_uniform`` on every metric): the headline cells' (``baseline``, ``group_size``)
+    comparison with uniform allocation at the largest budget (``budget``, ``difference`` with
+    ``difference_low`` and ``difference_high``, ``finding``: ``higher``, ``lower``,
+    ``equivalent`` within the metric's margin, or ``unresolved``), and over every estimator,
+    group size and budget of the rule, law and normalization, how many comparisons found each
+    (``comparisons``, ``higher``, ``lower``, ``equivalent``, ``unresolved``)."""
+    rows = []
+    largest = versus["budget"].max()
+    for key, group in versus.groupby(VERDICT_KEYS, observed=True, sort=False):
+        head = group[(group["baseline"] == baseline) & (group["group_size"] == group_size)
+                     & (group["budget"] == largest)]
+        counts = group["finding"].value_counts()
+        row = dict(zip(VERDICT_KEYS, key, strict=True))
+        if len(head):
+            first = head.iloc[0]
+            row |= {"budget": int(largest), "difference": first["difference"],
+                    "difference_low": first["difference_low"],
+                    "difference_high": first["difference_high"], "margin": first["margin"],
+                    "finding": first["finding"]}
+        rows.append(row | {"comparisons": len(group),
+                           **{f.value: int(counts.get(f, 0)) for f in Finding}})
+    table = pd.DataFrame(rows)
+    if "finding" in table:
+        table["finding"] = typed(table["finding"], Finding)
+    return table
+
+
 def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
-                 chance: Mapping[str, float]) -> dict[str, pd.DataFrame]:
+                 environments: Mapping[str, Environment]) -> dict[str, pd.DataFrame]:
     """Every table of a many-prompts study from its tidy runs table, analysed as its config's
-    ``[analysis]`` table says (``equivalence_margin``; the compute curve, fitted up to
-    ``curve_cut``, for the cells of ``headline_baseline`` and ``headline_group_size``);
-    ``chance``: each environment's accuracy of an untrained policy."""
-    versus = versus_uniform(runs, analysis.equivalence_margin,
-                            family_name(study, "prompts_vs_uniform"))
+    ``[analysis]`` table says (``equivalence_margin`` for accuracy, ``pass_rate_margin`` for the
+    pass rate; the compute curve, fitted up to ``curve_cut``, for the cells of
+    ``headline_baseline`` and ``headline_group_size``), on each of ``METRICS``, each metric its
+    own Holm family; ``environments``: each environment of the runs by its text."""
+    margins = {"accuracy": analysis.equivalence_margin, "pass_rate": analysis.pass_rate_margin}
+    effects = {"accuracy": EFFECT, "pass_rate": analysis.pass_rate_margin}
+    gains = {text: achievable(env) for text, env in environments.items()}
+    starts = {"accuracy": {text: env.chance for text, env in environments.items()},
+              "pass_rate": {text: gain.start for text, gain in gains.items()}}
+    targets = {"accuracy": TARGETS, "pass_rate": FRACTIONS}
+    versus = {metric: versus_uniform(runs, margins[metric], family_name(study, family(metric)),
+                                     metric=metric) for metric in METRICS}
+    joined = pd.concat(versus.values(), ignore_index=True)
     tables = {SETTINGS: pd.DataFrame([{"study": study, **analysis.to_dict()}]),
               "cells": _cells(runs), "prompts_accuracy": accuracy_table(runs),
-              "prompts_vs_uniform": versus, "prompts_plan": plan_table(runs, versus),
-              "prompts_budget_to_target": budget_to_target(runs),
+              "prompts_vs_uniform": joined,
+              "prompts_verdicts": verdict_table(joined, analysis.headline_baseline,
+                                                analysis.headline_group_size),
+              "prompts_plan": pd.concat([plan_table(runs, versus[metric], effects[metric],
+                                                    metric=metric) for metric in METRICS],
+                                        ignore_index=True),
+              "prompts_budget_to_target": pd.concat(
+                  [budget_to_target(runs, targets[metric], metric=metric, gains=gains)
+                   for metric in METRICS], ignore_index=True),
               "prompts_bands": band_spending(runs)}
     if analysis.curve_cut:
         headline = runs[(runs["baseline"] == analysis.headline_baseline)
                         & (runs["group_size"] == analysis.headline_group_size)]
-        curve = compute_curve(headline, analysis.curve_cut, chance)
-        tables["prompts_curve"] = curve.parameters
-        tables["prompts_curve_predictions"] = curve.predictions
-        tables["prompts_curve_starts"] = curve_starts(headline, analysis.curve_cut, chance)
+        curves = [compute_curve(headline, analysis.curve_cut, starts[metric], metric=metric)
+                  for metric in METRICS]
+        tables["prompts_curve"] = pd.concat([c.parameters for c in curves], ignore_index=True)
+        tables["prompts_curve_predictions"] = pd.concat([c.predictions for c in curves],
+                                                        ignore_index=True)
+        tables["prompts_curve_starts"] = pd.concat(
+            [curve_starts(headline, analysis.curve_cut, starts[metric], metric=metric)
+             for metric in METRICS], ignore_index=True)
     return tables
+
+
+def family(metric: str) -> str:
+    """The table part of the Holm family of the comparisons with uniform allocation on
+    ``metric`` (the study's name comes first): accuracy's keeps its old name."""
+    return "prompts_vs_uniform" if metric == "accuracy" else f"prompts_vs_uniform_{metric}"

@@ -57,7 +57,7 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
     values = np.array([float(p) for p in probs.split(",")])
     return pd.DataFrame({
         "cell": cell, "algorithm": "reinforce", "nested": True, "baseline": "running_mean",
-        "lr": 0.1, "group_size": 1,
+        "lr": 0.1, "group_size": 1, "normalization": "per_group",
         "reward_model": "bernoulli", "environment": probs, "draw": "fixed",
         "arms": len(values), "arm_values": [tuple(values)] * (seeds * checkpoints),
         "draw_parameters": [()] * (seeds * checkpoints),
@@ -66,7 +66,8 @@ def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0
         "seed": np.repeat(np.arange(seeds), checkpoints),
         "budget": np.tile(budgets, seeds), "rollouts": np.tile(budgets, seeds),
         "greedy_arm": greedy.ravel(), "best_arm": 2,
-        "correct": correct.ravel(), "finite": True, "zero_signal_updates": 0})
+        "correct": correct.ravel(), "finite": True, "zero_signal_updates": 0,
+        "best_value": values.max(), "pass_rate": np.nan})
 
 
 def outcomes_of(*frames: pd.DataFrame) -> Outcomes:

@@ -201,7 +201,7 @@ def write_pilot(folder: Path) -> None:
                                                      ("uniform", 0.0, b)]):
         cells.append({"cell": cell, "algorithm": algorithm, "nested": True,
                       "baseline": "running_mean", "lr": lr, "group_size": 1,
-                      "reward_model": "bernoulli", "environment": "0.5,0.6", "arms": 2,
+                      "normalization": "per_group", "reward_model": "bernoulli", "environment": "0.5,0.6", "arms": 2,
                       "draw": "fixed", "arm_values": [0.5, 0.6], "draw_parameters": [],
                       "reward_parameters": [],
                       "cost": 0.0})
@@ -209,7 +209,8 @@ def write_pilot(folder: Path) -> None:
         frames.append(pd.DataFrame({
             "cell": cell, "seed": seed.ravel(), "budget": budget.ravel().astype(int),
             "rollouts": budget.ravel().astype(int), "correct": correct.ravel(), "finite": True,
-            "greedy_value": np.where(correct.ravel(), 0.6, 0.5), "zero_signal_updates": 0}))
+            "greedy_value": np.where(correct.ravel(), 0.6, 0.5), "zero_signal_updates": 0,
+            "best_value": 0.6, "pass_rate": np.nan}))
     table = pa.Table.from_pylist(cells, schema=CELLS_SCHEMA)
     with study_files(folder, table, "synthetic pilot") as files:
         for frame in frames:

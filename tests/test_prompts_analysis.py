@@ -14,6 +14,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
 from test_prompts import run_kernel
 
+from analysis.pass_rate import achievable
 from analysis.prompts import (
     CELL_COLUMNS,
     band_spending,
@@ -21,13 +22,15 @@ from analysis.prompts import (
     compute_curve,
     curve_starts,
     scaling_curve,
-    seed_accuracy,
+    seed_outcomes,
     seeds_needed,
+    verdict_table,
     versus_uniform,
 )
 from analysis.roles import Censoring, CurveFit, Finding, Placement
 from study.core import prompt_rules
 from study.core.prompts import difficulty_bands
+from study.spec.environment import Environment
 from study.spec.schema import PROMPT_FIELD_COLUMNS
 from study.spec.streams import run_keys
 
@@ -43,8 +46,9 @@ def describe(cell: int, allocation: str, prompts: int, environment: str = "beta(
     label, and with P rollouts a pass every budget of these tests is past the first pass, which
     ``versus_uniform`` compares (the runs of a rule whose first pass is uniform allocation's are
     uniform allocation's up to it)."""
-    return {"cell": cell, "allocation": allocation, "baseline": baseline,
-            "group_size": group_size, "lr": lr, "environment": environment, "prompts": prompts}
+    return {"cell": cell, "allocation": allocation, "normalization": "per_group",
+            "baseline": baseline, "group_size": group_size, "lr": lr,
+            "environment": environment, "prompts": prompts}
 
 
 def tidy(description: dict[str, object], fields: dict[str, np.ndarray],
@@ -87,6 +91,7 @@ def counted_runs(cells: list[tuple[dict[str, object], np.ndarray]],
                                 filled.shape)
         fields = {"prompts": np.full_like(filled, quarter), "best": filled,
                   "greedy_value": filled.astype(float), "pass_rate": filled.astype(float),
+                  "best_value": np.full(filled.shape, float(quarter)),
                   "rollouts": spent, "groups": spent // 4, "zero_signal": np.zeros_like(filled),
                   "non_finite": np.zeros_like(filled)}
         frames.append(tidy(description, fields, budgets))
@@ -110,7 +115,7 @@ def test_a_rule_identical_to_uniform_differs_by_exactly_zero_and_is_equivalent()
     assert (table["interval_method"] == "bound").all()
     assert table["within_margin"].all()
     assert (table["finding"] == Finding.EQUIVALENT).all()
-    np.testing.assert_allclose(table["accuracy_rule"], correct.mean(axis=0) / prompts)
+    np.testing.assert_allclose(table["rule_mean"], correct.mean(axis=0) / prompts)
 
 
 def test_with_many_differing_seeds_it_is_the_paired_t_test_and_tost() -> None:
@@ -194,6 +199,40 @@ def test_the_paired_interval_covers_the_true_difference(steps: np.ndarray, weigh
     assert covered.mean() >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / replicates)
 
 
+def test_on_the_pass_rate_it_is_the_paired_t_test_of_the_seeds_pass_rates() -> None:
+    # The pass rate is continuous: with 60 seeds every paired difference differs from the
+    # others, so the comparison is scipy's paired t-test of the seeds' mean pass rates (the
+    # kernel's pass_rate_sum over band_prompts), to rounding.
+    budgets = [256, 1024]
+    runs = kernel_runs(("uniform", "variance"), seeds=60, prompts=16, budgets=budgets)
+    table = versus_uniform(runs, 0.01, family="t/pass", metric="pass_rate")
+    totals = runs.groupby(["cell", "seed", "budget"])[["pass_rate_sum", "band_prompts"]].sum()
+    rates = (totals["pass_rate_sum"] / totals["band_prompts"]).unstack("budget")
+    assert len(table) == len(budgets) and (table["metric"] == "pass_rate").all()
+    for row in table.itertuples():
+        a, b = rates.loc[1][row.budget].to_numpy(), rates.loc[0][row.budget].to_numpy()
+        assert row.interval_method == "t"
+        assert row.difference == pytest.approx((a - b).mean(), abs=1e-15)
+        assert row.p_value == pytest.approx(ttest_rel(a, b).pvalue, rel=1e-9)
+    verdicts = verdict_table(table, "group_mean", 4)
+    assert len(verdicts) == 1 and verdicts["comparisons"].iat[0] == len(table)
+    assert verdicts[[f.value for f in Finding]].sum(axis=1).iat[0] == len(table)
+    largest = table[table["budget"] == max(budgets)].iloc[0]
+    assert verdicts["finding"].iat[0] == largest["finding"]
+    assert verdicts["difference"].iat[0] == largest["difference"]
+
+
+def test_a_pass_rate_target_is_a_share_of_the_achievable_gain() -> None:
+    # On beta(2, 2) with three arms the untrained pass rate is 1/2 and the best 0.6929: the
+    # targets are the shares of the distance between them, whatever the runs.
+    runs = kernel_runs(("uniform",), seeds=20, prompts=8, budgets=[64, 256])
+    gains = {"beta(2,2)x3": achievable(Environment.drawn("beta", 3, (2.0, 2.0)))}
+    table = budget_to_target(runs, (0.5, 0.9), resamples=50, metric="pass_rate", gains=gains)
+    gain = gains["beta(2,2)x3"]
+    np.testing.assert_allclose(table["target"], [gain.target(0.5), gain.target(0.9)])
+    assert table["fraction"].tolist() == [0.5, 0.9] and (table["metric"] == "pass_rate").all()
+
+
 def test_on_kernel_runs_each_rule_meets_uniform_at_every_budget() -> None:
     budgets = [64, 256, 1024]
     runs = kernel_runs(prompt_rules.RULES, seeds=12, prompts=16, budgets=budgets)
@@ -203,11 +242,11 @@ def test_on_kernel_runs_each_rule_meets_uniform_at_every_budget() -> None:
     # allocation does: compared past it only.
     past = [b for b in budgets if b > 16 * 4]
     assert len(table) == len(budgets) + 2 * len(past) and (table["seeds"] == 12).all()
-    means = seed_accuracy(runs).groupby(["cell", "budget"])["accuracy"].mean()
+    means = seed_outcomes(runs).groupby(["cell", "budget"])["accuracy"].mean()
     for row in table.itertuples():
-        assert row.accuracy_rule == pytest.approx(means[(row.cell, row.budget)])
-        assert row.accuracy_uniform == pytest.approx(means[(row.uniform_cell, row.budget)])
-        assert row.difference == pytest.approx(row.accuracy_rule - row.accuracy_uniform)
+        assert row.rule_mean == pytest.approx(means[(row.cell, row.budget)])
+        assert row.uniform_mean == pytest.approx(means[(row.uniform_cell, row.budget)])
+        assert row.difference == pytest.approx(row.rule_mean - row.uniform_mean)
         assert row.difference_low <= row.difference <= row.difference_high
         assert row.p_value <= row.p_value_holm <= 1
 
@@ -280,8 +319,10 @@ def test_band_spending_at_lr_zero_matches_theory() -> None:
     budgets = [prompts * group * passes]
     runs = kernel_runs(("uniform",), seeds, prompts, budgets, lr=0.0, group=group, values=values)
     table = band_spending(runs)
+    # Exactly a quarter in every seed: a constant, which gets no interval.
     assert (table["rollout_share"] == 0.25).all()
-    assert ((table["rollout_share_low"] <= 0.25) & (table["rollout_share_high"] >= 0.25)).all()
+    assert (table["rollout_share_interval"] == "constant").all()
+    assert table[["rollout_share_low", "rollout_share_high"]].isna().all(axis=None)
     band = difficulty_bands(values[:1])[0]
     p = rows.mean(axis=1)
     q = p**group + (1 - p) ** group

@@ -53,6 +53,10 @@ DEFAULT_EQUIVALENCE_MARGIN = 0.01
 """The accuracy difference within which two cells (or a cell and chance) are called equivalent
 when a config states none: two one-sided tests at this margin (``analysis.paired.verdict``,
 ``analysis.study_tables.chance_equivalence``)."""
+DEFAULT_PASS_RATE_MARGIN = 0.01
+"""The pass-rate difference within which two cells are called equivalent when a config states
+none: one percentage point of mean@k accuracy, the resolution at which post-training papers
+tabulate it."""
 DEFAULT_RATIO_MARGIN = 1.25
 """Two budgets to a target are called as efficient as each other when their ratio is shown to lie
 within [1 / margin, margin] (two one-sided tests on the 90% bootstrap interval), when a config
@@ -66,7 +70,7 @@ _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "prompts", "allocation", "normalization"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
-                  "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
+                  "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
                   "reference", "sections", "headline_group_size", "curve_cut"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
@@ -108,6 +112,7 @@ class AnalysisConfig:
     primary_budgets: tuple[int, ...] = ()
     compared_budgets: tuple[int, ...] = ()
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    pass_rate_margin: float = DEFAULT_PASS_RATE_MARGIN
     ratio_margin: float = DEFAULT_RATIO_MARGIN
     same_simulation_as: str = ""
     headline_lr: float = DEFAULT_LR
@@ -334,7 +339,8 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         primary_budgets=primary,
         compared_budgets=(_budgets_of(analysis, "compared_budgets", budgets)
                           if "compared_budgets" in analysis else primary),
-        equivalence_margin=_margin(analysis),
+        equivalence_margin=_margin(analysis, "equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN),
+        pass_rate_margin=_margin(analysis, "pass_rate_margin", DEFAULT_PASS_RATE_MARGIN),
         ratio_margin=_ratio_margin(analysis),
         same_simulation_as=_study_name("analysis.same_simulation_as",
                                        analysis.get("same_simulation_as", "")),
@@ -377,11 +383,10 @@ def _budgets_of(analysis: dict[str, Any], key: str, budgets: tuple[int, ...]) ->
     return chosen
 
 
-def _margin(analysis: dict[str, Any]) -> float:
-    margin = _number("analysis.equivalence_margin",
-                     analysis.get("equivalence_margin", DEFAULT_EQUIVALENCE_MARGIN))
+def _margin(analysis: dict[str, Any], key: str, default: float) -> float:
+    margin = _number(f"analysis.{key}", analysis.get(key, default))
     if not 0 < margin < 0.5:
-        raise ConfigError("analysis.equivalence_margin", margin, "is not in (0, 0.5)")
+        raise ConfigError(f"analysis.{key}", margin, "is not in (0, 0.5)")
     return margin
 
 

@@ -51,8 +51,8 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if many:
-        tables = prompts.study_tables(read_runs(args.run_dir), manifest["study"],
-                                      config.analysis,
+        tables = prompts.study_tables(read_runs(args.run_dir, prompts.READ_COLUMNS),
+                                      manifest["study"], config.analysis,
                                       {env.text: env for env in config.environments})
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)

@@ -18,11 +18,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom, binomtest
 
-from analysis.budget_to_target import budget_ratio, budget_to_target
+from analysis.accuracy import cell_environments
+from analysis.budget_to_target import budget_ratio, budget_to_target, placement
 from analysis.cost import Support, mean_interval
 from analysis.families import declare, family_name
 from analysis.outcomes import Outcomes
-from analysis.paired import compare_outcomes, judge
+from analysis.paired import compare_outcomes, judge, paired_difference
+from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
+from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
 from analysis.roles import LrRole, typed
 from study.spec import registry
 from study.spec.config import DEFAULT_LR
@@ -126,11 +129,24 @@ def _trained_checkpoints(outcomes: Outcomes, cell: int) -> list[int]:
 
 
 def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str,
-                        margin: float) -> pd.DataFrame:
+                        margin: float, metric: str = "accuracy") -> pd.DataFrame:
     """Every arm (A) at its best lr against single-rollout REINFORCE with the running-mean
     baseline (B) at its best lr, on the odd seeds, at every checkpoint where A has made an update
-    (question 1). One Holm family: the whole table."""
+    (question 1), on ``metric``: best-arm accuracy (exact McNemar, Newcombe's interval:
+    ``compare_outcomes``) or the pass rate (the seeds' paired differences: ``paired_difference``,
+    a paired t-test where enough seeds differ; the arms are those chosen on accuracy). One Holm
+    family: the whole table."""
     _, odd = outcomes.halves()
+
+    def compare(a: int, b: int, c: int) -> dict[str, object]:
+        if metric == "accuracy":
+            return compare_outcomes(outcomes.outcomes(a, odd)[:, c],
+                                    outcomes.outcomes(b, odd)[:, c])
+        ours, theirs = (seed_pass_rates(outcomes, cell, odd)[:, c] for cell in (a, b))
+        return {"seeds": len(ours), "pass_rate_a": float(ours.mean()),
+                "pass_rate_b": float(theirs.mean()),
+                **paired_difference(ours - theirs, PASS_RATE_DIFFERENCE)}
+
     rows = []
     for environment, arms in best.groupby("environment", sort=False):
         single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
@@ -143,11 +159,10 @@ def versus_single_table(outcomes: Outcomes, best: pd.DataFrame, family: str,
             for c in _trained_checkpoints(outcomes, arm.cell):
                 rows.append({"environment": environment, "baseline": arm.baseline,
                              "group_size": arm.group_size, "lr": arm.best_lr,
-                             "single_lr": float(single["best_lr"].iat[0]),
+                             "single_lr": float(single["best_lr"].iat[0]), "metric": metric,
                              "budget": int(outcomes.budgets[c]),
                              "rollouts": int(outcomes.spent(arm.cell)[c]),
-                             **compare_outcomes(outcomes.outcomes(arm.cell, odd)[:, c],
-                                                outcomes.outcomes(reference, odd)[:, c])})
+                             **compare(arm.cell, reference, c)})
     return _family(rows, family, margin)
 
 
@@ -178,7 +193,8 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.D
     """Rollouts to 0.9 accuracy per arm at its best lr on the odd seeds, with a 95% bootstrap
     interval over seeds, and its ratio (paired bootstrap) to single-rollout REINFORCE and to the
     study's ``reference`` learner (``ratio_to_<reference>``; none for "") (question 2).
-    Crossings are read against the rollouts actually spent."""
+    Crossings are read against the rollouts actually spent (``pass_rate_budget_table``: the
+    same on the pass rate)."""
     cells = outcomes.cells
     others = cells[cells["algorithm"] == reference].set_index("environment")["cell"]
     _, odd = outcomes.halves()
@@ -205,6 +221,38 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.D
                 row |= {f"ratio_to_{name}": ratio.ratio, f"ratio_to_{name}_low": ratio.ci_low,
                         f"ratio_to_{name}_high": ratio.ci_high}
             rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pass_rate_budget_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
+    """Rollouts to each pass-rate target (``analysis.pass_rate.FRACTIONS`` of the bandit's
+    achievable gain) per arm at its best lr on the odd seeds, with a 95% bootstrap interval, and
+    its ratio to single-rollout REINFORCE's (paired bootstrap, with the Monte Carlo ranges of the
+    limits and ``against_one``: where the interval lies against 1, ``unresolved`` within that
+    error). Columns: ``environment``, ``baseline``, ``group_size``, ``lr``, ``fraction``,
+    ``target``, then ``analysis.pass_rate.budget_columns``' and ``against_one``."""
+    environments = cell_environments(outcomes)
+    _, odd = outcomes.halves()
+    rows = []
+    for environment, arms in best.groupby("environment", sort=False):
+        single = arms[(arms["baseline"] == SINGLE[0]) & (arms["group_size"] == SINGLE[1])]
+        reference = int(single["cell"].iat[0]) if len(single) else None
+        gain = achievable(environments[int(arms["cell"].iat[0])])
+        for fraction in FRACTIONS:
+            for arm in arms.itertuples():
+                other = reference if reference not in (None, arm.cell) else None
+                found = budget_columns(
+                    seed_pass_rates(outcomes, arm.cell, odd),
+                    np.maximum(outcomes.spent(arm.cell), 1), gain.target(fraction),
+                    None if other is None else seed_pass_rates(outcomes, other, odd),
+                    None if other is None else np.maximum(outcomes.spent(other), 1))
+                if other is not None:
+                    found["against_one"] = placement(
+                        1.0, (found["ratio_low_mc_low"], found["ratio_low_mc_high"]),
+                        (found["ratio_high_mc_low"], found["ratio_high_mc_high"])).value
+                rows.append({"environment": environment, "baseline": arm.baseline,
+                             "group_size": arm.group_size, "lr": arm.best_lr,
+                             "fraction": fraction, "target": gain.target(fraction), **found})
     return pd.DataFrame(rows)
 
 
@@ -300,16 +348,21 @@ def _no_signal(baseline: str, pass_rate: float, group: int) -> float:
 
 
 def group_tables(outcomes: Outcomes, pass_rates: dict[str, tuple[float, float]],
-                 study: str, margin: float, reference: str) -> dict[str, pd.DataFrame]:
+                 study: str, margin: float, reference: str,
+                 pass_rate_margin: float) -> dict[str, pd.DataFrame]:
     """Every table of a group study; ``pass_rates`` maps each bandit's ``environment`` to (its
     mean pass rate, its best arm's). Each table with p-values is its own Holm family, its rows
-    judged against the equivalence ``margin``; budgets are also compared with the ``reference``
-    learner's."""
+    judged against the equivalence ``margin`` (``pass_rate_margin`` on the pass rate); budgets
+    are also compared with the ``reference`` learner's."""
     best = best_lr_table(outcomes)
     versus = versus_single_table(outcomes, best, family_name(study, "group_vs_single"), margin)
     return {"group_best_lr": best, "group_accuracy": accuracy_table(outcomes, best),
             "group_vs_single": versus, "group_best_arm": best_arm_table(best, versus),
+            "group_vs_single_pass_rate": versus_single_table(
+                outcomes, best, family_name(study, "group_vs_single_pass_rate"),
+                pass_rate_margin, metric="pass_rate"),
             "group_budget_to_target": budget_table(outcomes, best, reference),
+            "group_pass_rate_budgets": pass_rate_budget_table(outcomes, best),
             "group_zscore_vs_mean": zscore_table(outcomes, best, pass_rates,
                                                   family_name(study, "group_zscore_vs_mean"),
                                                   margin),

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 from scipy.special import expit
 from statsmodels.stats.power import TTestPower
+from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 import analysis.budget_to_target as crossings
 from analysis.cost import CONFIDENCE, Support
@@ -50,6 +51,9 @@ CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size",
 """What describes a cell of a many-prompts study."""
 PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr", "normalization"]
 """Cells equal in these share every seed's dataset and draws: they differ in allocation only."""
+READ_COLUMNS = [*CELL_COLUMNS, "seed", "budget", "band", "band_prompts", "correct_prompts",
+                "pass_rate_sum", "best_value_sum", "rollouts", "groups", "zero_signal_groups"]
+"""The columns of the tidy runs table the analysis reads (the rest would only take memory)."""
 METRICS = ("accuracy", "pass_rate")
 """The outcomes every verdict of the study is stated on, each its own Holm family: best-arm
 accuracy (a seed's share of prompts whose greedy arm is a best arm) and the pass rate (a seed's
@@ -585,9 +589,12 @@ def seeds_needed(sd_of_differences: float, effect: float = EFFECT, alpha: float 
     effect is the one stated before the run, never an observed one (Hoenig and Heisey 2001)."""
     size = effect / sd_of_differences
     analysis = TTestPower()
-    # solve_power finds no root (NaN) when even 2 seeds have the power: start there then.
-    root = analysis.solve_power(effect_size=size, alpha=alpha, power=power,
-                                alternative="two-sided")
+    # solve_power finds no root (NaN, with a warning) when even 2 seeds have the power: start
+    # there then.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        root = analysis.solve_power(effect_size=size, alpha=alpha, power=power,
+                                    alternative="two-sided")
     n = max(math.ceil(root), 2) if math.isfinite(root) else 2
     # solve_power's root is a float found to a tolerance: step to the integer boundary exactly.
     while analysis.power(size, n, alpha) < power:
@@ -657,7 +664,8 @@ def verdict_table(versus: pd.DataFrame, baseline: str, group_size: int) -> pd.Da
     ``difference_low`` and ``difference_high``, ``finding``: ``higher``, ``lower``,
     ``equivalent`` within the metric's margin, or ``unresolved``), and over every estimator,
     group size and budget of the rule, law and normalization, how many comparisons found each
-    (``comparisons``, ``higher``, ``lower``, ``equivalent``, ``unresolved``)."""
+    (``comparisons``, ``higher``, ``lower``, ``equivalent``, ``unresolved``); and
+    ``other_metric_finding``, the other metric's finding there, with ``metrics_agree``."""
     rows = []
     largest = versus["budget"].max()
     for key, group in versus.groupby(VERDICT_KEYS, observed=True, sort=False):
@@ -675,7 +683,15 @@ def verdict_table(versus: pd.DataFrame, baseline: str, group_size: int) -> pd.Da
                            **{f.value: int(counts.get(f, 0)) for f in Finding}})
     table = pd.DataFrame(rows)
     if "finding" in table:
-        table["finding"] = typed(table["finding"], Finding)
+        # Where the two metrics' verdicts on the same rule, law and normalization part.
+        same = ["allocation", "environment", "normalization"]
+        others = table.assign(metric=table["metric"].map(dict(zip(METRICS, METRICS[::-1],
+                                                                  strict=True))))
+        table = table.merge(others[[*same, "metric", "finding"]].rename(
+            columns={"finding": "other_metric_finding"}), on=[*same, "metric"], how="left")
+        table["metrics_agree"] = table["finding"] == table["other_metric_finding"]
+        for column in ("finding", "other_metric_finding"):
+            table[column] = typed(table[column], Finding)
     return table
 
 
@@ -695,7 +711,12 @@ def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
     versus = {metric: versus_uniform(runs, margins[metric], family_name(study, family(metric)),
                                      metric=metric) for metric in METRICS}
     joined = pd.concat(versus.values(), ignore_index=True)
-    tables = {SETTINGS: pd.DataFrame([{"study": study, **analysis.to_dict()}]),
+    # The headline cells' lr, where the config's default (a single bandit's headline) would
+    # name an lr no cell of this study uses.
+    rates = runs.loc[(runs["baseline"] == analysis.headline_baseline)
+                     & (runs["group_size"] == analysis.headline_group_size), "lr"].unique()
+    settings = analysis.to_dict() | ({"headline_lr": float(rates[0])} if len(rates) == 1 else {})
+    tables = {SETTINGS: pd.DataFrame([{"study": study, **settings}]),
               "cells": _cells(runs), "prompts_accuracy": accuracy_table(runs),
               "prompts_vs_uniform": joined,
               "prompts_verdicts": verdict_table(joined, analysis.headline_baseline,
@@ -708,16 +729,19 @@ def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
                    for metric in METRICS], ignore_index=True),
               "prompts_bands": band_spending(runs)}
     if analysis.curve_cut:
+        # ScaleRL's extrapolation is asked of the headline cells as a trainer runs them (per
+        # group); from later first budgets on accuracy only, where the question arose (each
+        # first budget refits every resample).
         headline = runs[(runs["baseline"] == analysis.headline_baseline)
-                        & (runs["group_size"] == analysis.headline_group_size)]
+                        & (runs["group_size"] == analysis.headline_group_size)
+                        & (runs["normalization"] == "per_group")]
         curves = [compute_curve(headline, analysis.curve_cut, starts[metric], metric=metric)
                   for metric in METRICS]
         tables["prompts_curve"] = pd.concat([c.parameters for c in curves], ignore_index=True)
         tables["prompts_curve_predictions"] = pd.concat([c.predictions for c in curves],
                                                         ignore_index=True)
-        tables["prompts_curve_starts"] = pd.concat(
-            [curve_starts(headline, analysis.curve_cut, starts[metric], metric=metric)
-             for metric in METRICS], ignore_index=True)
+        tables["prompts_curve_starts"] = curve_starts(headline, analysis.curve_cut,
+                                                      starts["accuracy"])
     return tables
 
 

@@ -36,6 +36,7 @@ from analysis.groups import group_tables, is_group_study
 from analysis.hardness import hardness_tables, is_hardness_study
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_cells, judge, mcnemar_power
+from analysis.pass_rate import policy_table
 from analysis.plan import binomial_power, plan_binomial, plan_mcnemar
 from analysis.power import (
     EFFECTS_OF_INTEREST,
@@ -528,6 +529,9 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
             family_name(study, "per_arm_vs_running_mean"), margin)
         tables["per_arm_vs_chance"] = chance_equivalence(outcomes, per_arm, study, margin)
     tables["accuracy_band"] = headline_band(outcomes, headline)
+    policies = policy_table(outcomes)
+    if len(policies):
+        tables["pass_rate"] = policies
     tables["budget_to_target"] = budget_table(outcomes, cells)
     tables["budget_by_target"] = target_sensitivity(outcomes, tables["budget_to_target"])
     if is_hardness_study(tables["budget_to_target"]):
@@ -558,7 +562,8 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
             tables["net_value_vs_reference"] = compare_by_net_value(
                 outcomes, [p for p in pairs if p[1] is not None], deployment)
     if is_group_study(cells):
-        tables.update(group_tables(outcomes, pass_rates(outcomes), study, margin, reference))
+        tables.update(group_tables(outcomes, pass_rates(outcomes), study, margin, reference,
+                                   analysis.pass_rate_margin))
     for question in questions.modules():
         found = question.table(outcomes, cells)
         if len(found):

@@ -12,9 +12,10 @@ from study.spec.atomic import write_files, write_text
 from study.spec.schema import INDEX_FILE
 
 P_FLOOR = 1e-15
-"""Smallest p-value shown as a number in the Markdown tables and the report; below it "< 1e-15":
-the tests' approximations and the rounding of their sums carry no meaning further out (the CSV
-files keep the computed values)."""
+"""Smallest p-value shown as a number in the tables and the report; below it "< 1e-15": the
+tests' approximations and the rounding of their sums carry no meaning further out, and some
+underflow to 0, which no test's p-value is (the CSV files keep every computed value above it in
+full, the Parquet files every computed value)."""
 
 
 def shown_pvalue(p: float) -> str:
@@ -34,6 +35,22 @@ sums of numbers of order 1 that should cancel leave rounding residues near 1e-15
 would take for a result; no quantity the tables hold means anything at that scale."""
 
 
+def _is_p_value(column: object) -> bool:
+    """Whether a column holds p-values (``p_value``, ``p_vs_chance``, ...)."""
+    return re.fullmatch(r"p(_[a-z]+)*", str(column)) is not None
+
+
+def floored(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` for its CSV file: its p-value columns as computed, but "< 1e-15" below
+    ``P_FLOOR`` (NaN stays empty)."""
+    shown = table.copy()
+    for column in shown.columns:
+        if _is_p_value(column) and pd.api.types.is_float_dtype(shown[column]):
+            shown[column] = [("< 1e-15" if p < P_FLOOR else repr(float(p))) if pd.notna(p)
+                             else "" for p in shown[column]]
+    return shown
+
+
 def readable(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` for reading: its p-value columns (``p_value``, ``p_vs_chance``, ... ) as text
     floored at ``P_FLOOR`` (NaN stays empty), and rounding residues (``ROUNDING_NOISE``) of its
@@ -42,7 +59,7 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
     for column in shown.columns:
         if not pd.api.types.is_float_dtype(shown[column]):
             continue
-        if re.fullmatch(r"p(_[a-z]+)*", str(column)):
+        if _is_p_value(column):
             shown[column] = [shown_pvalue(p) if pd.notna(p) else "" for p in shown[column]]
         else:
             shown[column] = shown[column].mask(shown[column].abs() < ROUNDING_NOISE, 0.0)
@@ -65,7 +82,7 @@ def write_tables(tables: dict[str, pd.DataFrame], out_dir: Path) -> None:
         typed = table.astype({c: "category" for c in FAMILY_COLUMNS if c in table})
         write_files({out_dir / f"{name}.parquet":
                      lambda path, typed=typed: typed.to_parquet(path, index=False)})
-        write_text(out_dir / f"{name}.csv", table.to_csv(index=False))
+        write_text(out_dir / f"{name}.csv", floored(table).to_csv(index=False))
         write_text(out_dir / f"{name}.md",
                    readable(table).to_markdown(index=False, floatfmt=".5g") + "\n")
     # A table an earlier analysis wrote and this one does not (a question no longer asked) must

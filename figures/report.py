@@ -45,8 +45,12 @@ TESTS = {
                     "two-sided exact McNemar test (paired by seed)"),
     "prompts_vs_uniform": "two-sided paired t-test of mean accuracy over seeds (the bound's "
                           "p-value where few seeds differ)",
+    **dict.fromkeys(("prompts_vs_uniform_pass_rate", "group_vs_single_pass_rate"),
+                    "two-sided paired t-test of mean pass rate over seeds (the bound's p-value "
+                    "where few seeds differ)"),
 }
-"""The test behind each table's family, for the Methods section."""
+"""The test behind each family, by the family's name within its study (else its table's), for
+the Methods section."""
 
 
 class Report:
@@ -135,8 +139,9 @@ class Report:
             for column in ("family", "equivalence_family"):
                 if column not in table or adjusted_column(table.columns, column) not in table:
                     continue  # no family, or names the family of a test planned elsewhere
-                test = TESTS.get(path.stem if column == "family" else "equivalence", "")
                 for name in table[column].drop_duplicates():
+                    test = TESTS.get(str(name).split("/")[-1] if column == "family"
+                                     else "equivalence", TESTS.get(path.stem, ""))
                     counted = table.query(family_query(table, name, column), engine="python")
                     if counted.empty:
                         continue  # tested in another table

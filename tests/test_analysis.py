@@ -404,7 +404,7 @@ def test_net_value_direction_needs_the_simultaneous_interval() -> None:
 
 
 def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
-    from analysis.tables import p_text, readable
+    from analysis.tables import floored, p_text, readable
     from figures.words import pvalue
 
     assert p_text(0.01349) == "p = 0.013"
@@ -419,6 +419,13 @@ def test_p_values_are_shown_to_two_digits_and_floored_at_1e_15() -> None:
     # Not a p-value: a rounding residue is 0, anything at or above ROUNDING_NOISE is kept.
     assert shown["gain"].tolist() == [0.0, -2.0, 1e-12]
     assert shown["arm"].tolist() == ["a", "b", "c"]
+    # The CSV keeps each computed p-value in full down to the floor, and never prints 0 (a
+    # p-value that underflowed).
+    written = floored(table)
+    assert written["p_value"].tolist() == ["0.5", "< 1e-15", ""]
+    assert written["p_vs_chance_holm"].tolist() == ["< 1e-15", "1.0", "0.04"]
+    assert floored(pd.DataFrame({"p_value": [0.0123456789]}))["p_value"].tolist() == [
+        "0.0123456789"]
 
 
 def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:

@@ -7,10 +7,19 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import ttest_rel
 
-from analysis.groups import best_lr_table, zero_signal_table, zscore_scale
+from analysis.groups import (
+    best_lr_table,
+    pass_rate_budget_table,
+    versus_single_table,
+    zero_signal_table,
+    zscore_scale,
+)
 from analysis.outcomes import Outcomes
 from analysis.paired import verdict
+from conftest import make_config
+from study.orchestration.runner import run_study
 from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN
 
 
@@ -91,3 +100,32 @@ def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:
     assert table["zero_signal_share"].iat[0] == 0.0 and table["ci_low"].iat[0] == 0.0
     assert table["ci_high"].iat[0] == pytest.approx(1 - 0.0125 ** (1 / 20))
     assert table["interval"].iat[0] == "bound"
+
+
+def test_on_the_pass_rate_groups_meet_single_rollouts_by_the_paired_t_test() -> None:
+    # Real runs of three arms (G = 1 and 4 with the running mean, G = 4 with the group mean):
+    # on the pass rate each comparison with G = 1 is scipy's paired t-test of the odd seeds'
+    # pass rates (every seed's differs, so the t interval applies), and the budget to a
+    # pass-rate target of the reference against itself is not compared.
+    config = make_config({"seeds": 120}, baseline=["running_mean", "group_mean"],
+                         group_size=[1, 4], lr=[0.5], probs=[[0.2, 0.5, 0.6]],
+                         budgets=[40, 400])
+    outcomes = Outcomes.from_runs(run_study(config, progress=False).runs)
+    best = best_lr_table(outcomes).set_index(["baseline", "group_size"])["cell"]
+    table = versus_single_table(outcomes, best_lr_table(outcomes), "t/pass", 0.01,
+                                metric="pass_rate")
+    _, odd = outcomes.halves()
+    single = int(best[("running_mean", 1)])
+    assert len(table) == 4 and (table["metric"] == "pass_rate").all()
+    for row in table.itertuples():
+        c = list(outcomes.budgets).index(row.budget)
+        ours = int(best[(row.baseline, row.group_size)])
+        a = outcomes.pass_rate[outcomes.row(ours)][odd, c].astype(float)
+        b = outcomes.pass_rate[outcomes.row(single)][odd, c].astype(float)
+        assert row.interval_method == "t"
+        assert row.difference == pytest.approx((a - b).mean(), abs=1e-12)
+        assert row.p_value == pytest.approx(ttest_rel(a, b).pvalue, rel=1e-9)
+    budgets = pass_rate_budget_table(outcomes, best_lr_table(outcomes))
+    assert sorted(set(budgets["fraction"])) == [0.5, 0.75, 0.9]
+    assert budgets.loc[budgets["group_size"] == 1, "ratio"].isna().all()
+    assert budgets.loc[budgets["group_size"] == 4, "ratio"].notna().any()

@@ -1,18 +1,17 @@
 """The runs tables do not change when the code is reorganised or made faster: every column of the
 tidy runs table (``read_runs``: ``runs.parquet`` joined with ``cells.parquet``, where each cell is
-described once) holds the values it held at the commit named in
-``tests/data/runs_checksums.json``, for
-``quick``, ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every
+described once) holds the values it held at the commit named in ``tests/data/runs_checksums.json``,
+for ``quick``, ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds (every
 learner, every baseline). The checksums are recomputed (``python tests/runs_checksum.py COMMIT``)
 only by a change meant to change the outputs: the last added the columns ``pass_rate`` and
-``normalization`` (every other column kept its checksum); before it the move of Box-Muller's log, sine
-and cosine to fused multiply-adds, which changed only ``p_best`` and ``reward_sum`` of the Gaussian
-study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by at most 4.5e-16 and 9.1e-13;
-every arm drawn and greedy pick, and the curves, stayed the same; the file now holds every
-column, ``reward_parameters`` too); before it the exponential's move to fused multiply-adds,
-which changed only ``p_best`` (in its last bits; every arm drawn, reward and greedy pick stayed the
-same); before that the move to Philox4x32 and the polynomial elementary functions, and before
-that commit 74c5cbc's own files."""
+``normalization`` (every other column kept its checksum); before it the move of Box-Muller's log,
+sine and cosine to fused multiply-adds, which changed only ``p_best`` and ``reward_sum`` of the
+Gaussian study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by at most 4.5e-16 and
+9.1e-13; every arm drawn and greedy pick, and the curves, stayed the same; the file now holds every
+column, ``reward_parameters`` too); before it the exponential's move to fused multiply-adds, which
+changed only ``p_best`` (in its last bits; every arm drawn, reward and greedy pick stayed the same);
+before that the move to Philox4x32 and the polynomial elementary functions, and before that commit
+74c5cbc's own files."""
 
 from __future__ import annotations
 

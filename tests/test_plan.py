@@ -201,7 +201,8 @@ def write_pilot(folder: Path) -> None:
                                                      ("uniform", 0.0, b)]):
         cells.append({"cell": cell, "algorithm": algorithm, "nested": True,
                       "baseline": "running_mean", "lr": lr, "group_size": 1,
-                      "normalization": "per_group", "reward_model": "bernoulli", "environment": "0.5,0.6", "arms": 2,
+                      "normalization": "per_group", "reward_model": "bernoulli",
+                      "environment": "0.5,0.6", "arms": 2,
                       "draw": "fixed", "arm_values": [0.5, 0.6], "draw_parameters": [],
                       "reward_parameters": [],
                       "cost": 0.0})

@@ -48,6 +48,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     budgets = cite.read(study, "group_budget_to_target")
     zscore = cite.read(study, "group_zscore_vs_mean")
     zero = cite.read(study, "group_zero_signal")
+    passing = cite.read(study, "group_vs_single_pass_rate")
+    pass_budgets = cite.read(study, "group_pass_rate_budgets")
     paired = versus is not None and len(versus) > 0
     ratios = {f"{c} [95%]": (c, f"{c}_low", f"{c}_high") for c in RATIOS if c in budgets}
     dr = versus[versus["baseline"] == "group_mean"] if paired else None
@@ -68,6 +70,16 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 ["environment", "group_size", "lr", "budget", "rollouts", "difference [95%]",
                  "p_value_holm", "verdict"]],
             "error": Named(0.5 / (2 * cite.first(versus).seeds) ** 0.5, ".3f")},
+        "passing": passing is not None and len(passing) > 0 and {
+            "rows": cite.count(passing), "margin": Named(cite.first(passing).margin, "g"),
+            "counts": passing.groupby(["environment", "verdict"]).size()
+                             .unstack(fill_value=0).reset_index()},
+        "pass_budgets": pass_budgets is not None and len(pass_budgets) > 0 and (
+            lambda: with_intervals(cite, pass_budgets, ".2f",
+                                   **{"ratio_to_single [95%]": ("ratio", "ratio_low",
+                                                                "ratio_high")})[
+                ["environment", "baseline", "group_size", "lr", "fraction", "target",
+                 "summary", "ratio_to_single [95%]", "against_one"]]),
         "budgets": lambda: with_intervals(cite, budgets, ".2f", **ratios)[
             ["environment", "baseline", "group_size", "lr", "summary", *ratios]],
         "zscore": zscore is not None and len(zscore) > 0 and {

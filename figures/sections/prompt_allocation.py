@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 
 import analysis.budget_to_target as crossings
+from analysis.pass_rate import FRACTIONS
 from analysis.prompts import REFERENCE, scaling_curve
 from analysis.roles import Finding, Placement
 from analysis.study_tables import SETTINGS
@@ -32,12 +33,25 @@ RULE_NAMES = {"uniform": "uniform allocation", "skip_zero_signal": "skipping zer
               "variance": "variance allocation", "oracle_variance": "oracle variance allocation"}
 """Each rule in prose."""
 RULE_KEYS = {"skip_zero_signal": "Skip", "variance": "Variance", "oracle_variance": "Oracle"}
+METRIC_NAMES = {"accuracy": "best-arm accuracy", "pass_rate": "pass rate"}
+"""Each metric in prose."""
+NORMALIZATION_KEYS = {"per_group": "PerGroup", "per_batch": "PerBatch"}
+"""Each normalization in the names of its numbers."""
+FINDING_WORDS = {Finding.HIGHER: "higher", Finding.LOWER: "lower",
+                 Finding.EQUIVALENT: "within +-{margin:g}", Finding.UNRESOLVED: "unresolved"}
+"""A verdict of the verdict table in words."""
 """Each rule but uniform allocation in the names of its numbers."""
 TARGET = crossings.TARGET
 """The target of the ratios the section names (the tables also hold 0.8)."""
+PASS_SHARE = FRACTIONS[0]
+"""The share of the achievable pass-rate gain whose budgets the section names (the tables hold
+every share of ``analysis.pass_rate.FRACTIONS``)."""
 RATIOS = ["allocation", "environment", "target", "budget_to_target", "budget_low", "budget_high",
-          "ratio_to_uniform", "ratio_low", "ratio_high", "ratio_bound", "interval_against_half",
-          "censoring"]
+          "ratio_to_uniform", "ratio_low", "ratio_high", "ratio_bound", "interval_against_one",
+          "interval_against_half", "censoring"]
+PASS_RATIOS = ["allocation", "environment", "fraction", "target", "budget_to_target",
+               "budget_low", "budget_high", "ratio_to_uniform", "ratio_low", "ratio_high",
+               "interval_against_one", "censoring"]
 CURVE = ["allocation", "environment", "asymptote", "asymptote_low", "asymptote_high",
          "steepness", "steepness_low", "steepness_high", "midpoint", "midpoint_low",
          "midpoint_high", "residual_rms", "standard_error", "fit"]
@@ -63,11 +77,30 @@ def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFra
     return frame[(frame["baseline"] == baseline) & (frame["group_size"] == group_size)]
 
 
+def _on(metric: str, query: str = "") -> str:
+    """A query of the rows of one metric (``analysis.prompts.METRICS``), and ``query``."""
+    return f"metric == {metric!r}" + (f" and {query}" if query else "")
+
+
+def _verdicts(cite: Tables, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The verdict table as the report shows it: a row per rule and law, a column per metric and
+    normalization, each the headline cells' finding at the largest budget."""
+    shown = verdicts.assign(
+        rule=verdicts["allocation"].map(RULE_NAMES), law=verdicts["environment"].map(law),
+        column=verdicts["metric"].map(METRIC_NAMES) + ", "
+        + verdicts["normalization"].str.replace("_", " "),
+        verdict=[FINDING_WORDS[Finding(f)].format(margin=m) for f, m in zip(
+            verdicts["finding"], verdicts["margin"], strict=True)])
+    table = shown.pivot(index=["rule", "law"], columns="column", values="verdict")
+    return table.reset_index().rename_axis(columns=None)
+
+
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """Name the section's numbers in ``numbers``; return the template's per-law lists, phrases
     and tables."""
     settings = cite.first(cite.read(study, SETTINGS))
     versus = cite.read(study, SECTION.table)
+    verdicts = cite.read(study, "prompts_verdicts")
     ratios = cite.read(study, "prompts_budget_to_target")
     bands = cite.read(study, "prompts_bands")
     curve = cite.read(study, "prompts_curve")
@@ -75,53 +108,84 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     plan = cite.read(study, "prompts_plan")
     starts = cite.read(study, "prompts_curve_starts")
     first = cite.first(versus)
+    numbers.put("PassMargin", settings.pass_rate_margin, "g")
+    for metric, name in (("accuracy", "Accuracy"), ("pass_rate", "Pass")):
+        numbers.put(f"{name}Family", cite.count(versus, _on(metric)), ",")
+        for normalization, key in NORMALIZATION_KEYS.items():
+            for finding in Finding:
+                numbers.put(f"{name}{key}{finding.value.capitalize()}", cite.count(
+                    versus, _on(metric, f"normalization == {normalization!r} and "
+                                        f"finding == {finding.value!r}")), ",")
+        for placement in Placement:
+            numbers.put(f"{name}Ratios{placement.value.capitalize()}", cite.count(
+                ratios, _on(metric, f"interval_against_one == {placement.value!r}")), ",")
+        numbers.put(f"{name}Ratios", cite.count(
+            ratios, _on(metric, "interval_against_one == interval_against_one")), ",")
+    numbers.put("Verdicts", cite.count(verdicts, _on("accuracy")), ",")
+    numbers.put("VerdictsDisagree", cite.count(verdicts, _on("accuracy", "not metrics_agree")),
+                ",")
+    numbers.put("SkipPassHigher", cite.count(versus, _on(
+        "pass_rate", "allocation == 'skip_zero_signal' and finding == 'higher'")), ",")
+    numbers.put("SkipPassLower", cite.count(versus, _on(
+        "pass_rate", "allocation == 'skip_zero_signal' and finding == 'lower'")), ",")
+    numbers.put("SkipAccuracyHigher", cite.count(versus, _on(
+        "accuracy", "allocation == 'skip_zero_signal' and finding == 'higher'")), ",")
+    numbers.put("SkipAccuracyLower", cite.count(versus, _on(
+        "accuracy", "allocation == 'skip_zero_signal' and finding == 'lower'")), ",")
+    accuracy_rows = versus[versus["metric"] == "accuracy"]
     numbers.put("Prompts", first.prompts, ",")
     # The study's seeds, as every study names them (``figures.named.headline``).
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put("Lr", first.lr, "g")
     numbers.put("GroupSize", settings.headline_group_size, ",")
     numbers.put("Margin", settings.equivalence_margin, "g")
-    numbers.put("Comparisons", cite.count(versus), ",")
+    numbers.put("Comparisons", cite.count(versus, _on("accuracy")), ",")
     for finding in (Finding.HIGHER, Finding.LOWER):
         numbers.put(finding.value.capitalize(),
-                    cite.count(versus, f"finding == {finding.value!r}"), ",")
-    numbers.put("Within", cite.count(versus, "within_margin"), ",")
-    numbers.put("Outside", cite.count(versus, "not within_margin"), ",")
+                    cite.count(versus, _on("accuracy", f"finding == {finding.value!r}")), ",")
+    numbers.put("Within", cite.count(versus, _on("accuracy", "within_margin")), ",")
+    numbers.put("Outside", cite.count(versus, _on("accuracy", "not within_margin")), ",")
     numbers.put("OutsideSkip", cite.count(
-        versus, "not within_margin and allocation == 'skip_zero_signal'"), ",")
-    higher = versus[versus["finding"] == Finding.HIGHER]
-    numbers.put("HigherOracle", cite.count(
-        versus, f"finding == {Finding.HIGHER.value!r} and allocation == 'oracle_variance'"), ",")
+        versus, _on("accuracy", "not within_margin and allocation == 'skip_zero_signal'")), ",")
+    higher = accuracy_rows[accuracy_rows["finding"] == Finding.HIGHER]
+    numbers.put("HigherOracle", cite.count(versus, _on(
+        "accuracy", f"finding == {Finding.HIGHER.value!r} and allocation == 'oracle_variance'")),
+        ",")
     if len(higher):
         numbers.put("HigherLargest", cite.largest(higher, "difference"), "+.4f")
     numbers.put("Effect", cite.constant("analysis.prompts.EFFECT"), "g")
-    numbers.put("SeedsNeeded", cite.largest(plan, "seeds_for_effect"), ",")
+    numbers.put("SeedsNeeded", cite.largest(plan[plan["metric"] == "accuracy"],
+                                            "seeds_for_effect"), ",")
+    numbers.put("PassSeedsNeeded", cite.largest(plan[plan["metric"] == "pass_rate"],
+                                                "seeds_for_effect"), ",")
     numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
-    compared = "interval_against_half == interval_against_half"
+    compared = _on("accuracy", "interval_against_half == interval_against_half")
     numbers.put("Ratios", cite.count(ratios, compared), ",")
-    numbers.put("MoreRollouts", cite.count(ratios, f"{compared} and ratio_low > 1"), ",")
-    numbers.put("AboutAsMany", cite.count(
-        ratios, f"{compared} and ratio_low <= 1 and ratio_high >= 1"), ",")
-    numbers.put("FewerRollouts", cite.count(ratios, f"{compared} and ratio_high < 1"), ",")
     numbers.put("FewerRolloutsOracle", cite.count(
-        ratios, f"{compared} and ratio_high < 1 and allocation == 'oracle_variance'"), ",")
-    for placement in (Placement.BELOW, Placement.INSIDE, Placement.ABOVE):
-        numbers.put(f"Half{placement.value.capitalize()}",
-                    cite.count(ratios, f"interval_against_half == {placement.value!r}"), ",")
-    numbers.put("CurveCut", settings.curve_cut, ",")
-    numbers.put("Fits", cite.count(curve), ",")
-    numbers.put("PoorFits", cite.count(curve, "fit == 'poor'"), ",")
-    numbers.put("PoorFactor", cite.constant("analysis.prompts.POOR_FIT"), "g")
-    numbers.put("LargestResidual", cite.largest(curve, "residual_rms"), ".3f")
-    numbers.put("LargestError", cite.largest(curve, "standard_error"), ".4f")
-    numbers.put("HeldOut", cite.count(predictions), ",")
-    # The prediction against each held-out measurement (``analysis.prompts.compute_curve``):
-    # below it, the measured mean lies above the curve.
+        ratios, _on("accuracy", "interval_against_one == 'below' and "
+                                "allocation == 'oracle_variance'")), ",")
     for placement in Placement:
-        numbers.put(f"Prediction{placement.value.capitalize()}",
-                    cite.count(predictions, f"prediction == {placement.value!r}"), ",")
+        numbers.put(f"Half{placement.value.capitalize()}", cite.count(
+            ratios, _on("accuracy", f"interval_against_half == {placement.value!r}")), ",")
+    numbers.put("CurveCut", settings.curve_cut, ",")
+    for metric, name in (("accuracy", ""), ("pass_rate", "Pass")):
+        fitted = curve[curve["metric"] == metric]
+        numbers.put(f"{name}Fits", cite.count(curve, _on(metric)), ",")
+        numbers.put(f"{name}PoorFits", cite.count(curve, _on(metric, "fit == 'poor'")), ",")
+        numbers.put(f"{name}LargestResidual", cite.largest(fitted, "residual_rms"), ".3g")
+        numbers.put(f"{name}LargestError", cite.largest(fitted, "standard_error"), ".2g")
+        numbers.put(f"{name}HeldOut", cite.count(predictions, _on(metric)), ",")
+        # The prediction against each held-out measurement (``analysis.prompts.
+        # compute_curve``): below it, the measured mean lies above the curve.
+        for placement in Placement:
+            numbers.put(f"{name}Prediction{placement.value.capitalize()}", cite.count(
+                predictions, _on(metric, f"prediction == {placement.value!r}")), ",")
+    numbers.put("PoorFactor", cite.constant("analysis.prompts.POOR_FIT"), "g")
+    curve = curve[curve["metric"] == "accuracy"]
+    predictions = predictions[predictions["metric"] == "accuracy"]
+    starts = starts[starts["metric"] == "accuracy"]
     # The first later first budget from which every headline fit is good, and its check.
     good = starts[(starts["poor_fits"] == 0) & (starts["failed_fits"] == 0)]
     first_good = good.iloc[0] if len(good) else None
@@ -136,24 +200,38 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             numbers.put(f"GoodStart{placement.value.capitalize()}", getattr(row, column), ",")
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     headline = settings.headline_baseline.value, settings.headline_group_size.value
-    head_ratios = _headline(ratios, *headline)
-    head_versus = _headline(versus, *headline)
+    # The headline cells: the configured estimator and group size, per-group normalization.
+    head_ratios = _headline(ratios[ratios["normalization"] == "per_group"], *headline)
+    head_versus = _headline(accuracy_rows[accuracy_rows["normalization"] == "per_group"],
+                            *headline)
     # Whether the figure's bands show: the caption says so where most are thinner than a line
     # (about THIN_BAND of accuracy on its axes).
-    drawn = _headline(cite.read(study, "prompts_accuracy"), *headline)
+    drawn = _headline(cite.read(study, "prompts_accuracy").query(
+        "normalization == 'per_group'"), *headline)
     thin = bool((drawn["accuracy_high"] - drawn["accuracy_low"]).median() < THIN_BAND)
-    at_target = head_ratios[head_ratios["target"] == TARGET]
+    at_target = head_ratios[(head_ratios["metric"] == "accuracy")
+                            & (head_ratios["target"] == TARGET)]
+    pass_rows_all = head_ratios[head_ratios["metric"] == "pass_rate"]
+    at_pass_target = pass_rows_all[pass_rows_all["fraction"] == PASS_SHARE]
+    numbers.put_constant("PassShare", cite.constant("analysis.pass_rate.FRACTIONS[0]"), "g")
     largest = versus["budget"].max()
     numbers.put("Largest", cite.largest(versus, "budget"), ",")
     laws = []
     for i, environment in enumerate(dict.fromkeys(versus["environment"])):
         key = f"Law{number_word(i + 1)}"
         rows = at_target[at_target["environment"] == environment]
+        pass_rows = at_pass_target[at_pass_target["environment"] == environment]
         uniform = cite.first(rows[rows["allocation"] == REFERENCE])
         numbers.put(f"{key}Name", uniform.environment, shown=law)
         numbers.put(f"{key}Uniform", uniform.budget_to_target, ",.0f")
         numbers.put(f"{key}UniformLow", uniform.budget_low, ",.0f")
         numbers.put(f"{key}UniformHigh", uniform.budget_high, ",.0f")
+        passing = cite.first(pass_rows[pass_rows["allocation"] == REFERENCE])
+        numbers.put(f"{key}PassTarget", passing.target, ".3f")
+        numbers.put(f"{key}PassUniform", passing.budget_to_target, ",.0f")
+        if passing.reached.value:
+            numbers.put(f"{key}PassUniformLow", passing.budget_low, ",.0f")
+            numbers.put(f"{key}PassUniformHigh", passing.budget_high, ",.0f")
         rules = []
         for rule, name in RULE_KEYS.items():
             row = cite.first(rows[rows["allocation"] == rule])
@@ -162,15 +240,24 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{key}{name}Ratio", row.ratio_to_uniform, ".2f")
                 numbers.put(f"{key}{name}RatioLow", row.ratio_low, ".2f")
                 numbers.put(f"{key}{name}RatioHigh", row.ratio_high, ".2f")
+            passed = cite.first(pass_rows[pass_rows["allocation"] == rule])
+            pass_reached = bool(np.isfinite(passed.ratio_to_uniform.value))
+            if pass_reached:
+                # Three decimals: these intervals are often narrower than 0.01.
+                numbers.put(f"{key}{name}PassRatio", passed.ratio_to_uniform, ".3f")
+                numbers.put(f"{key}{name}PassRatioLow", passed.ratio_low, ".3f")
+                numbers.put(f"{key}{name}PassRatioHigh", passed.ratio_high, ".3f")
             late = cite.first(head_versus[(head_versus["environment"] == environment)
                                           & (head_versus["allocation"] == rule)
                                           & (head_versus["budget"] == largest)])
             numbers.put(f"{key}{name}Difference", late.difference, "+.4f")
             numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.4f")
             numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.4f")
-            rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached})
-        laws.append({"key": key, "rules": rules})
-    head_bands = _headline(bands, *headline)
+            rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached,
+                          "pass_reached": pass_reached})
+        laws.append({"key": key, "rules": rules,
+                     "pass_reached": bool(passing.reached.value)})
+    head_bands = _headline(bands[bands["normalization"] == "per_group"], *headline)
     late_bands = head_bands[head_bands["budget"] == largest]
     hardest, easiest = late_bands["band"].min(), late_bands["band"].max()
     numbers.put("Hardest", cite.smallest(late_bands, "band"), ",")
@@ -184,10 +271,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{law_entry['key']}{name}{end}Share", row.rollout_share, ".3f")
                 numbers.put(f"{law_entry['key']}{name}{end}ZeroSignal", row.zero_signal_share,
                             ".3f")
+    accuracy_ratios = ratios[ratios["metric"] == "accuracy"]
     return {"laws": laws, "higher": bool(len(higher)), "one": cite.declared("1"),
             "zero": cite.declared("0"),
-            "fewer": bool((ratios["ratio_high"] < 1).any()),
-            "halved": bool((ratios["interval_against_half"] == Placement.BELOW).any()),
+            "verdicts": _verdicts(cite, verdicts),
+            "fewer": bool((accuracy_ratios["interval_against_one"] == Placement.BELOW).any()),
+            "halved": bool((accuracy_ratios["interval_against_half"] == Placement.BELOW).any()),
             "understates": bool((predictions["prediction"] == Placement.BELOW).all()),
             "unresolved": bool((predictions["prediction"] == Placement.UNRESOLVED).any()),
             "has_starts": bool(len(starts)),
@@ -202,7 +291,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),
             "rules": ", ".join(RULE_NAMES[r] for r in RULES[1:]),
-            "ratios": at_target[RATIOS], "curve": curve[CURVE],
+            "ratios": at_target[RATIOS], "pass_ratios": pass_rows_all[PASS_RATIOS],
+            "curve": curve[CURVE],
             "spenders": [{"key": name, "name": RULE_NAMES[rule]}
                          for rule, name in ((REFERENCE, "Uniform"), *RULE_KEYS.items())],
             "bands": late_bands[BANDS]}
@@ -218,11 +308,12 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     settings = pd.read_parquet(tables / f"{SETTINGS}.parquet").iloc[0]
 
     def head(table: str) -> pd.DataFrame:
-        return _headline(pd.read_parquet(tables / f"{table}.parquet"),
+        frame = pd.read_parquet(tables / f"{table}.parquet")
+        return _headline(frame[frame["normalization"] == "per_group"],
                          settings["headline_baseline"], settings["headline_group_size"])
 
     accuracy, bands = head("prompts_accuracy"), head("prompts_bands")
-    curve = head("prompts_curve")
+    curve = head("prompts_curve").query("metric == 'accuracy'")
     laws = list(dict.fromkeys(accuracy["environment"]))
     colours = dict(zip(RULES, OKABE_ITO, strict=False))
     figure, axes = plt.subplots(3, len(laws), figsize=(3.4 * len(laws), 8.4),

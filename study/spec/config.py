@@ -70,8 +70,9 @@ _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "prompts", "allocation", "normalization"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
-                  "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr", "headline_baseline",
-                  "reference", "sections", "headline_group_size", "curve_cut"}
+                  "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
+                  "headline_baseline", "reference", "sections", "headline_group_size",
+                  "curve_cut"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""

@@ -192,7 +192,9 @@ def best_budgets(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFrame:
 def break_even_costs(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFrame:
     """Break-even cost per pull for each step between consecutive checkpoints, per cell, with the
     95% interval (``mean_interval``) of the per-seed gains p_i(B2) - p_i(B1) scaled by
-    D / (B2 - B1)."""
+    D / (B2 - B1), and what the seeds show beside that bound: ``seeds_better`` and
+    ``seeds_worse`` (seeds whose deployed value rose or fell over the step) and ``p_value``, the
+    two-sided exact sign test of the two counts (``binomtest``, 1 where no seed moved)."""
     support = deployed_support(outcomes)
     cells = outcomes.cells
     rows = []
@@ -204,11 +206,16 @@ def break_even_costs(outcomes: Outcomes, deployment_pulls: float) -> pd.DataFram
             scale = deployment_pulls / (spent[j] - spent[i])
             step = mean_interval(wide[:, j] - wide[:, i],
                                  support[cell.cell].difference(support[cell.cell]))
+            gains = wide[:, j] - wide[:, i]
+            better, worse = int((gains > 0).sum()), int((gains < 0).sum())
             rows.append({"cell": cell.cell, "algorithm": cell.algorithm, "lr": cell.lr,
                          "baseline": cell.baseline, "from_budget": outcomes.budgets[i],
                          "to_budget": outcomes.budgets[j], "seeds": len(wide),
                          "break_even_cost": scale * step.mean, "ci_low": scale * step.low,
-                         "ci_high": scale * step.high, "interval": step.method})
+                         "ci_high": scale * step.high, "interval": step.method,
+                         "seeds_better": better, "seeds_worse": worse,
+                         "p_value": binomtest(better, better + worse).pvalue
+                         if better + worse else 1.0})
     return pd.DataFrame(rows)
 
 

@@ -554,7 +554,8 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
         deployment = analysis.deployment_pulls
         tables["net_value"] = net_value_table(outcomes, deployment)
         tables["best_budget"] = best_budgets(outcomes, deployment)
-        tables["break_even"] = break_even_costs(outcomes, deployment)
+        tables["break_even"] = declare(break_even_costs(outcomes, deployment),
+                                       family_name(study, "break_even"))
         pairs = [(c, _reference_partner(cells, c, name))
                  for c in trained_cells(cells)["cell"]
                  for name in reference_learners(cells, nested=True)]

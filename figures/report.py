@@ -45,6 +45,8 @@ TESTS = {
                     "two-sided exact McNemar test (paired by seed)"),
     "prompts_vs_uniform": "two-sided paired t-test of mean accuracy over seeds (the bound's "
                           "p-value where few seeds differ)",
+    "break_even": "two-sided exact sign test of the seeds whose deployed value rose over a "
+                  "step against those whose value fell",
     **dict.fromkeys(("prompts_vs_uniform_pass_rate", "group_vs_single_pass_rate"),
                     "two-sided paired t-test of mean pass rate over seeds (the bound's p-value "
                     "where few seeds differ)"),

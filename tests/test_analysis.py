@@ -322,6 +322,10 @@ def test_net_value_and_break_even_on_a_hand_made_table() -> None:
     step = break_even_costs(runs, 1000).iloc[0]
     assert step["break_even_cost"] == pytest.approx(5.0)
     assert step["ci_low"] < 5.0 < step["ci_high"]
+    # The seeds beside the bound: four of the eight deploy a better arm after the step and none
+    # a worse one; the exact sign test gives 2 (1/2)^4 = 1/8.
+    assert (step["seeds_better"], step["seeds_worse"]) == (4, 0)
+    assert step["p_value"] == pytest.approx(0.125, rel=1e-12)
 
 
 def test_mean_interval_at_the_boundary_is_the_rule_of_three() -> None:

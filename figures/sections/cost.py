@@ -11,7 +11,7 @@ from analysis.study_tables import SETTINGS
 from figures.cite import Tables
 from figures.numbers import Named, Scope
 from figures.sections import Section, distinct, printed
-from figures.words import display
+from figures.words import display, pvalue
 from study.spec import registry
 
 SECTION = Section(table="best_budget",
@@ -60,6 +60,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "straddle": cite.count(steps, f"{trained} and ci_low <= 0 and ci_high >= 0"),
         "steps": cite.count(steps, trained), "step_table": steps[STEPS],
         "paying": len(paying) and printed(cite.last(paying), from_budget=",", to_budget=",",
-                                          break_even_cost=".3g", ci_low=".3g", ci_high=".3g"),
+                                          break_even_cost=".3g", ci_low=".3g", ci_high=".3g",
+                                          seeds_better=",", seeds_worse=",", p_value=pvalue,
+                                          p_value_holm=pvalue),
         "rows": cite.count(versus), "verdicts": verdicts,
         "versus": versus[list(VERSUS)].rename(columns=VERSUS)}

@@ -272,9 +272,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{law_entry['key']}{name}{end}ZeroSignal", row.zero_signal_share,
                             ".3f")
     accuracy_ratios = ratios[ratios["metric"] == "accuracy"]
+    # The cells within the accuracy margin of uniform allocation at every budget compared, and
+    # the largest of their accuracy budget ratios: a small accuracy difference where the curve
+    # is flat is a large budget ratio.
+    within = accuracy_rows.groupby("cell")["within_margin"].all()
+    close = accuracy_ratios[accuracy_ratios["cell"].isin(within[within].index)
+                            & accuracy_ratios["ratio_to_uniform"].notna()]
+    if len(close):
+        numbers.put("WithinMarginLargestRatio", cite.largest(close, "ratio_to_uniform"), ".2f")
     return {"laws": laws, "higher": bool(len(higher)), "one": cite.declared("1"),
             "zero": cite.declared("0"),
-            "verdicts": _verdicts(cite, verdicts),
+            "verdicts": _verdicts(cite, verdicts), "close": bool(len(close)),
             "fewer": bool((accuracy_ratios["interval_against_one"] == Placement.BELOW).any()),
             "halved": bool((accuracy_ratios["interval_against_half"] == Placement.BELOW).any()),
             "understates": bool((predictions["prediction"] == Placement.BELOW).all()),

@@ -197,12 +197,23 @@ def resampled_crossings(correct: np.ndarray, budgets: np.ndarray, target: float 
     resampled curve; inf where it never reaches it), resample by resample as ``budget_ratio``
     draws them: a cell compared with several others can be resampled once
     (``budget_ratio``'s ``resampled_b``)."""
-    correct = np.asarray(correct, dtype=float)
+    return resampled_crossings_of([correct], budgets, target, resamples, seed)[0]
+
+
+def resampled_crossings_of(matrices: list[np.ndarray], budgets: np.ndarray,
+                           target: float = TARGET, resamples: int = BOOTSTRAP,
+                           seed: int = 0) -> list[np.ndarray]:
+    """``resampled_crossings`` of several cells on the same seeds, the same resamples for all:
+    past ``BOOTSTRAP`` resamples the seeds' weights are drawn anew a chunk at a time, and
+    drawing them once for every cell, not once per cell, is most of the time it saves."""
+    matrices = [np.asarray(m, dtype=float) for m in matrices]
     budgets = np.asarray(budgets, dtype=float)
-    seeds = correct.shape[0]
-    return np.array([crossing(budgets, curve, target)
-                     for weights in _weight_chunks(seeds, resamples, seed)
-                     for curve in weights @ correct / seeds])
+    seeds = matrices[0].shape[0]
+    found: list[list[float]] = [[] for _ in matrices]
+    for weights in _weight_chunks(seeds, resamples, seed):
+        for out, matrix in zip(found, matrices, strict=True):
+            out.extend(crossing(budgets, curve, target) for curve in weights @ matrix / seeds)
+    return [np.array(out) for out in found]
 
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,

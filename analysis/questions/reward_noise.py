@@ -65,6 +65,7 @@ from analysis.budget_to_target import (
     placement,
     range_columns,
     resampled_crossings,
+    resampled_crossings_of,
 )
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
@@ -360,14 +361,28 @@ def _tables(outcomes: Outcomes, cells: pd.DataFrame) -> dict[str, pd.DataFrame]:
     drawn: dict[tuple[int, Metric, float], Crossings] = {}
 
     def draws(cell: int, metric: Metric, target: float) -> Crossings:
-        # The exact verifier's resamples serve every noisy verifier paired with it.
+        # Every cell asked for a metric's target is resampled at once, on one set of seed
+        # weights: the exact verifier's draws serve every noisy verifier paired with it.
         key = (cell, metric, target)
         if key not in drawn:
-            drawn[key] = crossings(_matrix(outcomes, cell, metric), outcomes.budgets, target,
-                                   RESAMPLES[metric])
+            asked = [c for c in dict.fromkeys(c for pair in pairs
+                                              for c in (pair.cell.cell, pair.exact))
+                     if any(m == metric and t == target for m, _, t in _targets(pairs, c))]
+            matrices = [_matrix(outcomes, c, metric) for c in asked]
+            resampled = resampled_crossings_of(matrices, outcomes.budgets, target,
+                                               RESAMPLES[metric])
+            for c, matrix, draws_of in zip(asked, matrices, resampled, strict=True):
+                drawn[(c, metric, target)] = Crossings(
+                    crossing(outcomes.budgets, matrix.mean(axis=0), target), draws_of)
         return drawn[key]
 
     return {TABLE: _costs(outcomes, pairs, draws), SLOPE_TABLE: _slopes(pairs, draws)}
+
+
+def _targets(pairs: list[_Pair], cell: int) -> list[tuple[Metric, float, float]]:
+    """The (metric, fraction, target) a cell is compared at: its own pair's, or those of the
+    pairs it is the exact partner of."""
+    return [t for pair in pairs if cell in (pair.cell.cell, pair.exact) for t in pair.targets]
 
 
 def _costs(outcomes: Outcomes, pairs: list[_Pair], draws: Draws) -> pd.DataFrame:

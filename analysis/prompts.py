@@ -45,6 +45,7 @@ from analysis.study_tables import SETTINGS
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
 from study.spec.config import AnalysisConfig
 from study.spec.environment import Environment
+from study.spec.grid import SAME_UNDER_EITHER
 
 CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size", "lr",
                 "environment", "prompts"]
@@ -132,15 +133,24 @@ def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
     return wide
 
 
+def _repeats(cells: pd.DataFrame) -> pd.Series:
+    """Whether each cell repeats another's runs: normalised per batch under a rule whose groups
+    all have the configured size (``study.spec.grid.SAME_UNDER_EITHER``), it is the per-group
+    cell's simulation, one hypothesis, compared once (as the per-group cell)."""
+    return (cells["normalization"] == "per_batch") & cells["allocation"].isin(SAME_UNDER_EITHER)
+
+
 def _pairs(cells: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
-    """Every (rule, uniform) pair of cells that differ in their allocation only."""
+    """Every (rule, uniform) pair of cells that differ in their allocation only, but for a rule
+    cell that repeats another's runs (``_repeats``)."""
     pairs = []
+    repeats = _repeats(cells)
     for _, group in cells.groupby(PAIRED_BY, sort=False):
         reference = group[group["allocation"] == REFERENCE]
         if reference.empty:
             continue
-        pairs.extend((rule, reference.iloc[0]) for _, rule in group.iterrows()
-                     if rule["allocation"] != REFERENCE)
+        pairs.extend((rule, reference.iloc[0]) for index, rule in group.iterrows()
+                     if rule["allocation"] != REFERENCE and not repeats[index])
     return pairs
 
 
@@ -254,7 +264,7 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
     rows = []
     for fraction in targets:
         resampled = {}
-        for cell in cells.itertuples(index=False):
+        for cell in cells[~_repeats(cells)].itertuples(index=False):
             target = (fraction if metric == "accuracy"
                       else gains[cell.environment].target(fraction))
             ours = per_seed[cell.cell]

@@ -23,7 +23,7 @@ from study.orchestration.simulate import simulate, simulate_values
 from study.orchestration.storage import read_runs
 from study.spec.config import StudyConfig
 from study.spec.environment import Environment
-from study.spec.grid import Simulation, cells
+from study.spec.grid import SAME_UNDER_EITHER, Simulation, cells
 from study.spec.schema import RUNS_FILE
 from study.spec.streams import run_keys
 
@@ -70,14 +70,17 @@ def test_kernel_agrees_with_reference(case: tuple) -> None:
         assert got[name][0].tolist() == expected[name], name
 
 
+@pytest.mark.parametrize("rule", SAME_UNDER_EITHER[1:])
 @pytest.mark.parametrize("estimator", ESTIMATORS)
-def test_uniform_allocation_is_the_same_under_either_normalization(estimator: str) -> None:
-    # Under uniform allocation every prompt's group has the configured size G, so dividing by
-    # n_i or by G is the same floating-point operation: every field equal, bit for bit.
+def test_uniform_allocation_is_the_same_under_either_normalization(estimator: str,
+                                                                   rule: str) -> None:
+    # Under uniform allocation, and skipping, every group that runs has the configured size G,
+    # so dividing by n_i or by G is the same floating-point operation: every field equal, bit
+    # for bit.
     keys = run_keys(3, np.arange(40))
     values = np.random.default_rng(3).beta(2.0, 2.0, size=(40, 16, 3))
     budgets = [16, 100, 333, 1024]
-    group_mean, batch = (run_kernel(keys, values, 0.5, estimator, 4, "uniform", budgets, n)
+    group_mean, batch = (run_kernel(keys, values, 0.5, estimator, 4, rule, budgets, n)
                          for n in NORMALIZATIONS)
     for name in FIELDS:
         np.testing.assert_array_equal(group_mean[name], batch[name])

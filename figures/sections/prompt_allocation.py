@@ -40,6 +40,8 @@ NORMALIZATION_KEYS = {"per_group": "PerGroup", "per_batch": "PerBatch"}
 FINDING_WORDS = {Finding.HIGHER: "higher", Finding.LOWER: "lower",
                  Finding.EQUIVALENT: "within +-{margin:g}", Finding.UNRESOLVED: "unresolved"}
 """A verdict of the verdict table in words."""
+SAME_RUNS = "as per group (the same runs)"
+"""The verdict table's entry for a rule whose two normalizations are one simulation."""
 """Each rule but uniform allocation in the names of its numbers."""
 TARGET = crossings.TARGET
 """The target of the ratios the section names (the tables also hold 0.8)."""
@@ -92,7 +94,8 @@ def _verdicts(cite: Tables, verdicts: pd.DataFrame) -> pd.DataFrame:
         verdict=[FINDING_WORDS[Finding(f)].format(margin=m) for f, m in zip(
             verdicts["finding"], verdicts["margin"], strict=True)])
     table = shown.pivot(index=["rule", "law"], columns="column", values="verdict")
-    return table.reset_index().rename_axis(columns=None)
+    # A rule whose groups all have G rollouts is one simulation under both normalizations.
+    return table.fillna(SAME_RUNS).reset_index().rename_axis(columns=None)
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
@@ -309,7 +312,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     """The section's figure from the study's tables in ``tables``, for the headline cells, one
     column per difficulty law: top, mean accuracy against rollouts, a colour per rule, with its
-    95% interval band; middle, each band's share of the rollouts at the largest budget (bars
+    95% interval band; second, each rule's paired difference in pass rate from uniform
+    allocation, per-group normalization solid and per-batch dashed, with its 95% interval band;
+    third, each band's share of the rollouts at the largest budget (bars
     with 95% intervals, the hardest band, 0, first); bottom, the compute curve fitted up to the cut
     (solid) and extrapolated (dashed), with the measured means (filled: fitted, hollow: held
     out)."""
@@ -322,14 +327,18 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
 
     accuracy, bands = head("prompts_accuracy"), head("prompts_bands")
     curve = head("prompts_curve").query("metric == 'accuracy'")
+    versus = pd.read_parquet(tables / f"{SECTION.table}.parquet")
+    passing = _headline(versus[versus["metric"] == "pass_rate"], settings["headline_baseline"],
+                        settings["headline_group_size"])
     laws = list(dict.fromkeys(accuracy["environment"]))
     colours = dict(zip(RULES, OKABE_ITO, strict=False))
-    figure, axes = plt.subplots(3, len(laws), figsize=(3.4 * len(laws), 8.4),
+    figure, axes = plt.subplots(4, len(laws), figsize=(3.4 * len(laws), 11.2),
                                 layout="constrained", squeeze=False)
     largest = bands["budget"].max()
     width = 0.8 / len(RULES)
     for column, environment in enumerate(laws):
-        top, middle, bottom = axes[:, column]
+        top, gained, middle, bottom = axes[:, column]
+        gained.axhline(0.0, color="0.5", linewidth=0.6)
         for i, rule in enumerate(RULES):
             colour = colours[rule]
             rows = accuracy[(accuracy["environment"] == environment)
@@ -340,6 +349,16 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
                      label=RULE_NAMES[rule])
             top.fill_between(rows["budget"], rows["accuracy_low"], rows["accuracy_high"],
                              color=colour, alpha=BAND_ALPHA, linewidth=0)
+            for normalization, dash in (("per_group", "-"), ("per_batch", "--")):
+                paired = passing[(passing["environment"] == environment)
+                                 & (passing["allocation"] == rule)
+                                 & (passing["normalization"] == normalization)
+                                 ].sort_values("budget")
+                gained.plot(paired["budget"], paired["difference"], color=colour,
+                            linewidth=1.2, linestyle=dash)
+                gained.fill_between(paired["budget"], paired["difference_low"],
+                                    paired["difference_high"], color=colour, alpha=BAND_ALPHA,
+                                    linewidth=0)
             shares = bands[(bands["environment"] == environment) & (bands["allocation"] == rule)
                            & (bands["budget"] == largest)].sort_values("band")
             x = shares["band"] + (i - (len(RULES) - 1) / 2) * width
@@ -365,13 +384,14 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
         top.set_title(law(environment))
         middle.set_xticks(sorted(bands["band"].unique()))
         middle.set_xlabel("difficulty band (0: hardest quarter of prompts)")
-        for ax in (top, bottom):
+        for ax in (top, gained, bottom):
             ax.set_xscale("log")
             ax.set_xlabel("budget C: rollouts, all prompts (log scale)")
         bottom.axvline(settings["curve_cut"], color="0.6", linewidth=0.6, linestyle=":")
     axes[0, 0].set_ylabel("mean accuracy over prompts")
-    axes[1, 0].set_ylabel(f"share of rollouts at {largest:,}")
-    axes[2, 0].set_ylabel("mean accuracy; fitted\ncompute curve")
+    axes[1, 0].set_ylabel("pass rate minus uniform's\n(solid per group, dashed per batch)")
+    axes[2, 0].set_ylabel(f"share of rollouts at {largest:,}")
+    axes[3, 0].set_ylabel("mean accuracy; fitted\ncompute curve")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=len(RULES))
     return save(figure, out_dir, name)

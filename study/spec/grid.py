@@ -4,8 +4,9 @@ A *cell* is one combination of the grid's axes (algorithm, environment, lr, base
 allocation rule, normalization, cost); it is the ``cell`` column of the runs table. A
 *simulation* is what the kernel runs: cells that differ only in cost share one (cost is priced in
 the analysis, not simulated), and so do cells that differ only in their update's normalization
-where every group has the configured size G (a single bandit, or uniform allocation across
-prompts: dividing by n_i or by G is then the same operation, tested bit for bit); a learner that
+where every group that runs has the configured size G (a single bandit, uniform allocation or
+skipping across prompts: dividing by n_i or by G is then the same operation, tested bit for
+bit); a learner that
 does not train ignores lr, baseline, group size and normalization, so its cells are collapsed to
 lr 0, baseline ``none``, group size 1 and ``per_group`` and simulated once. A group estimator
 (``group_mean``, ...) needs a group of at least 2 rollouts: its combinations with group size 1 are
@@ -82,9 +83,10 @@ def _combinations(config: StudyConfig) -> itertools.product:
                              config.cost)
 
 
-SAME_UNDER_EITHER = ("", "uniform")
-"""The allocations (none: a single bandit) under which every group has the configured size, so
-that the two normalizations are the same update."""
+SAME_UNDER_EITHER = ("", "uniform", "skip_zero_signal")
+"""The allocations (none: a single bandit) under which every group that runs has the configured
+size (skipping runs a prompt's G rollouts or none), so that the two normalizations are the same
+update."""
 
 
 def cells(config: StudyConfig) -> list[Cell]:

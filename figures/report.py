@@ -160,6 +160,12 @@ class Report:
             "level": Named(self.level, ".0%"), "level90": Named(self.level90, ".0%"),
             "target": Named(self.target, "g"),
             "resamples": Named(self.cite.constant("analysis.budget_to_target.BOOTSTRAP"), ","),
+            "more_resamples": Named(
+                self.cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ","),
+            "noisy_resamples": Named(
+                self.cite.constant("analysis.questions.reward_noise.FAMILY_RESAMPLES"), ","),
+            "noisy_pass_resamples": Named(
+                self.cite.constant("analysis.questions.reward_noise.PASS_RATE_RESAMPLES"), ","),
             "settled": Named(self.cite.constant("analysis.cost.SETTLED_SEEDS"), ""),
             "sources": SOURCES_FILE}))
 

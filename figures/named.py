@@ -301,7 +301,16 @@ def narrow(cite: Tables, study: str, numbers: Scope) -> None:
 
 def groups(cite: Tables, study: str, numbers: Scope) -> None:
     """Groups of rollouts on the study's first bandit: the single rollout's budget to 0.9 and
-    each group size's ratio to it (groups with Dr. GRPO's group mean)."""
+    each group size's ratio to it (groups with Dr. GRPO's group mean); and over every arm, bandit
+    and checkpoint, how the comparisons with single rollouts came out on best-arm accuracy and
+    on the pass rate (each its own Holm family)."""
+    for table, metric in (("group_vs_single", "Accuracy"), ("group_vs_single_pass_rate", "Pass")):
+        paired = cite.read(study, table)
+        numbers.put(f"{metric}Rows", cite.count(paired), ",")
+        numbers.put(f"{metric}Margin", cite.first(paired).margin, "g")
+        for finding in Finding:
+            numbers.put(f"{metric}{finding.value.capitalize()}",
+                        cite.count(paired, f"finding == {finding.value!r}"), ",")
     budgets = cite.read(study, "group_budget_to_target")
     budgets = budgets[budgets["environment"] == budgets["environment"].iat[0]]
     single = cite.first(budgets[budgets["group_size"] == 1])

@@ -222,6 +222,20 @@ def test_on_the_pass_rate_it_is_the_paired_t_test_of_the_seeds_pass_rates() -> N
     assert verdicts["difference"].iat[0] == largest["difference"]
 
 
+def test_the_verdict_table_sets_each_metrics_finding_beside_the_others() -> None:
+    budgets = [256, 1024]
+    runs = kernel_runs(("uniform", "variance", "skip_zero_signal"), seeds=40, prompts=16,
+                       budgets=budgets)
+    versus = pd.concat([versus_uniform(runs, 0.02, metric="accuracy"),
+                        versus_uniform(runs, 0.01, family="t/pass", metric="pass_rate")])
+    verdicts = verdict_table(versus, "group_mean", 4).set_index(["allocation", "metric"])
+    for rule in ("variance", "skip_zero_signal"):
+        accuracy, passing = verdicts.loc[(rule, "accuracy")], verdicts.loc[(rule, "pass_rate")]
+        assert accuracy["other_metric_finding"] == passing["finding"]
+        assert passing["other_metric_finding"] == accuracy["finding"]
+        assert accuracy["metrics_agree"] == (accuracy["finding"] == passing["finding"])
+
+
 def test_a_pass_rate_target_is_a_share_of_the_achievable_gain() -> None:
     # On beta(2, 2) with three arms the untrained pass rate is 1/2 and the best 0.6929: the
     # targets are the shares of the distance between them, whatever the runs.

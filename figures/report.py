@@ -151,6 +151,16 @@ class Report:
                     rows.append({"family": name, "hypotheses": len(counted), "test": test,
                                  "seeds per test": f"{seeds.min():,}" if seeds.min() == seeds.max()
                                  else f"{seeds.min():,} to {seeds.max():,}"})
+            if "bonferroni_family" in table:
+                # A family checked by simultaneous intervals (Bonferroni), which have no p-value.
+                for name, members in table.groupby("bonferroni_family", sort=False):
+                    seeds = members.get("seeds")
+                    rows.append({"family": f"{path.parent.name}/{name}",
+                                 "hypotheses": int(members["family_size"].iat[0]),
+                                 "test": "simultaneous percentile seed-bootstrap intervals "
+                                         f"(Bonferroni), {int(members['resamples'].iat[0]):,} "
+                                         "resamples",
+                                 "seeds per test": "" if seeds is None else f"{seeds.min():,}"})
         literal = self.cite.literal
         self.add(self.prose("methods.md.j2", self.numbers.scope(""), {
             "families": pd.DataFrame(rows) if rows else None,

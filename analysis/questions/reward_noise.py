@@ -59,6 +59,7 @@ from analysis.accuracy import cell_environments
 from analysis.budget_to_target import (
     BOOTSTRAP,
     TARGET,
+    BudgetEstimate,
     budget_to_target,
     crossing,
     percentile_range,
@@ -387,6 +388,8 @@ def _targets(pairs: list[_Pair], cell: int) -> list[tuple[Metric, float, float]]
 
 def _costs(outcomes: Outcomes, pairs: list[_Pair], draws: Draws) -> pd.DataFrame:
     sizes = Counter(metric for pair in pairs for metric, _, _ in pair.targets)
+    # An exact verifier's own budget, once for every noisy verifier paired with it.
+    alone_of: dict[tuple[int, Metric, float], BudgetEstimate] = {}
     rows = []
     for pair in pairs:
         cell = pair.cell
@@ -396,8 +399,10 @@ def _costs(outcomes: Outcomes, pairs: list[_Pair], draws: Draws) -> pd.DataFrame
                                                                         target)
             pointwise = ratio_interval(noisy, exact, POINTWISE_TAIL, BOOTSTRAP)
             family = ratio_interval(noisy, exact, FAMILY_ALPHA / 2 / sizes[metric])
-            alone = budget_to_target(_matrix(outcomes, pair.exact, metric), outcomes.budgets,
-                                     target)
+            if (pair.exact, metric, target) not in alone_of:
+                alone_of[(pair.exact, metric, target)] = budget_to_target(
+                    _matrix(outcomes, pair.exact, metric), outcomes.budgets, target)
+            alone = alone_of[(pair.exact, metric, target)]
             gain = (achievable(pair.env) if metric == Metric.PASS_RATE
                     else Achievable(math.nan, math.nan))
             rows.append({
@@ -414,7 +419,7 @@ def _costs(outcomes: Outcomes, pairs: list[_Pair], draws: Draws) -> pd.DataFrame
                 "undefined_resamples": pointwise.undefined,
                 "mean_p": pair.mean_p, "mean_q": pair.mean_q,
                 "predicted_ratio": margin, "variance_predicted_ratio": folded,
-                "family_size": sizes[metric],
+                "bonferroni_family": f"{TABLE}_{metric.value}", "family_size": sizes[metric],
                 "simultaneous_low": family.low, "simultaneous_high": family.high,
                 "resamples": family.resamples,
                 **range_columns("simultaneous_low", "simultaneous_high", family.low_range,
@@ -459,7 +464,7 @@ def _slopes(pairs: list[_Pair], draws: Draws) -> pd.DataFrame:
             "prediction": kind.value, "verifiers": len(members),
             "slope": pointwise.estimate, "intercept": intercept,
             "ci_low": pointwise.low, "ci_high": pointwise.high,
-            "family_size": len(fitted),
+            "bonferroni_family": SLOPE_TABLE, "family_size": len(fitted),
             "simultaneous_low": family.low, "simultaneous_high": family.high,
             "resamples": family.resamples, "undefined_resamples": family.undefined,
             **range_columns("simultaneous_low", "simultaneous_high", family.low_range,

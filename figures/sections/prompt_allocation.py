@@ -98,6 +98,19 @@ def _verdicts(cite: Tables, verdicts: pd.DataFrame) -> pd.DataFrame:
     return table.fillna(SAME_RUNS).reset_index().rename_axis(columns=None)
 
 
+def _put_ratio(cite: Tables, numbers: Scope, rows: pd.DataFrame, key: str, spec: str) -> bool:
+    """Name a rule's ratio to uniform allocation and its interval (``<key>Ratio``,
+    ``<key>RatioLow``, ``<key>RatioHigh``) from its row of ``rows``; whether both reached the
+    target (else no ratio is named)."""
+    row = cite.first(rows)
+    reached = bool(np.isfinite(row.ratio_to_uniform.value))
+    if reached:
+        numbers.put(f"{key}Ratio", row.ratio_to_uniform, spec)
+        numbers.put(f"{key}RatioLow", row.ratio_low, spec)
+        numbers.put(f"{key}RatioHigh", row.ratio_high, spec)
+    return reached
+
+
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """Name the section's numbers in ``numbers``; return the template's per-law lists, phrases
     and tables."""
@@ -237,19 +250,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             numbers.put(f"{key}PassUniformHigh", passing.budget_high, ",.0f")
         rules = []
         for rule, name in RULE_KEYS.items():
-            row = cite.first(rows[rows["allocation"] == rule])
-            reached = bool(np.isfinite(row.ratio_to_uniform.value))
-            if reached:
-                numbers.put(f"{key}{name}Ratio", row.ratio_to_uniform, ".2f")
-                numbers.put(f"{key}{name}RatioLow", row.ratio_low, ".2f")
-                numbers.put(f"{key}{name}RatioHigh", row.ratio_high, ".2f")
-            passed = cite.first(pass_rows[pass_rows["allocation"] == rule])
-            pass_reached = bool(np.isfinite(passed.ratio_to_uniform.value))
-            if pass_reached:
-                # Three decimals: these intervals are often narrower than 0.01.
-                numbers.put(f"{key}{name}PassRatio", passed.ratio_to_uniform, ".3f")
-                numbers.put(f"{key}{name}PassRatioLow", passed.ratio_low, ".3f")
-                numbers.put(f"{key}{name}PassRatioHigh", passed.ratio_high, ".3f")
+            # Three decimals on the pass rate: its intervals are often narrower than 0.01.
+            reached, pass_reached = (
+                _put_ratio(cite, numbers, frame[frame["allocation"] == rule], f"{key}{name}{part}",
+                           spec)
+                for frame, part, spec in ((rows, "", ".2f"), (pass_rows, "Pass", ".3f")))
             late = cite.first(head_versus[(head_versus["environment"] == environment)
                                           & (head_versus["allocation"] == rule)
                                           & (head_versus["budget"] == largest)])

@@ -672,7 +672,9 @@ def verdict_table(versus: pd.DataFrame, baseline: str, group_size: int) -> pd.Da
     (``versus_uniform`` on every metric): the headline cells' (``baseline``, ``group_size``)
     comparison with uniform allocation at the largest budget (``budget``, ``difference`` with
     ``difference_low`` and ``difference_high``, ``finding``: ``higher``, ``lower``,
-    ``equivalent`` within the metric's margin, or ``unresolved``), and over every estimator,
+    ``equivalent`` within the metric's margin, or ``unresolved``; ``within_margin``, the
+    equivalence test's, so that a difference shown but smaller than the margin is told from a
+    larger one), and over every estimator,
     group size and budget of the rule, law and normalization, how many comparisons found each
     (``comparisons``, ``higher``, ``lower``, ``equivalent``, ``unresolved``); and
     ``other_metric_finding``, the other metric's finding there, with ``metrics_agree``."""
@@ -688,7 +690,7 @@ def verdict_table(versus: pd.DataFrame, baseline: str, group_size: int) -> pd.Da
             row |= {"budget": int(largest), "difference": first["difference"],
                     "difference_low": first["difference_low"],
                     "difference_high": first["difference_high"], "margin": first["margin"],
-                    "finding": first["finding"]}
+                    "finding": first["finding"], "within_margin": first["within_margin"]}
         rows.append(row | {"comparisons": len(group),
                            **{f.value: int(counts.get(f, 0)) for f in Finding}})
     table = pd.DataFrame(rows)

@@ -16,9 +16,9 @@ from matplotlib import pyplot as plt
 import analysis.budget_to_target as crossings
 from analysis.pass_rate import FRACTIONS
 from analysis.prompts import REFERENCE, scaling_curve
-from analysis.roles import Finding, Placement
+from analysis.roles import Censoring, Finding, Placement
 from analysis.study_tables import SETTINGS
-from figures.cite import Tables, formatter
+from figures.cite import Row, Tables, formatter
 from figures.numbers import Scope, number_word
 from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, save
@@ -40,6 +40,8 @@ NORMALIZATION_KEYS = {"per_group": "PerGroup", "per_batch": "PerBatch"}
 FINDING_WORDS = {Finding.HIGHER: "higher", Finding.LOWER: "lower",
                  Finding.EQUIVALENT: "within +-{margin:g}", Finding.UNRESOLVED: "unresolved"}
 """A verdict of the verdict table in words."""
+SHOWN = (Finding.HIGHER, Finding.LOWER)
+"""The findings of a difference shown after Holm."""
 SAME_RUNS = "as per group (the same runs)"
 """The verdict table's entry for a rule whose two normalizations are one simulation."""
 """Each rule but uniform allocation in the names of its numbers."""
@@ -73,6 +75,12 @@ def law(environment: str) -> str:
     return environment.split(")x")[0].replace(",", ", ") + ")"
 
 
+@formatter
+def rule_name(allocation: str) -> str:
+    """An allocation rule as prose (``RULE_NAMES``)."""
+    return RULE_NAMES[allocation]
+
+
 def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFrame:
     """The rows of the headline cells: ``[analysis] headline_baseline`` and
     ``headline_group_size``."""
@@ -91,8 +99,10 @@ def _verdicts(cite: Tables, verdicts: pd.DataFrame) -> pd.DataFrame:
         rule=verdicts["allocation"].map(RULE_NAMES), law=verdicts["environment"].map(law),
         column=verdicts["metric"].map(METRIC_NAMES) + ", "
         + verdicts["normalization"].str.replace("_", " "),
-        verdict=[FINDING_WORDS[Finding(f)].format(margin=m) for f, m in zip(
-            verdicts["finding"], verdicts["margin"], strict=True)])
+        verdict=[FINDING_WORDS[Finding(f)].format(margin=m)
+                 + (f", by less than {m:g}" if w and Finding(f) in SHOWN else "")
+                 for f, m, w in zip(verdicts["finding"], verdicts["margin"],
+                                    verdicts["within_margin"], strict=True)])
     table = shown.pivot(index=["rule", "law"], columns="column", values="verdict")
     # A rule whose groups all have G rollouts is one simulation under both normalizations.
     return table.fillna(SAME_RUNS).reset_index().rename_axis(columns=None)
@@ -132,11 +142,21 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{name}{key}{finding.value.capitalize()}", cite.count(
                     versus, _on(metric, f"normalization == {normalization!r} and "
                                         f"finding == {finding.value!r}")), ",")
+        # Placed against 1 only where both budgets were reached: a censored ratio's interval
+        # is a bound, [0, inf] where neither was, which no placement describes.
+        estimable = f"censoring == {Censoring.NONE.value!r}"
         for placement in Placement:
-            numbers.put(f"{name}Ratios{placement.value.capitalize()}", cite.count(
-                ratios, _on(metric, f"interval_against_one == {placement.value!r}")), ",")
+            numbers.put(f"{name}Ratios{placement.value.capitalize()}", cite.count(ratios, _on(
+                metric, f"{estimable} and interval_against_one == {placement.value!r}")), ",")
         numbers.put(f"{name}Ratios", cite.count(
             ratios, _on(metric, "interval_against_one == interval_against_one")), ",")
+        numbers.put(f"{name}RatiosCensored", cite.count(ratios, _on(
+            metric, f"interval_against_one == interval_against_one and not {estimable}")), ",")
+        margin = settings.equivalence_margin if metric == "accuracy" else settings.pass_rate_margin
+        numbers.put(f"{name}InsideMargin", cite.count(versus, _on(
+            metric, f"{-float(margin)!r} < difference < {float(margin)!r}")), ",")
+        numbers.put(f"{name}LargestDifference", cite.largest(
+            versus[versus["metric"] == metric], "abs(difference)"), ".4f")
     numbers.put("Verdicts", cite.count(verdicts, _on("accuracy")), ",")
     numbers.put("VerdictsDisagree", cite.count(verdicts, _on("accuracy", "not metrics_agree")),
                 ",")
@@ -287,7 +307,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     close = accuracy_ratios[accuracy_ratios["cell"].isin(within[within].index)
                             & accuracy_ratios["ratio_to_uniform"].notna()]
     if len(close):
-        numbers.put("WithinMarginLargestRatio", cite.largest(close, "ratio_to_uniform"), ".2f")
+        row = Row(close, close["ratio_to_uniform"].idxmax(), cite.ledger)
+        numbers.put("WithinMarginRatio", row.ratio_to_uniform, ".2f")
+        numbers.put("WithinMarginRatioLow", row.ratio_low, ".2f")
+        numbers.put("WithinMarginRatioHigh", row.ratio_high, ".2f")
+        numbers.put("WithinMarginRule", row.allocation, shown=rule_name)
+        numbers.put("WithinMarginLaw", row.environment, shown=law)
+        numbers.put("WithinMarginGroupSize", row.group_size, ",")
     return {"laws": laws, "higher": bool(len(higher)), "one": cite.declared("1"),
             "zero": cite.declared("0"),
             "verdicts": _verdicts(cite, verdicts), "close": bool(len(close)),

@@ -99,16 +99,19 @@ class BudgetEstimate:
 
 
 def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = TARGET,
-                     resamples: int = BOOTSTRAP, seed: int = 0) -> BudgetEstimate:
+                     resamples: int = BOOTSTRAP, seed: int = 0,
+                     draws: np.ndarray | None = None) -> BudgetEstimate:
     """Estimate from a (seeds, checkpoints) matrix of per-seed accuracies at ``budgets``: 0/1
     outcomes of one bandit, or each seed's fraction of prompts right; the crossing is read from
-    their mean over seeds either way."""
+    their mean over seeds either way. ``draws``: the matrix's ``resampled_crossings`` with the
+    same target, resamples and seed, where the caller has them already (a ratio reads them
+    too)."""
     correct = np.asarray(correct, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
     seeds = correct.shape[0]
     point = crossing(budgets, correct.mean(axis=0), target)
-    curves = bootstrap_weights(seeds, resamples, seed) @ correct / seeds
-    values = np.array([crossing(budgets, curve, target) for curve in curves])
+    values = (resampled_crossings(correct, budgets, target, resamples, seed) if draws is None
+              else draws)
     # Order statistics, not interpolation: inf sorts last, so a tail of resamples that never
     # reach the target makes the upper limit inf rather than NaN.
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
@@ -219,7 +222,8 @@ def resampled_crossings_of(matrices: list[np.ndarray], budgets: np.ndarray,
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,
                  target: float = TARGET, resamples: int = BOOTSTRAP, seed: int = 0,
                  budgets_b: np.ndarray | None = None, tail: float = 0.025,
-                 resampled_b: np.ndarray | None = None) -> BudgetRatio:
+                 resampled_b: np.ndarray | None = None,
+                 resampled_a: np.ndarray | None = None) -> BudgetRatio:
     """Ratio of two cells' budgets to the target, seeds paired: each resample draws the same
     seeds for both cells (rows of the two matrices are the same seeds), so the interval keeps the
     correlation that common random numbers give the two estimates. ``budgets_b``: B's own
@@ -227,15 +231,16 @@ def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarr
     are the ``tail`` and 1 - ``tail`` quantiles (a 95% interval by default; a smaller tail for
     an interval that is one of a Bonferroni family). ``resampled_b``: B's
     ``resampled_crossings`` with the same ``target``, ``resamples`` and ``seed``, where the
-    caller has them already."""
+    caller has them already (``resampled_a`` likewise A's)."""
     correct_a = np.asarray(correct_a, dtype=float)
     correct_b = np.asarray(correct_b, dtype=float)
     budgets = np.asarray(budgets, dtype=float)
     other = budgets if budgets_b is None else np.asarray(budgets_b, dtype=float)
     if resampled_b is None:
         resampled_b = resampled_crossings(correct_b, other, target, resamples, seed)
-    values = _ratios(resampled_crossings(correct_a, budgets, target, resamples, seed),
-                     resampled_b)
+    if resampled_a is None:
+        resampled_a = resampled_crossings(correct_a, budgets, target, resamples, seed)
+    values = _ratios(resampled_a, resampled_b)
     undefined = np.isnan(values)
     as_low, as_high = np.where(undefined, 0.0, values), np.where(undefined, math.inf, values)
     low = np.quantile(as_low, [tail, 0.05], method="inverted_cdf")

@@ -19,7 +19,12 @@ import pandas as pd
 from scipy.stats import binom, binomtest
 
 from analysis.accuracy import cell_environments
-from analysis.budget_to_target import budget_ratio, budget_to_target, placement
+from analysis.budget_to_target import (
+    budget_ratio,
+    budget_to_target,
+    placement,
+    resampled_crossings,
+)
 from analysis.cost import Support, mean_interval
 from analysis.families import declare, family_name
 from analysis.outcomes import Outcomes
@@ -206,7 +211,8 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.D
         for arm in arms.itertuples():
             ours = outcomes.outcomes(arm.cell, odd)
             spent = outcomes.spent(arm.cell)
-            estimate = budget_to_target(ours, np.maximum(spent, 1))
+            draws = resampled_crossings(ours, np.maximum(spent, 1))
+            estimate = budget_to_target(ours, np.maximum(spent, 1), draws=draws)
             row = {"environment": environment, "baseline": arm.baseline,
                    "group_size": arm.group_size, "lr": arm.best_lr,
                    "rollouts_to_target": estimate.estimate, "ci_low": estimate.ci_low,
@@ -217,7 +223,8 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.D
                     continue
                 ratio = budget_ratio(ours, outcomes.outcomes(other, odd),
                                      np.maximum(spent, 1),
-                                     budgets_b=np.maximum(outcomes.spent(other), 1))
+                                     budgets_b=np.maximum(outcomes.spent(other), 1),
+                                     resampled_a=draws)
                 row |= {f"ratio_to_{name}": ratio.ratio, f"ratio_to_{name}_low": ratio.ci_low,
                         f"ratio_to_{name}_high": ratio.ci_high}
             rows.append(row)

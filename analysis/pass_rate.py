@@ -155,13 +155,14 @@ def budget_columns(rates: np.ndarray, budgets: np.ndarray, target: float,
     Keys: ``budget_to_target`` (the largest budget, a lower bound, where ``reached`` is False),
     ``budget_low``, ``budget_high``, ``reached``, ``summary``; with a reference also ``ratio``,
     ``ratio_low``, ``ratio_high`` and ``ratio_low_mc_low`` ... ``ratio_high_mc_high``."""
-    estimate = crossings.budget_to_target(rates, budgets, target, resamples, seed)
+    draws = crossings.resampled_crossings(rates, budgets, target, resamples, seed)
+    estimate = crossings.budget_to_target(rates, budgets, target, resamples, seed, draws)
     found: dict[str, object] = {"budget_to_target": estimate.estimate,
                                 "budget_low": estimate.ci_low, "budget_high": estimate.ci_high,
                                 "reached": estimate.reached, "summary": estimate.describe()}
     if reference is not None:
         ratio = crossings.budget_ratio(rates, reference, budgets, target, resamples, seed,
-                                       budgets_b=reference_budgets)
+                                       budgets_b=reference_budgets, resampled_a=draws)
         found |= {"ratio": ratio.ratio, "ratio_low": ratio.ci_low, "ratio_high": ratio.ci_high,
                   **crossings.range_columns("ratio_low", "ratio_high", ratio.ci_low_range,
                                             ratio.ci_high_range)}

@@ -269,8 +269,11 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
                       else gains[cell.environment].target(fraction))
             ours = per_seed[cell.cell]
             budgets = ours.columns.to_numpy(dtype=float)
+            # One set of resamples per cell and target, read for its budget and its ratios.
+            draws = resampled.setdefault(cell.cell, crossings.resampled_crossings(
+                ours.to_numpy(), budgets, target, resamples, seed))
             estimate = crossings.budget_to_target(ours.to_numpy(), budgets, target, resamples,
-                                                  seed)
+                                                  seed, draws)
             row = {**cell._asdict(), "metric": metric,
                    "fraction": math.nan if metric == "accuracy" else fraction,
                    "target": target, "seeds": estimate.seeds,
@@ -279,7 +282,7 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
                    "at_first": estimate.at_first, "summary": estimate.describe()}
             if cell.cell in partner:
                 row |= _ratio_columns(ours, per_seed[partner[cell.cell]], partner[cell.cell],
-                                      target, resamples, seed, resampled)
+                                      target, resamples, seed, resampled, draws)
             rows.append(row)
     table = pd.DataFrame(rows)
     for column, kind in (("interval_against_one", Placement),
@@ -290,10 +293,11 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
 
 
 def _ratio_columns(ours: pd.DataFrame, theirs: pd.DataFrame, uniform_cell: int, target: float,
-                   resamples: int, seed: int,
-                   resampled: dict[int, np.ndarray]) -> dict[str, object]:
-    """``budget_to_target``'s ratio columns for a rule (``ours``) against uniform allocation
-    (``theirs``); ``resampled`` keeps uniform's resampled budgets, drawn once per target."""
+                   resamples: int, seed: int, resampled: dict[int, np.ndarray],
+                   draws: np.ndarray) -> dict[str, object]:
+    """``budget_to_target``'s ratio columns for a rule (``ours``, its resampled budgets
+    ``draws``) against uniform allocation (``theirs``); ``resampled`` keeps each cell's
+    resampled budgets, drawn once per target."""
     _aligned(ours, theirs)
     budgets = ours.columns.to_numpy(dtype=float)
     a, b = ours.to_numpy(), theirs.to_numpy()
@@ -301,7 +305,7 @@ def _ratio_columns(ours: pd.DataFrame, theirs: pd.DataFrame, uniform_cell: int, 
         resampled[uniform_cell] = crossings.resampled_crossings(b, budgets, target, resamples,
                                                                 seed)
     ratio = crossings.budget_ratio(a, b, budgets, target, resamples, seed,
-                                   resampled_b=resampled[uniform_cell])
+                                   resampled_b=resampled[uniform_cell], resampled_a=draws)
     rule_budget = crossings.crossing(budgets, a.mean(axis=0), target)
     uniform_budget = crossings.crossing(budgets, b.mean(axis=0), target)
     censoring = _censoring(rule_budget, uniform_budget)

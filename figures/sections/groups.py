@@ -61,6 +61,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "item": {name: cite.declared(f"{i}.") for i, name in enumerate(
             ("single", "budget", "zscore", "robust", "zero"), start=1)},
         "single_rule": cite.declared("G = 1"), "group_rule": cite.declared("G > 1"),
+        "one": cite.declared("1"),
         "top": cite.read(study, "group_best_arm"),
         "versus": paired and {
             "seeds": Named(cite.first(versus).seeds, ","), "rows": cite.count(versus),

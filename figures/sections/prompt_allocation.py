@@ -175,7 +175,6 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Lr", first.lr, "g")
     numbers.put("GroupSize", settings.headline_group_size, ",")
     numbers.put("Margin", settings.equivalence_margin, "g")
-    numbers.put("Comparisons", cite.count(versus, _on("accuracy")), ",")
     for finding in (Finding.HIGHER, Finding.LOWER):
         numbers.put(finding.value.capitalize(),
                     cite.count(versus, _on("accuracy", f"finding == {finding.value!r}")), ",")
@@ -197,14 +196,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
-    compared = _on("accuracy", "interval_against_half == interval_against_half")
-    numbers.put("Ratios", cite.count(ratios, compared), ",")
-    numbers.put("FewerRolloutsOracle", cite.count(
-        ratios, _on("accuracy", "interval_against_one == 'below' and "
-                                "allocation == 'oracle_variance'")), ",")
+    estimable = f"censoring == {Censoring.NONE.value!r}"
+    numbers.put("FewerRolloutsOracle", cite.count(ratios, _on(
+        "accuracy", f"{estimable} and interval_against_one == 'below' and "
+                    "allocation == 'oracle_variance'")), ",")
     for placement in Placement:
-        numbers.put(f"Half{placement.value.capitalize()}", cite.count(
-            ratios, _on("accuracy", f"interval_against_half == {placement.value!r}")), ",")
+        numbers.put(f"Half{placement.value.capitalize()}", cite.count(ratios, _on(
+            "accuracy", f"{estimable} and interval_against_half == {placement.value!r}")), ",")
     numbers.put("CurveCut", settings.curve_cut, ",")
     for metric, name in (("accuracy", ""), ("pass_rate", "Pass")):
         fitted = curve[curve["metric"] == metric]

@@ -48,6 +48,32 @@ def crossing(budgets: np.ndarray, accuracy: np.ndarray, target: float = TARGET) 
     return float(np.exp(np.log(budgets[i - 1]) + share * np.log(budgets[i] / budgets[i - 1])))
 
 
+def crossings_of(budgets: np.ndarray, curves: np.ndarray, target: float) -> np.ndarray:
+    """``crossing`` of each row of ``curves`` (resampled curves, (resamples, checkpoints)), to
+    the bit. A row that rises strictly at every checkpoint is its own isotonic fit, so its
+    crossing is read directly, all such rows at once (the same operations, elementwise); the
+    others go through ``crossing``."""
+    curves = np.asarray(curves, dtype=float)
+    found = np.empty(len(curves))
+    rising = np.all(np.diff(curves, axis=1) > 0, axis=1)
+    for r in np.flatnonzero(~rising):
+        found[r] = crossing(budgets, curves[r], target)
+    fit = curves[rising]
+    above = fit >= target
+    first = np.argmax(above, axis=1)
+    rows = np.arange(len(fit))
+    later = np.maximum(first, 1)
+    lo, hi = fit[rows, later - 1], fit[rows, later]
+    share = (target - lo) / (hi - lo)
+    steps = np.log(budgets[later] / budgets[later - 1])
+    # Rows that never reach the target get a meaningless value here, replaced below.
+    with np.errstate(over="ignore"):
+        inside = np.exp(np.log(budgets[later - 1]) + share * steps)
+    found[rising] = np.where(~above.any(axis=1), math.inf,
+                             np.where(first == 0, budgets[0], inside))
+    return found
+
+
 @lru_cache(maxsize=4)
 def bootstrap_weights(seeds: int, resamples: int, seed: int) -> np.ndarray:
     """How often each seed is drawn in each bootstrap resample, (resamples, seeds): the same for
@@ -215,7 +241,7 @@ def resampled_crossings_of(matrices: list[np.ndarray], budgets: np.ndarray,
     found: list[list[float]] = [[] for _ in matrices]
     for weights in _weight_chunks(seeds, resamples, seed):
         for out, matrix in zip(found, matrices, strict=True):
-            out.extend(crossing(budgets, curve, target) for curve in weights @ matrix / seeds)
+            out.extend(crossings_of(budgets, weights @ matrix / seeds, target))
     return [np.array(out) for out in found]
 
 

@@ -247,6 +247,9 @@ def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         ("groups of 8, per rollout / single rollouts", ns[GROUPS_8] / one, "<=", 1.0),
         (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
+        *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",
+           ns[PROMPTS_UNIFORM.replace("uniform", rule)] / ns[PROMPTS_UNIFORM], "<=", 1.5)
+          for rule in ("variance", "oracle_variance")),
         ("numpy peer / whole process (same workload)", ns[NUMPY_WHOLE] / ns[WHOLE_PROCESS], ">=",
          2.0),
     ]

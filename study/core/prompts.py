@@ -94,11 +94,21 @@ def _pass_rate(arms, weights, norm, values, i) -> float:  # pragma: no cover
     return rate
 
 
+@inline_jit
+def _bucket(fraction, prompts):  # pragma: no cover
+    """floor(fraction P) for a fraction in [0, 1): below P, as ``_allocate``'s buckets need; a
+    NaN (an oracle weight from logits that overflowed) to bucket 0, within bounds all the
+    same."""
+    scaled = fraction * prompts
+    return np.int64(select(scaled < prompts, scaled, 0.0))
+
+
 @jit
-def _allocate(weights, group, sizes) -> None:  # pragma: no cover
+def _allocate(weights, group, sizes, work) -> None:  # pragma: no cover
     """Split P G rollouts: ``FLOOR`` each, the other R = P (G - FLOOR) by the largest remainders
     of the quotas R w_i / sum w (equal weights when they sum to 0), the leftover one by one to
-    the largest fractional parts, ties to the lower index."""
+    the largest fractional parts, ties to the lower index. ``weights`` is overwritten; ``work``
+    is room for (2, P) integers."""
     prompts = weights.shape[0]
     extra = prompts * (group - FLOOR)
     total = 0.0
@@ -107,23 +117,53 @@ def _allocate(weights, group, sizes) -> None:  # pragma: no cover
     if total == 0.0:
         weights[:] = 1.0
         total = float(prompts)
-    fractions = np.empty(prompts)
     left = extra
     for i in range(prompts):
         quota = (extra * weights[i]) / total
         whole = np.floor(quota)
-        fractions[i] = -(quota - whole)
+        weights[i] = quota - whole
         sizes[i] = FLOOR + np.int64(whole)
         left -= np.int64(whole)
-    ranked = np.argsort(fractions, kind="mergesort")
-    for q in range(min(left, prompts)):
-        sizes[ranked[q]] += 1
+    chosen = min(left, prompts)
+    if chosen <= 0:
+        return
+    # Buckets of the fractions by floor(f P), which keeps their order: the prompts of the
+    # buckets above the one that holds the chosen-th largest fraction take one each, and only
+    # that bucket's prompts, mostly all or one or two, are ranked. A stable sort of all P
+    # fractions took half of a variance rule's pass, and a selection (np.partition) with its
+    # unpredictable branches a third.
+    tally, members = work[0], work[1]
+    tally[:] = 0
+    for i in range(prompts):
+        tally[_bucket(weights[i], prompts)] += 1
+    cut = prompts - 1
+    above = 0
+    while above + tally[cut] < chosen:
+        above += tally[cut]
+        cut -= 1
+    picks = chosen - above
+    if picks == tally[cut]:  # mostly: the whole bucket takes one each, unranked
+        cut -= 1
+        picks = 0
+    held = 0
+    for i in range(prompts):
+        bucket = _bucket(weights[i], prompts)
+        sizes[i] += bucket > cut
+        members[held] = i
+        held += bucket == cut
+    if picks:
+        # Stable, so that equal fractions keep the prompts' order.
+        ranked = np.argsort(-weights[members[:held]], kind="mergesort")
+        for q in range(picks):
+            sizes[members[ranked[q]]] += 1
 
 
 @inline_jit
-def _sizes(arms, rule, group, r, k0, k1, values, logits, weights, norm, run, passed, failed,
-           scratch, sizes) -> None:  # pragma: no cover
-    """Pass r's group size of every prompt under ``rule`` (see ``RULES``)."""
+def _sizes(arms, rule, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch, work,
+           sizes) -> None:  # pragma: no cover
+    """Pass r's group size of every prompt under ``rule`` (see ``RULES``), ``weights`` and
+    ``norm`` the policies' softmax at the start of the pass; ``work`` room for (2, P)
+    integers."""
     prompts = sizes.shape[0]
     if rule == _UNIFORM:
         sizes[:] = group
@@ -142,11 +182,10 @@ def _sizes(arms, rule, group, r, k0, k1, values, logits, weights, norm, run, pas
                 b = 1.0 + failed[i]
                 scratch[i] = (a * b) / ((a + b) * (a + b + 1.0))
         else:
-            _softmax(arms, logits, weights, norm)
             for i in range(prompts):
                 q = _pass_rate(arms, weights, norm, values, i)
                 scratch[i] = q * (1.0 - q)
-        _allocate(scratch, group, sizes)
+        _allocate(scratch, group, sizes, work)
 
 
 @jit
@@ -202,20 +241,20 @@ def _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, w
             sizes, longest, rollouts, groups, zero_signal, run, passed, failed, lane, policy,
             drawn, uniforms) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
-    policy before the update, then the group estimator's advantages and the update, each prompt
-    with its own group size n_i (``longest`` the largest), its step normalised by n_i or, with
-    ``per_batch``, by the configured group size ``group``; ``arm_values`` (K, P) the arms'
-    values; ``lane``, ``policy``, ``drawn`` and ``uniforms`` room for the pass (``_LANE_ROWS``
-    rows, K rows, 2 rows per rollout of the longest group, 4 per draw block). The prompts are
-    the lanes of every loop, in lockstep to the longest group, with the K arms unrolled inside
-    (``arms`` a compile-time K): a rollout past a prompt's n_i gets reward 0 and advantage 0,
-    which leave the sums and the logits exactly as they were. Every such choice, and the pick of
-    a prompt's draws, its arm's value and its advantage, is a ``select`` (a masked move once
-    vectorized), not a branch, which would keep the loop from vectorizing."""
+    policy before the update (``weights`` and ``norm`` its softmax), then the group estimator's
+    advantages and the update, each prompt with its own group size n_i (``longest`` the
+    largest), its step normalised by n_i or, with ``per_batch``, by the configured group size
+    ``group``; ``arm_values`` (K, P) the arms' values; ``lane``, ``policy``, ``drawn`` and
+    ``uniforms`` room for the pass (``_LANE_ROWS`` rows, K rows, 2 rows per rollout of the
+    longest group, 4 per draw block). The prompts are the lanes of every loop, in lockstep to
+    the longest group, with the K arms unrolled inside (``arms`` a compile-time K): a rollout
+    past a prompt's n_i gets reward 0 and advantage 0, which leave the sums and the logits
+    exactly as they were. Every such choice, and the pick of a prompt's draws, its arm's value
+    and its advantage, is a ``select`` (a masked move once vectorized), not a branch, which
+    would keep the loop from vectorizing."""
     prompts = logits.shape[1]
     odd, size, total, silent = lane[_ODD], lane[_SIZE], lane[_TOTAL], lane[_SILENT]
     if_pass, if_fail, rate = lane[_IF_PASS], lane[_IF_FAIL], lane[_RATE]
-    _softmax(arms, logits, weights, norm)
     any_odd = 0
     for i in range(prompts):
         any_odd |= rollouts[i] & 1
@@ -360,6 +399,7 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
         order = np.empty(prompts, dtype=np.int64)
         ends = np.empty(prompts, dtype=np.int64)
         scratch = np.empty(prompts)
+        work = np.empty((2, prompts), dtype=np.int64)
         # Room for the rollouts of the longest group so far, grown when a pass needs more (an
         # allocation per pass would cost as much as a tenth of the pass).
         room = 0
@@ -369,8 +409,10 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
         checkpoint = 0
         r = 0
         while checkpoint < budgets.shape[0]:
-            _sizes(arms, rule, group, r, k0, k1, v, logits, weights, norm, run, passed, failed,
-                   scratch, sizes)
+            # Once for the pass: the oracle's weights and the rollouts both use it.
+            _softmax(arms, logits, weights, norm)
+            _sizes(arms, rule, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
+                   work, sizes)
             end = spent + sizes.sum()
             r += 1
             if end == spent:

@@ -40,6 +40,9 @@ NORMALIZATION_KEYS = {"per_group": "PerGroup", "per_batch": "PerBatch"}
 FINDING_WORDS = {Finding.HIGHER: "higher", Finding.LOWER: "lower",
                  Finding.EQUIVALENT: "within +-{margin:g}", Finding.UNRESOLVED: "unresolved"}
 """A verdict of the verdict table in words."""
+ESTIMABLE = f"censoring == {Censoring.NONE.value!r}"
+"""The ratios placed against a value: those whose budgets were both reached (a censored ratio's
+interval is a bound, [0, inf] where neither was, which no placement describes)."""
 SHOWN = (Finding.HIGHER, Finding.LOWER)
 """The findings of a difference shown after Holm."""
 SAME_RUNS = "as per group (the same runs)"
@@ -142,16 +145,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 numbers.put(f"{name}{key}{finding.value.capitalize()}", cite.count(
                     versus, _on(metric, f"normalization == {normalization!r} and "
                                         f"finding == {finding.value!r}")), ",")
-        # Placed against 1 only where both budgets were reached: a censored ratio's interval
-        # is a bound, [0, inf] where neither was, which no placement describes.
-        estimable = f"censoring == {Censoring.NONE.value!r}"
         for placement in Placement:
             numbers.put(f"{name}Ratios{placement.value.capitalize()}", cite.count(ratios, _on(
-                metric, f"{estimable} and interval_against_one == {placement.value!r}")), ",")
+                metric, f"{ESTIMABLE} and interval_against_one == {placement.value!r}")), ",")
         numbers.put(f"{name}Ratios", cite.count(
             ratios, _on(metric, "interval_against_one == interval_against_one")), ",")
         numbers.put(f"{name}RatiosCensored", cite.count(ratios, _on(
-            metric, f"interval_against_one == interval_against_one and not {estimable}")), ",")
+            metric, f"interval_against_one == interval_against_one and not {ESTIMABLE}")), ",")
         margin = settings.equivalence_margin if metric == "accuracy" else settings.pass_rate_margin
         numbers.put(f"{name}InsideMargin", cite.count(versus, _on(
             metric, f"{-float(margin)!r} < difference < {float(margin)!r}")), ",")
@@ -196,13 +196,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
-    estimable = f"censoring == {Censoring.NONE.value!r}"
     numbers.put("FewerRolloutsOracle", cite.count(ratios, _on(
-        "accuracy", f"{estimable} and interval_against_one == 'below' and "
+        "accuracy", f"{ESTIMABLE} and interval_against_one == 'below' and "
                     "allocation == 'oracle_variance'")), ",")
     for placement in Placement:
         numbers.put(f"Half{placement.value.capitalize()}", cite.count(ratios, _on(
-            "accuracy", f"{estimable} and interval_against_half == {placement.value!r}")), ",")
+            "accuracy", f"{ESTIMABLE} and interval_against_half == {placement.value!r}")), ",")
     numbers.put("CurveCut", settings.curve_cut, ",")
     for metric, name in (("accuracy", ""), ("pass_rate", "Pass")):
         fitted = curve[curve["metric"] == metric]

@@ -34,8 +34,17 @@ def shard_files(cache: Path) -> list[Path]:
     return sorted(cache.glob("*.parquet"))
 
 
-def test_a_rerun_reuses_every_shard_and_writes_the_same_file(write_config, tmp_path) -> None:
-    path = write_config(SMALL)
+# A many-prompts study's simulations differ in their allocation rule alone: a key without it
+# gave the four rules one cache file, so a rerun read one rule's runs for all four.
+PROMPTS = config_text({"seeds": 20}, prompts=[8], allocation=["uniform", "variance"],
+                      probs=[{"draw": "beta", "arms": 3, "a": 1, "b": 1}],
+                      baseline=["group_mean"], group_size=[4], lr=[0.5], budgets=[32, 128])
+
+
+@pytest.mark.parametrize("text", [SMALL, PROMPTS], ids=["single", "prompts"])
+def test_a_rerun_reuses_every_shard_and_writes_the_same_file(text: str, write_config,
+                                                             tmp_path) -> None:
+    path = write_config(text)
     out, cache = tmp_path / "study", tmp_path / "cache" / "study"
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     first = (out / "runs.parquet").read_bytes()
@@ -330,3 +339,71 @@ def test_every_module_loaded_to_compute_a_shard_is_in_its_key() -> None:
     done = subprocess.run([sys.executable, "-c", MODULES_SCRIPT], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
+    # One change per field of the shard, its simulation and its environment, each from a base
+    # where the field matters (a drawn many-prompts dataset, a fixed noisy-verifier bandit); the
+    # fields are enumerated from the dataclasses, so a field added to them without a line here
+    # (and in the key) fails the test.
+    import dataclasses
+
+    import study
+    from study.orchestration import shards
+    from study.orchestration.shards import Shard
+    from study.spec.environment import Environment
+    from study.spec.grid import Simulation
+
+    drawn = dataclasses.replace(Environment.drawn("beta", 3, (1.0, 9.0)), prompts=4)
+    fixed = Environment.fixed((0.5, 0.55, 0.6), "noisy_verifier", (0.1, 0.2))
+    dataset = Shard(Simulation("reinforce", drawn, 0.5, "group_mean", 4, "variance"), 0, 10,
+                    (64, 128), 1, "per_seed")
+    bandit = Shard(Simulation("reinforce", fixed, 0.1, "running_mean"), 0, 10, (10, 100), 1,
+                   "per_seed")
+
+    def environment(base: Shard, **change: object) -> tuple[Shard, Shard]:
+        new = dataclasses.replace(base.simulation.environment, **change)
+        return base, dataclasses.replace(base, simulation=dataclasses.replace(
+            base.simulation, environment=new))
+
+    def simulation(base: Shard, **change: object) -> tuple[Shard, Shard]:
+        return base, dataclasses.replace(base, simulation=dataclasses.replace(base.simulation,
+                                                                              **change))
+
+    def shard(base: Shard, **change: object) -> tuple[Shard, Shard]:
+        return base, dataclasses.replace(base, **change)
+
+    changed = {
+        "environment.reward": environment(bandit, reward="bernoulli", reward_parameters=()),
+        "environment.arms": environment(dataset, arms=4),
+        "environment.values": environment(bandit, values=(0.5, 0.55, 0.65)),
+        "environment.draw": environment(dataset, draw="uniform"),
+        "environment.params": environment(dataset, params=(1.0, 8.0)),
+        "environment.reward_parameters": environment(bandit, reward_parameters=(0.1, 0.3)),
+        "environment.prompts": environment(dataset, prompts=8),
+        "simulation.algorithm": simulation(bandit, algorithm="epsilon_greedy"),
+        "simulation.lr": simulation(bandit, lr=0.2),
+        "simulation.baseline": simulation(bandit, baseline="none"),
+        "simulation.group_size": simulation(dataset, group_size=8),
+        "simulation.allocation": simulation(dataset, allocation="uniform"),
+        "simulation.normalization": simulation(dataset, normalization="per_batch"),
+        "shard.start": shard(bandit, start=1),
+        "shard.stop": shard(bandit, stop=11),
+        "shard.budgets": shard(bandit, budgets=(10, 200)),
+        "shard.root_seed": shard(bandit, root_seed=2),
+        "shard.streams": shard(bandit, streams="per_cell"),
+        "shard.curves": shard(bandit, curves=True),
+    }
+    described = {f"{prefix}.{field.name}" for prefix, kind in (
+        ("environment", Environment), ("simulation", Simulation), ("shard", Shard))
+        for field in dataclasses.fields(kind)} - {"shard.simulation", "simulation.environment"}
+    assert set(changed) == described
+    for field, (base, other) in changed.items():
+        assert other.key() != base.key(), field
+    # And what is not a field: the package's version and its code.
+    keys = {dataset.key(), bandit.key()}
+    monkeypatch.setattr(study, "__version__", study.__version__ + ".post1")
+    assert not keys & {dataset.key(), bandit.key()}
+    monkeypatch.undo()
+    monkeypatch.setattr(shards, "code_version", lambda: "another code")
+    assert not keys & {dataset.key(), bandit.key()}

@@ -135,6 +135,7 @@ class Shard:
                    "environment": self.simulation.environment.to_dict(),
                    "lr": self.simulation.lr, "baseline": self.simulation.baseline,
                    "group_size": self.simulation.group_size,
+                   "allocation": self.simulation.allocation,
                    "normalization": self.simulation.normalization,
                    "seeds": [self.start, self.stop], "budgets": list(self.budgets),
                    "root_seed": self.root_seed, "streams": self.streams, "curves": self.curves,

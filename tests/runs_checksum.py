@@ -6,9 +6,15 @@ Parquet file's layout or pandas' hashing."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+STORED = Path(__file__).resolve().parent / "data" / "runs_checksums.json"
+"""The stored checksums: per config (a path relative to the repository), its seeds (None: the
+config's own), whether ``make test-fast`` checks it, its rows and its columns' checksums."""
 
 
 def column_checksums(runs: pd.DataFrame, columns: list[str]) -> dict[str, str]:
@@ -24,38 +30,47 @@ def column_checksums(runs: pd.DataFrame, columns: list[str]) -> dict[str, str]:
     return found
 
 
-def main() -> None:
-    """Recompute ``data/runs_checksums.json`` from this checkout's own runs (every column), on the
-    studies and seeds already stored there: ``python tests/runs_checksum.py COMMIT``. Only for a
-    change that is meant to change the outputs; say why in the commit."""
-    import json
-    import sys
-    import tempfile
-    from pathlib import Path
-
+def study_checksums(config_path: str, seeds: int | None, folder: Path) -> dict[str, object]:
+    """Run the config at ``config_path`` (relative to the repository; with ``seeds`` seeds when
+    not None) into ``folder`` and return its rows and the checksum of every column of its runs
+    table (and of its curves, if it has them)."""
     from study.cli import run_and_write
     from study.orchestration.storage import read_runs
     from study.spec.config import load_config
-    from study.spec.paths import CONFIG_DIR
     from study.spec.schema import CURVES_FILE
 
-    path = Path(__file__).parent / "data" / "runs_checksums.json"
-    stored = json.loads(path.read_text())
+    config = load_config(REPO / config_path)
+    if seeds is not None:
+        config = config.with_seeds(seeds)
+    run_and_write(config, folder, quiet=True)
+    runs = read_runs(folder)
+    found: dict[str, object] = {"rows": len(runs),
+                                "columns": column_checksums(runs, list(runs.columns))}
+    if (folder / CURVES_FILE).exists():
+        curves = pd.read_parquet(folder / CURVES_FILE)
+        found["curves"] = column_checksums(curves, list(curves.columns))
+    return found
+
+
+def main() -> None:
+    """Recompute ``data/runs_checksums.json`` from this checkout's own runs (every column), on the
+    configs, seeds and sets (``fast``: in ``make test-fast`` too) already stored there:
+    ``python tests/runs_checksum.py COMMIT``. Only for a change that is meant to change the
+    outputs, or to add a config (an entry with its ``seeds`` and ``fast`` and nothing else); say
+    why in the commit."""
+    import json
+    import sys
+    import tempfile
+
+    stored = json.loads(STORED.read_text())
     studies = {}
     with tempfile.TemporaryDirectory() as folder:
-        for study, before in stored["studies"].items():
-            config = load_config(CONFIG_DIR / f"{study}.toml")
-            if before["seeds"] is not None:
-                config = config.with_seeds(before["seeds"])
-            run_and_write(config, Path(folder) / study, quiet=True)
-            runs = read_runs(Path(folder) / study)
-            studies[study] = {"seeds": before["seeds"], "rows": len(runs),
-                              "columns": column_checksums(runs, list(runs.columns))}
-            if "curves" in before:
-                curves = pd.read_parquet(Path(folder) / study / CURVES_FILE)
-                studies[study]["curves"] = column_checksums(curves, list(curves.columns))
+        for index, (config_path, before) in enumerate(stored["studies"].items()):
+            studies[config_path] = {"seeds": before["seeds"], "fast": before["fast"],
+                                    **study_checksums(config_path, before["seeds"],
+                                                      Path(folder) / str(index))}
     source = f"runs tables written by commit {sys.argv[1]}, on the configs and seeds below"
-    path.write_text(json.dumps({"source": source, "studies": studies}, indent=2) + "\n")
+    STORED.write_text(json.dumps({"source": source, "studies": studies}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

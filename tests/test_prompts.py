@@ -48,12 +48,15 @@ def cases(draw: st.DrawFn) -> tuple:
     n_arms = draw(st.sampled_from([2, 3, UNROLLED_ARMS + 1]))
     # A few repeated values, so that prompts and arms tie (best arms, bands, greedy ties).
     value = st.one_of(st.sampled_from([0.0, 0.2, 0.5, 1.0]), st.floats(0.0, 1.0))
-    values = draw(st.lists(st.lists(value, min_size=n_arms, max_size=n_arms),
-                           min_size=n_prompts, max_size=n_prompts))
+    # Each run (seed) its own values, so that a run read with another's values or key fails.
+    n_runs = draw(st.integers(1, 4))
+    values = draw(st.lists(st.lists(st.lists(value, min_size=n_arms, max_size=n_arms),
+                                    min_size=n_prompts, max_size=n_prompts),
+                           min_size=n_runs, max_size=n_runs))
     group = draw(st.integers(2, 6))
     # Budgets anywhere, not only at the ends of passes (P G rollouts for most rules).
     budgets = sorted(draw(st.sets(st.integers(0, 40 * n_prompts), min_size=1, max_size=4)))
-    return (np.array([values]), draw(st.sampled_from([0.0, 0.2, 1.0, 8.0])),
+    return (np.array(values), draw(st.sampled_from([0.0, 0.2, 1.0, 8.0])),
             draw(st.sampled_from(ESTIMATORS)), group,
             draw(st.sampled_from(RULES)), budgets, draw(st.integers(0, 2**32)),
             draw(st.sampled_from(NORMALIZATIONS)))
@@ -62,12 +65,13 @@ def cases(draw: st.DrawFn) -> tuple:
 @given(cases())
 def test_kernel_agrees_with_reference(case: tuple) -> None:
     values, lr, estimator, group, rule, budgets, root_seed, normalization = case
-    keys = run_keys(root_seed, np.arange(1))
+    keys = run_keys(root_seed, np.arange(len(values)))
     got = run_kernel(keys, values, lr, estimator, group, rule, budgets, normalization)
-    expected = reference.run(keys[0], values[0].tolist(), lr, estimator, group, rule, budgets,
-                             normalization)
-    for name in FIELDS:
-        assert got[name][0].tolist() == expected[name], name
+    for run in range(len(values)):
+        expected = reference.run(keys[run], values[run].tolist(), lr, estimator, group, rule,
+                                 budgets, normalization)
+        for name in FIELDS:
+            assert got[name][run].tolist() == expected[name], (run, name)
 
 
 @pytest.mark.parametrize("rule", SAME_UNDER_EITHER[1:])

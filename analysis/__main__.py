@@ -5,7 +5,6 @@ the config's ``[analysis]`` table says.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from analysis import prompts
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
 from study.orchestration.storage import read_cells, read_manifest, read_runs
-from study.spec.config import ConfigError, StudyConfig, load_config
+from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config
 
 
 def check_simulation(config: StudyConfig, manifest: dict) -> None:
@@ -26,18 +25,23 @@ def check_simulation(config: StudyConfig, manifest: dict) -> None:
 
 
 def main() -> int:
-    """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if its runs are
-    missing or cannot be read, or its config is bad or not the runs'."""
+    """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if the arguments
+    are not usable, its runs are missing or cannot be read, its config is bad or not the runs',
+    or ``--out`` cannot be created."""
     if sys.argv[1:2] == ["plan"]:
         from analysis.plan import main as plan
 
         return plan(sys.argv[2:])
-    parser = argparse.ArgumentParser(prog="python -m analysis")
+    parser = ArgumentParser(prog="python -m analysis")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--config", type=Path, required=True,
                         help="the study's TOML config, whose [analysis] table the analysis reads")
     parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+    try:
+        args = parser.parse_args()
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:
         many = "allocation" in read_cells(args.run_dir)
         outcomes, manifest = (None, read_manifest(args.run_dir)) if many else load(args.run_dir)
@@ -47,6 +51,13 @@ def main() -> int:
     try:
         config = load_config(args.config)
         check_simulation(config, manifest)
+        # Before the analysis, which takes minutes on a full study, and after every other check,
+        # so that bad input leaves no folder behind.
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError("--out", str(args.out),
+                              f"cannot be created ({error.strerror})") from None
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

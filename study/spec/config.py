@@ -7,15 +7,17 @@ before anything is simulated or written.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import itertools
 import json
 import math
 import re
+import sys
 import tomllib
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from study.core import prompt_rules
 from study.rewards import VALUE_KEYS, RewardModel
@@ -84,6 +86,15 @@ class ConfigError(ValueError):
     def __init__(self, field: str, value: object, reason: str) -> None:
         self.field = field
         super().__init__(f"{field}: {_show(value)} {reason}")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage error (an unknown option, a missing one) is a ``ConfigError``: the
+    one line naming the arguments that a command prints for any bad input, not argparse's usage
+    text and error line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError("arguments", " ".join(sys.argv[1:]), f"are not usable: {message}")
 
 
 def _show(value: object) -> str:

@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+import sys
 from pathlib import Path
 
+from figures.curves import check_tables_root
 from figures.plots import draw_all
 from study.spec.atomic import write_text
+from study.spec.config import ArgumentParser, ConfigError
 from study.spec.schema import INDEX_FILE
 
 
-def main() -> None:
-    """Draw the figures and write ``index.json`` (the file make depends on) last."""
-    parser = argparse.ArgumentParser(prog="python -m figures")
+def main() -> int:
+    """Draw the figures and write ``index.json`` (the file make depends on) last; exit 2 with one
+    line if the arguments are not usable, TABLES_ROOT is not a folder of studies' tables or
+    ``--out`` cannot be created."""
+    parser = ArgumentParser(prog="python -m figures")
     parser.add_argument("tables_root", type=Path)
     parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+    try:
+        args = parser.parse_args()
+        check_tables_root("tables_root", args.tables_root)
+        # Here, not where a figure is saved: tables that give no figure still get their index.
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError("--out", str(args.out),
+                              f"cannot be created ({error.strerror})") from None
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     drawn = draw_all(args.tables_root, args.out)
     write_text(args.out / INDEX_FILE, json.dumps(drawn, indent=2, sort_keys=True) + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

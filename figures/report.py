@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,11 +27,13 @@ import pandas as pd
 from analysis.tables import readable
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
+from figures.curves import check_tables_root
 from figures.named import named_numbers
 from figures.numbers import Named, Scope, study_prefix
 from figures.sections import adjusted_column, family_query
 from study.spec.atomic import write_files
-from study.spec.schema import MANIFEST_FILE
+from study.spec.config import ArgumentParser, ConfigError
+from study.spec.schema import INDEX_FILE, MANIFEST_FILE
 
 SOURCES_FILE = "report_sources.csv"
 """Beside the report: one row per number in its prose, with where it comes from."""
@@ -260,16 +263,40 @@ METHODS = (
 
 def arguments(prog: str) -> argparse.Namespace:
     """The command line of the report and of the paper: the tables, figures and runs they read
-    (``--tables``, ``--figures``, ``--runs``) and the file they write (``--out``)."""
-    parser = argparse.ArgumentParser(prog=prog)
+    (``--tables``, ``--figures``, ``--runs``) and the file they write (``--out``), each checked
+    before anything is read or written: a ``ConfigError`` names the first that is not usable."""
+    parser = ArgumentParser(prog=prog)
     for name in ("tables", "figures", "runs", "out"):
         parser.add_argument(f"--{name}", type=Path, required=True)
-    return parser.parse_args()
+    args = parser.parse_args()
+    check_tables_root("--tables", args.tables)
+    if not (args.figures / INDEX_FILE).is_file():
+        raise ConfigError("--figures", str(args.figures),
+                          f"has no {INDEX_FILE} (python -m figures writes it last)")
+    for study in sorted(path.name for path in args.tables.iterdir() if path.is_dir()):
+        try:
+            json.loads((args.runs / study / MANIFEST_FILE).read_text())
+        except (OSError, ValueError):
+            raise ConfigError("--runs", str(args.runs), f"holds no readable {study}/"
+                              f"{MANIFEST_FILE} (the runs of the tables' study {study})") from None
+    folder = args.out.parent
+    if not folder.is_dir():
+        raise ConfigError("--out", str(args.out), "is not in a folder that exists")
+    if args.out.is_dir():
+        raise ConfigError("--out", str(args.out), "is a folder")
+    if not os.access(folder, os.W_OK):
+        raise ConfigError("--out", str(args.out), "is in a folder that cannot be written")
+    return args
 
 
-def main() -> None:
-    """Write the report, the sources of its numbers and the LaTeX numbers, each atomically."""
-    args = arguments("python -m figures.report")
+def main() -> int:
+    """Write the report, the sources of its numbers and the LaTeX numbers, each atomically; exit
+    2 with one line if an argument is not usable (``arguments``)."""
+    try:
+        args = arguments("python -m figures.report")
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     report = Report(args.tables, args.figures, args.runs, args.out)
     text = report.render()
     numbers = report.numbers.latex()
@@ -280,7 +307,8 @@ def main() -> None:
                  args.out.parent / NUMBER_SOURCES_FILE:
                      lambda path: named.to_csv(path, index=False),
                  args.out: lambda path: path.write_text(text)})
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

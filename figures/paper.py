@@ -17,6 +17,7 @@ import functools
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from figures.named import named_numbers
 from figures.numbers import Scope, study_prefix
 from figures.report import arguments
 from study.spec.atomic import write_files
-from study.spec.paths import REPO_ROOT
+from study.spec.config import ConfigError
+from study.spec.paths import CONFIG_DIR, REPO_ROOT
 
 PAPER_DIR = REPO_ROOT / "paper"
 SOURCE = "paper.typ"
@@ -136,6 +138,14 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
         if typed:
             raise SystemExit(f"a number typed into {name} has no macro: {typed[0]!r}")
         missing = sorted(macros_used(text) - set(macros))
+        # Tables without a study the paper cites are bad input; a macro of a study whose tables
+        # are there is a fault of the paper's source.
+        absent = [path.stem for path in sorted(CONFIG_DIR.glob("*.toml"))
+                  if not (tables / path.stem).is_dir()
+                  and any(macro.startswith(study_prefix(path.stem)) for macro in missing)]
+        if absent:
+            raise ConfigError("--tables", str(tables), "lacks the tables of the studies the "
+                              f"paper cites: {', '.join(absent)}")
         if missing:
             raise SystemExit(f"{name} uses macros that name no number (figures.named): "
                              f"{', '.join(missing)}")
@@ -160,11 +170,17 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
                      out: functools.partial(shutil.copyfile, staged / PDF)})
 
 
-def main() -> None:
-    """Write the paper and the sources of its macros."""
-    args = arguments("python -m figures.paper")
-    build(args.tables, args.figures, args.runs, args.out)
+def main() -> int:
+    """Write the paper and the sources of its macros; exit 2 with one line if an argument is not
+    usable (``figures.report.arguments``) or the tables lack a study the paper cites."""
+    try:
+        args = arguments("python -m figures.paper")
+        build(args.tables, args.figures, args.runs, args.out)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -93,15 +93,21 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
     from study.orchestration.storage import cells_table, study_files
     from study.spec.grid import cells, skipped
 
-    for combination in skipped(config):
-        print(f"note: skipped {combination} (a group estimator needs group_size >= 2)",
-              file=sys.stderr)
     cache_dir = cache_dir or default_cache(out_dir)
+    # Both checked before either is made, so that a --cache that cannot be made leaves no --out.
+    for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
+        ancestor = next(path for path in (folder, *folder.parents) if path.exists())
+        if not ancestor.is_dir():
+            raise ConfigError(field, str(folder), f"cannot be created ({ancestor} is not a folder)")
     for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
+    # After the checks: bad input is the error line alone.
+    for combination in skipped(config):
+        print(f"note: skipped {combination} (a group estimator needs group_size >= 2)",
+              file=sys.stderr)
     began = time.perf_counter()
     try:
         grid = cells_table(cells(config))

@@ -172,11 +172,26 @@ def test_crossing_interpolates_in_log_budget_and_reports_never() -> None:
         crossing(budgets, np.array([0.5, 0.93, 0.93])))
 
 
+COVERAGE_REPETITIONS = 440
+"""Repetitions of a coverage test: the fewest (in steps of ten) at which one threshold fails an
+interval whose coverage is 0.85 with probability at most 0.01 and one whose coverage is 0.93 (a
+bootstrap interval a little short of its nominal 0.95) with probability at most 0.001
+(``coverage_threshold``)."""
+
+
+def coverage_threshold(repetitions: int) -> int:
+    """The least count of covering repetitions that passes: the smallest c with
+    P(Binomial(repetitions, 0.85) >= c) <= 0.01; checked to fail a 0.93 interval rarely."""
+    threshold = int(binom.isf(0.01, repetitions, 0.85)) + 1
+    assert binom.sf(threshold - 1, repetitions, 0.85) <= 0.01
+    assert binom.cdf(threshold - 1, repetitions, 0.93) <= 0.001
+    return threshold
+
+
 def test_budget_to_target_interval_covers_a_known_logistic_crossing() -> None:
     # Seeds with a latent uniform u are right at budget B when u < acc(B), a logistic in log B
     # from chance 1/3 to 1: the marginal accuracy is exactly acc(B), and acc = 0.9 at B* below.
-    # Over 40 repetitions the 95% interval should cover B* about 38 times; 30 or fewer would
-    # happen with probability < 0.01 even if the true coverage were only 0.9.
+    # The count of repetitions whose 95% interval covers B* is binomial (COVERAGE_REPETITIONS).
     budgets = np.geomspace(100, 100_000, 25)
     chance, mid, slope = 1 / 3, math.log(3000.0), 1.3
 
@@ -187,12 +202,12 @@ def test_budget_to_target_interval_covers_a_known_logistic_crossing() -> None:
     truth = math.exp(mid + math.log(share / (1 - share)) / slope)
     rng = np.random.default_rng(3)
     covered = 0
-    for repetition in range(40):
+    for repetition in range(COVERAGE_REPETITIONS):
         latent = rng.random((400, 1))
         estimate = budget_to_target(latent < accuracy(budgets), budgets, resamples=300,
                                     seed=repetition)
         covered += estimate.ci_low <= truth <= estimate.ci_high
-    assert covered > 30
+    assert covered >= coverage_threshold(COVERAGE_REPETITIONS)
 
 
 def test_budget_not_reached_is_a_lower_bound() -> None:
@@ -452,20 +467,20 @@ def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
 
 def test_sup_t_band_covers_a_known_curve_at_every_checkpoint_at_once() -> None:
     # Seeds with a latent uniform u are right at checkpoint j when u < acc_j: the marginal
-    # accuracies are exactly acc_j and a seed's checkpoints are correlated, as in a run. Over 40
-    # repetitions the band should cover the whole curve about 38 times; 32 or fewer has
-    # probability below 0.001 if its coverage is 0.95. The pointwise intervals cover the whole
-    # curve less often, and the band is wider by a common factor above 1.
+    # accuracies are exactly acc_j and a seed's checkpoints are correlated, as in a run. The
+    # count of repetitions whose band covers the whole curve is binomial
+    # (COVERAGE_REPETITIONS). The pointwise intervals cover the whole curve less often, and the
+    # band is wider by a common factor above 1.
     truth = np.linspace(0.4, 0.99, 25)
     rng = np.random.default_rng(11)
     whole, pointwise_whole = 0, 0
-    for repetition in range(40):
+    for repetition in range(COVERAGE_REPETITIONS):
         correct = rng.random((400, 1)) < truth
         band = sup_t_band(correct, resamples=300, seed=repetition)
         whole += bool(np.all((band.band_low <= truth) & (truth <= band.band_high)))
         pointwise_whole += bool(np.all((band.low <= truth) & (truth <= band.high)))
         assert band.factor > 1
-    assert whole > 32 and pointwise_whole < whole
+    assert whole >= coverage_threshold(COVERAGE_REPETITIONS) and pointwise_whole < whole
 
 
 def test_hardness_slope_recovers_a_known_power_law() -> None:

@@ -55,6 +55,18 @@ def test_a_rerun_reuses_every_shard_and_writes_the_same_file(text: str, write_co
     assert (out / "runs.parquet").read_bytes() == first
 
 
+def test_threads_do_not_change_the_runs_table(write_config, tmp_path) -> None:
+    # 300 seeds are three lane blocks, which two threads split unevenly; a table is the same
+    # bytes whichever thread computed a block.
+    path = write_config(SMALL)
+    written = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"threads-{threads}"
+        assert main(["run", str(path), "--out", str(out), "--quiet", "--threads", threads]) == 0
+        written.append((out / "runs.parquet").read_bytes())
+    assert written[0] == written[1]
+
+
 def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, capsys) -> None:
     path = write_config(SMALL)
     out, cache = tmp_path / "study", tmp_path / "cache" / "study"
@@ -75,19 +87,26 @@ def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, caps
 
 
 @pytest.mark.slow
-def test_a_killed_run_resumes_to_the_same_table(write_config, tmp_path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill", "interrupt"])
+def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_config,
+                                               tmp_path) -> None:
+    # Killed, nothing runs after the signal; interrupted (Ctrl-C), the run says so in one line,
+    # exits 130, and leaves what a killed run leaves: the shards it finished, no runs table.
     path = write_config(SLOW)
     whole = tmp_path / "whole"
     assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
     process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
                                 str(out), "--quiet", *SLOW_SHARDS], cwd=REPO,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    process.send_signal(stop)
+    _, stderr = process.communicate()
+    if stop == signal.SIGINT:
+        assert process.returncode == 130
+        assert stderr == "interrupted: no output was written\n"
     done = len(shard_files(cache))
     assert 0 < done < manifest(whole)["shards"], "the kill should land between shards"
     assert not (out / "runs.parquet").exists()

@@ -482,7 +482,8 @@ def _reward_model(grid: dict[str, Any]) -> RewardModel:
     ``means``); the other key's bandits get the first model of the registry for it. Without it,
     the first model for ``probs`` (Bernoulli)."""
     name = grid.get("reward_model", _default_model("probs").name)
-    if name not in {model.name for model in registry.reward_models()}:
+    # A list, not a set: a set hashes the value looked for, and a list or a table has no hash.
+    if name not in [model.name for model in registry.reward_models()]:
         raise ConfigError("grid.reward_model", name,
                           f"is not one of {', '.join(m.name for m in registry.reward_models())}")
     return registry.reward_model(name)

@@ -1,9 +1,11 @@
 """Generated configs, valid and broken: each either runs or exits 2 with one line naming the
-field, never a traceback, never a partial file."""
+field, never a traceback, never a partial file. They vary the study, the grid (its bandits, reward
+models and their parameters, the many-prompts keys) and the [analysis] table."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import tempfile
 from pathlib import Path
@@ -13,10 +15,20 @@ from hypothesis import strategies as st
 
 from conftest import toml_value
 from study.cli import main
+from study.core.prompt_rules import MAX_PROMPTS, NORMALIZATIONS, RULES
+from study.spec import registry
+from study.spec.config import AnalysisConfig
 
 BASE_STUDY = {"name": "fuzz", "root_seed": 3, "seeds": 3}
 BASE_GRID = {"algorithm": ["reinforce", "uniform"], "probs": [[0.4, 0.6]], "lr": [0.1],
              "baseline": ["running_mean"], "cost": [0.0], "budgets": [5, 40]}
+MANY_GRID = {"algorithm": ["reinforce"], "probs": [{"draw": "beta", "arms": 3, "a": 2, "b": 2}],
+             "prompts": [3], "allocation": ["uniform", "variance"], "baseline": ["group_mean"],
+             "group_size": [2], "normalization": ["per_group", "per_batch"], "lr": [0.5],
+             "budgets": [6, 24]}
+"""A many-prompts study as small as one gets: the base of the examples that vary its keys (few
+single-prompt mutations make a valid one: it needs a group estimator, groups of 2 or more and
+REINFORCE alone)."""
 
 junk = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
                  st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
@@ -49,30 +61,113 @@ mutations = st.one_of(
     st.tuples(st.just("study"), st.just("seeds"), st.integers(-5, 5)),
     st.tuples(st.sampled_from(["study", "grid"]), st.text("abcxyz_", min_size=1, max_size=6),
               st.integers(0, 3)),
-    st.tuples(st.just("drop"), st.sampled_from(["name", "seeds", "probs", "budgets"]), st.none()),
+    st.tuples(st.just("drop"), st.sampled_from(["name", "seeds", "probs", "budgets", "prompts",
+                                                "allocation"]), st.none()),
 )
 
 
-def render(study: dict, grid: dict) -> str:
+def either(valid: list, invalid: list) -> st.SearchStrategy:
+    """One of ``valid`` or of ``invalid``, even odds: an example is valid often enough to run."""
+    return st.sampled_from(valid) | st.sampled_from(invalid)
+
+
+def some(valid: list, invalid: list) -> st.SearchStrategy:
+    """A list of distinct values of ``valid``, or any list of them and of ``invalid``."""
+    return (st.lists(st.sampled_from(valid), min_size=1, unique_by=repr)
+            | st.lists(st.sampled_from(valid + invalid), max_size=3))
+
+
+PARAMETERS = [parameter.name for model in registry.reward_models()
+              for parameter in model.parameters]
+reward_models = st.one_of(
+    st.tuples(st.just("grid"), st.just("reward_model"),
+              either([model.name for model in registry.reward_models()], ["poisson"])),
+    # Every parameter of every model under any model: another model's parameter is an error.
+    st.tuples(st.just("grid"), st.sampled_from(PARAMETERS),
+              some([0.0, 0.1, 0.2], [0.45, 0.6, 1.5, -0.1, float("nan")])),
+    st.tuples(st.just("grid"), st.just("means"),
+              some([[0.0, 0.5], {"draw": "normal", "arms": 3}], [[1e4, 0.0], [2.0]])),
+    st.tuples(st.just("grid"), st.sampled_from(["reward_model", *PARAMETERS]), junk),
+)
+many_prompts = st.one_of(
+    st.tuples(st.just("grid"), st.just("prompts"), some([1, 2, 3], [0, -1, MAX_PROMPTS + 1, 2.5])),
+    st.tuples(st.just("grid"), st.just("allocation"), some(list(RULES), ["greedy"])),
+    st.tuples(st.just("grid"), st.just("normalization"), some(list(NORMALIZATIONS), ["per_token"])),
+    st.tuples(st.just("grid"), st.just("probs"),
+              some([[0.2, 0.7], {"draw": "beta", "arms": 4, "a": 1, "b": 9},
+                    {"draw": "uniform", "arms": 3}], [{"draw": "normal", "arms": 3}])),
+    st.tuples(st.just("grid"), st.sampled_from(["prompts", "allocation", "normalization"]), junk),
+)
+
+
+def analysis_values(grid: dict) -> dict[str, st.SearchStrategy]:
+    """Each key of the [analysis] table with values that ``grid`` makes valid (its budgets, lr,
+    baselines, group sizes, references) or not."""
+    budgets = grid["budgets"]
+    references = [name for name in grid["algorithm"] if name in registry.references()]
+    return {
+        "deployment_pulls": either([1, 100_000], [0, 10**16, 2.5]),
+        "primary_budgets": some(budgets, [7, 0, 10**10]),
+        "compared_budgets": some(budgets, [7, 0, 10**10]),
+        "equivalence_margin": either([0.01, 0.2], [0.0, 0.5, -0.1, float("nan")]),
+        "pass_rate_margin": either([0.01, 0.49], [0.0, 0.5, float("inf")]),
+        "ratio_margin": either([1.25, 10.0], [1.0, 10.5, float("inf")]),
+        "same_simulation_as": either(["", "quick"], ["a b", "../up"]),
+        "headline_lr": either(grid["lr"], [0.3, -1.0]),
+        "headline_baseline": either(grid["baseline"], ["none", "median"]),
+        "reference": either(["", *references], ["reinforce", "successive_rejects", "oracle"]),
+        "sections": some(["headline", "seed_exercise"], ["Seeds 2", ""]),
+        "headline_group_size": either(grid.get("group_size", [1]), [3, 0, 2.0]),
+        "curve_cut": either(budgets[:-1], [budgets[-1], 7, "5"]),
+    }
+
+
+def analysis_changes(grid: dict) -> st.SearchStrategy:
+    """Changes to the [analysis] table of a study of ``grid``."""
+    values = analysis_values(grid)
+    return st.one_of(
+        *(st.tuples(st.just("analysis"), st.just(key), value) for key, value in values.items()),
+        st.tuples(st.just("analysis"), st.sampled_from(sorted(values)), junk),
+        st.tuples(st.just("analysis"), st.text("abcxyz_", min_size=1, max_size=6),
+                  st.integers(0, 3)))
+
+
+@st.composite
+def studies(draw: st.DrawFn) -> tuple[dict, list]:
+    """A base grid, single-prompt or many-prompts, and up to three changes to the config."""
+    grid = draw(st.sampled_from([BASE_GRID, MANY_GRID]))
+    changes = draw(st.lists(mutations | reward_models | many_prompts | analysis_changes(grid),
+                            max_size=3))
+    return grid, changes
+
+
+def render(study: dict, grid: dict, analysis: dict | None = None) -> str:
     def table(name: str, entries: dict) -> list[str]:
         return [f"[{name}]", *(f"{k} = {toml_value(v)}" for k, v in entries.items()
                                if v is not None)]
-    return "\n".join(table("study", study) + table("grid", grid)) + "\n"
+    return "\n".join(table("study", study) + table("grid", grid)
+                     + (table("analysis", analysis) if analysis else [])) + "\n"
 
 
-@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
-@given(changes=st.lists(mutations, max_size=2), garble=st.booleans())
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+# One config in four garbled: the TOML error is one check, the others are many.
+@given(config=studies(), garble=st.sampled_from([False, False, False, True]))
 # Groups larger than every budget: no episode to run (found by this test, once).
-@example(changes=[("grid", "group_size", [64])], garble=False)
-def test_a_generated_config_runs_or_fails_cleanly(changes: list, garble: bool) -> None:
-    study, grid = dict(BASE_STUDY), dict(BASE_GRID)
+@example(config=(BASE_GRID, [("grid", "group_size", [64])]), garble=False)
+# A list as the reward model: a TypeError where the name was looked for in a set (found once).
+@example(config=(BASE_GRID, [("grid", "reward_model", [])]), garble=False)
+def test_a_generated_config_runs_or_fails_cleanly(config: tuple[dict, list], garble: bool
+                                                  ) -> None:
+    base, changes = config
+    study, grid = dict(BASE_STUDY), dict(base)
+    tables = {"study": study, "grid": grid, "analysis": {}}
     for where, key, value in changes:
         if where == "drop":
             study.pop(key, None)
             grid.pop(key, None)
         else:
-            (study if where == "study" else grid)[key] = value
-    text = render(study, grid)
+            tables[where][key] = value
+    text = render(study, grid, tables["analysis"])
     if garble:
         text = text.replace("]", "", 1)
     with tempfile.TemporaryDirectory() as folder:
@@ -91,8 +186,14 @@ def test_a_generated_config_runs_or_fails_cleanly(changes: list, garble: bool) -
         assert not [p for p in Path(folder).rglob("*.tmp")]
 
 
-def test_the_base_config_of_the_fuzzer_is_valid() -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "c.toml"
-        path.write_text(render(BASE_STUDY, BASE_GRID))
-        assert main(["run", str(path), "--out", str(Path(folder) / "out"), "--quiet"]) == 0
+def test_the_base_configs_of_the_fuzzer_are_valid() -> None:
+    for grid in (BASE_GRID, MANY_GRID):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "c.toml"
+            path.write_text(render(BASE_STUDY, grid))
+            assert main(["run", str(path), "--out", str(Path(folder) / "out"), "--quiet"]) == 0
+
+
+def test_the_fuzzer_varies_every_key_of_the_analysis_table() -> None:
+    keys = {item.name for item in dataclasses.fields(AnalysisConfig)}
+    assert set(analysis_values(BASE_GRID)) == set(analysis_values(MANY_GRID)) == keys

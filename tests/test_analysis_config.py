@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
+from analysis.__main__ import main as analysis_main
 from analysis.roles import Finding, LrRole
 from conftest import REPO, config_text
 from study.cli import main, write_stamp
-from study.spec.config import parse_config
+from study.spec.config import AnalysisConfig, parse_config
 
 GRID = {"algorithm": ["reinforce", "uniform"], "lr": [0.1, 0.3],
         "baseline": ["running_mean", "per_arm"], "budgets": [10, 50]}
@@ -21,6 +24,107 @@ DISPLAY_TEXT_MATCH = re.compile(r"\.str\.(startswith|endswith|contains|match|ful
                                 r"\[\"environment\"\]\.split\(")
 """Finding rows by matching display text: a string method over a table's column (``.str.``,
 in code or in a query), or splitting a bandit's text to count its arms."""
+
+
+BAD_ANALYSIS = {
+    # case: (the [analysis] table's lines, the field named, the value as the line shows it);
+    # against GRID: lr 0.1 and 0.3, baselines running_mean and per_arm, group size 1, the
+    # reference uniform, budgets 10 and 50.
+    "unknown key": ("colour = \"red\"", "analysis.colour", "'red'"),
+    "not a table": ("", "analysis", "[{}]"),
+    "deployment pulls zero": ("deployment_pulls = 0", "analysis.deployment_pulls", "0"),
+    "deployment pulls fractional": ("deployment_pulls = 1.5e5", "analysis.deployment_pulls",
+                                    "150000.0"),
+    "deployment pulls past 10^15": ("deployment_pulls = 10_000_000_000_000_000",
+                                    "analysis.deployment_pulls", "10000000000000000"),
+    "deployment pulls a boolean": ("deployment_pulls = true", "analysis.deployment_pulls",
+                                   "True"),
+    "primary budget not a checkpoint": ("primary_budgets = [10, 20]",
+                                        "analysis.primary_budgets[1]", "20"),
+    "primary budgets not a list": ("primary_budgets = 10", "analysis.primary_budgets", "10"),
+    "primary budgets empty": ("primary_budgets = []", "analysis.primary_budgets", "[]"),
+    "primary budget repeated": ("primary_budgets = [50, 50]", "analysis.primary_budgets[1]",
+                                "50"),
+    "primary budget zero": ("primary_budgets = [0]", "analysis.primary_budgets[0]", "0"),
+    "compared budget not a checkpoint": ("compared_budgets = [10, 30]",
+                                         "analysis.compared_budgets[1]", "30"),
+    "compared budget text": ("compared_budgets = [\"10\"]", "analysis.compared_budgets[0]",
+                             "'10'"),
+    "equivalence margin 0.5": ("equivalence_margin = 0.5", "analysis.equivalence_margin",
+                               "0.5"),
+    "equivalence margin negative": ("equivalence_margin = -0.01", "analysis.equivalence_margin",
+                                    "-0.01"),
+    "equivalence margin NaN": ("equivalence_margin = nan", "analysis.equivalence_margin",
+                               "nan"),
+    "equivalence margin a boolean": ("equivalence_margin = true", "analysis.equivalence_margin",
+                                     "True"),
+    "pass-rate margin zero": ("pass_rate_margin = 0", "analysis.pass_rate_margin", "0.0"),
+    "pass-rate margin text": ("pass_rate_margin = \"1pp\"", "analysis.pass_rate_margin",
+                              "'1pp'"),
+    "ratio margin 1": ("ratio_margin = 1", "analysis.ratio_margin", "1.0"),
+    "ratio margin past 10": ("ratio_margin = 10.5", "analysis.ratio_margin", "10.5"),
+    "ratio margin infinite": ("ratio_margin = inf", "analysis.ratio_margin", "inf"),
+    "twin not a study name": ("same_simulation_as = \"a b\"", "analysis.same_simulation_as",
+                              "'a b'"),
+    "twin a number": ("same_simulation_as = 3", "analysis.same_simulation_as", "3"),
+    "headline lr not in the grid": ("headline_lr = 0.2", "analysis.headline_lr", "0.2"),
+    "headline lr text": ("headline_lr = \"fast\"", "analysis.headline_lr", "'fast'"),
+    "headline lr negative": ("headline_lr = -0.1", "analysis.headline_lr", "-0.1"),
+    "headline baseline not in the grid": ("headline_baseline = \"none\"",
+                                          "analysis.headline_baseline", "'none'"),
+    "headline baseline a number": ("headline_baseline = 1", "analysis.headline_baseline", "1"),
+    "reference that trains": ("reference = \"reinforce\"", "analysis.reference",
+                              "'reinforce'"),
+    "reference not in the grid": ("reference = \"successive_rejects\"", "analysis.reference",
+                                  "'successive_rejects'"),
+    "reference no learner": ("reference = \"oracle\"", "analysis.reference", "'oracle'"),
+    "sections not a list": ("sections = \"seeds\"", "analysis.sections", "'seeds'"),
+    "section not a name": ("sections = [\"Seeds 2\"]", "analysis.sections", "['Seeds 2']"),
+    "section a number": ("sections = [1]", "analysis.sections", "[1]"),
+    "headline group size not in the grid": ("headline_group_size = 4",
+                                            "analysis.headline_group_size", "4"),
+    "headline group size zero": ("headline_group_size = 0", "analysis.headline_group_size",
+                                 "0"),
+    "headline group size fractional": ("headline_group_size = 1.0",
+                                       "analysis.headline_group_size", "1.0"),
+    "curve cut at the last budget": ("curve_cut = 50", "analysis.curve_cut", "50"),
+    "curve cut not a budget": ("curve_cut = 20", "analysis.curve_cut", "20"),
+    "curve cut text": ("curve_cut = \"10\"", "analysis.curve_cut", "'10'"),
+}
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The runs of a study of GRID: what the analysis reads before the config it is given."""
+    folder = tmp_path_factory.mktemp("runs")
+    (folder / "study.toml").write_text(config_text({"seeds": 8}, **GRID))
+    assert main(["run", str(folder / "study.toml"), "--out", str(folder / "t"), "--quiet"]) == 0
+    return folder / "t"
+
+
+@pytest.mark.parametrize("case", BAD_ANALYSIS)
+def test_each_analysis_error_is_one_line_naming_the_key_and_value(
+        case: str, simulated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    lines, field, shown = BAD_ANALYSIS[case]
+    # An array of tables, the one spelling of a non-table that TOML lets follow [grid].
+    header = "[[analysis]]" if case == "not a table" else "[analysis]"
+    config = tmp_path / "study.toml"
+    config.write_text(config_text({"seeds": 8}, **GRID) + f"{header}\n{lines}\n")
+    out = tmp_path / "tables"
+    monkeypatch.setattr(sys, "argv", ["python -m analysis", str(simulated), "--config",
+                                      str(config), "--out", str(out)])
+    assert analysis_main() == 2
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert printed.err.splitlines() == [printed.err.strip()]
+    assert printed.err.startswith(f"error: {field}: {shown} "), printed.err
+    assert not out.exists()
+
+
+def test_every_analysis_key_has_a_bad_case() -> None:
+    named = {field.removeprefix("analysis.").split("[")[0] for _, field, _ in BAD_ANALYSIS.values()}
+    assert {item.name for item in dataclasses.fields(AnalysisConfig)} <= named
 
 
 def with_margin(margin: float) -> str:

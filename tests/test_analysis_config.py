@@ -124,7 +124,7 @@ def test_each_analysis_error_is_one_line_naming_the_key_and_value(
 
 VALID_ANALYSIS = {
     "every key": "\n".join((
-        "deployment_pulls = 1000", "primary_budgets = [10, 50]", "compared_budgets = [50]",
+        "deployment_pulls = 1000", "primary_budgets = [10]", "compared_budgets = [50]",
         "equivalence_margin = 0.05", "pass_rate_margin = 0.02", "ratio_margin = 2",
         "same_simulation_as = \"\"", "headline_lr = 0.3",
         "headline_baseline = \"running_mean\"", "reference = \"uniform\"",

@@ -51,6 +51,7 @@ from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossin
 from analysis.outcomes import Outcomes
 from analysis.paired import mcnemar_power
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
+from study.spec.config import ArgumentParser, ConfigError
 
 MOST = 10**6
 """Largest n the binomial planner searches (McNemar's searches to 2.5 times its normal n)."""
@@ -385,8 +386,6 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
     if alpha != ALPHA:
         return _error("alpha", args.alpha, f"is not {ALPHA:g}, the level of the study's budget "
                       "ratio test (its 95% and 90% bootstrap intervals)")
-    if not 0 < power < 1:
-        return _error("power", args.power, "is not strictly between 0 and 1")
     numbers = {}
     for field in ("ratio", "equivalence", "draws"):
         text = getattr(args, field)
@@ -465,8 +464,9 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
 
 def main(argv: list[str]) -> int:
     """Print one plan; exit 2 with one line naming the field for a bad value."""
-    parser = argparse.ArgumentParser(prog="python -m analysis plan", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    # The study's parser: a usage error (an unknown test, a missing option) is one line too.
+    parser = ArgumentParser(prog="python -m analysis plan", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--power", default="0.8", help="target power (default 0.8)")
     parser.add_argument("--alpha", default=str(ALPHA), help="level of the test (default 0.05)")
     tests = parser.add_subparsers(dest="test", required=True)
@@ -488,7 +488,11 @@ def main(argv: list[str]) -> int:
                        help="plan the test that the ratio lies within [1/MARGIN, MARGIN]")
     three.add_argument("--draws", default=str(RATIO_DRAWS),
                        help=f"Monte Carlo draws per n (default {RATIO_DRAWS})")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     values = {}
     fields = ["power", "alpha", *{"binomial": ["accuracy", "chance"],
                                   "mcnemar": ["only_a", "only_b"], "ratio": []}[args.test]]
@@ -498,6 +502,9 @@ def main(argv: list[str]) -> int:
             values[field] = _probability(text)
         except (ValueError, ZeroDivisionError):
             return _error(field, text, "is not a probability")
+    for field in ("power", "alpha"):
+        if not 0 < values[field] < 1:
+            return _error(field, getattr(args, field), "is not strictly between 0 and 1")
     if args.test == "ratio":
         return _plan_ratio_command(args, values["power"], values["alpha"])
     if args.test == "binomial":

@@ -155,6 +155,15 @@ def accuracy_with_chance_test(outcomes: Outcomes, study: str, headline: int,
     return table
 
 
+def _tost(correct: int, seeds: int, chance: float, margin: float) -> float:
+    """The p-value of the two one-sided exact binomial tests of accuracy in (chance - margin,
+    chance + margin): the larger of theirs. A bound past 0 or 1 is one no accuracy can cross, so
+    its one-sided hypothesis is rejected by any data (p-value 0)."""
+    low, high = chance - margin, chance + margin
+    return max(binomtest(correct, seeds, low, alternative="greater").pvalue if low >= 0 else 0.0,
+               binomtest(correct, seeds, high, alternative="less").pvalue if high <= 1 else 0.0)
+
+
 def chance_equivalence(outcomes: Outcomes, cells: list[int], study: str,
                        margin: float) -> pd.DataFrame:
     """Is a cell's accuracy above chance, below it, or within +-``margin`` of it? Per (cell,
@@ -168,17 +177,14 @@ def chance_equivalence(outcomes: Outcomes, cells: list[int], study: str,
     frame["chance"] = frame["cell"].map(chance)
     frame["p_value"] = [binomtest(int(k), int(n), c).pvalue for k, n, c in
                         zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
-    frame["p_equivalence"] = [max(
-        binomtest(int(k), int(n), c - margin, alternative="greater").pvalue,
-        binomtest(int(k), int(n), c + margin, alternative="less").pvalue)
-        for k, n, c in zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
+    frame["p_equivalence"] = [_tost(int(k), int(n), c, margin) for k, n, c in
+                              zip(frame["correct"], frame["seeds"], frame["chance"], strict=True)]
     frame["margin"] = margin
     # The smallest TOST p-value these seeds allow (accuracy exactly at chance): if it is above
     # the family's first Holm threshold, no cell can be shown equivalent at this margin.
-    frame["p_equivalence_at_chance"] = [max(
-        binomtest(round(n * c), int(n), c - margin, alternative="greater").pvalue,
-        binomtest(round(n * c), int(n), c + margin, alternative="less").pvalue)
-        for n, c in zip(frame["seeds"], frame["chance"], strict=True)]
+    frame["p_equivalence_at_chance"] = [_tost(round(n * c), int(n), c, margin)
+                                        for n, c in zip(frame["seeds"], frame["chance"],
+                                                        strict=True)]
     frame = declare(frame, family_name(study, "chance_two_sided"))
     frame = declare(frame, family_name(study, "chance_equivalence"), p_column="p_equivalence",
                     adjusted="p_equivalence_holm", family_column="equivalence_family")
@@ -389,7 +395,7 @@ def best_identification_tables(outcomes: Outcomes, cells: pd.DataFrame, headline
 
 def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
                  tables: dict[str, pd.DataFrame], budgets: tuple[int, ...],
-                 reference: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 reference: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """For the headline comparisons (against chance, the ``reference`` learner and the per-arm
     baseline; ``against`` names which, ``analysis.roles.Against``) at ``budgets`` (the primary
     ones): the seeds each test needs for the
@@ -400,7 +406,7 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
     is planned at the level it meets in its Holm family's first step, 0.05 / m for a family of m
     hypotheses (a safe level for the step-down). Then power against the number of seeds at the
     observed rates at 0.05, analytic and Monte Carlo (curves: an illustration of this run, not a
-    plan)."""
+    plan). None when no comparison is tested in this study's tables."""
     budgets = [b for b in budgets if b in set(outcomes.budgets)]
     accuracy = tables["accuracy"]
     head = accuracy[accuracy["cell"] == headline].set_index("budget")
@@ -418,11 +424,16 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
         if source not in tables or (source != "accuracy" and partner is None):
             continue
         paired = compare_cells(outcomes, headline, partner) if partner is not None else None
+        sizes = family_sizes(tables[source], adjusted=(
+            "p_vs_chance_holm" if source == "accuracy" else "p_value_holm"))
         for budget in budgets:
-            sizes = family_sizes(tables[source], adjusted=(
-                "p_vs_chance_holm" if source == "accuracy" else "p_value_holm"))
             family = (head.loc[budget, "family"] if source == "accuracy"
                       else str(tables[source]["family"].iat[0]))
+            if family not in sizes:
+                # The headline's test against chance is not this table's to plan: a twin
+                # study runs it, or (a per-arm headline) it is the two-sided test of the per-arm
+                # cells' own family, whose power the one-sided planner would misstate.
+                continue
             alpha = ALPHA / sizes[family]
             if paired is None:
                 p = float(head.loc[budget, "accuracy"])
@@ -446,6 +457,8 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
                         "seeds": int(n),
                         "analytic": float(pa), "monte_carlo": float(pm)}
                        for n, pa, pm in zip(POWER_SEEDS, curve, monte_carlo, strict=True)]
+    if not summary:
+        return None
     summary, curves = pd.DataFrame(summary), pd.DataFrame(curves)
     for table in (summary, curves):
         table["against"] = typed(table["against"], Against)
@@ -548,8 +561,11 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
     if analysis.primary_budgets:
         # Seeds are planned for the questions a study declares primary (and the headline's
         # paired ones beside them); a plan at 0.01 with a family of hundreds takes seconds a row.
-        tables["power"], tables["power_curves"] = power_tables(
-            outcomes, cells, headline, tables, analysis.primary_budgets, reference)
+        # None when every primary test is run elsewhere (a twin study's, or two-sided).
+        power = power_tables(outcomes, cells, headline, tables, analysis.primary_budgets,
+                             reference)
+        if power is not None:
+            tables["power"], tables["power_curves"] = power
     if cells["cost"].nunique() > 1:
         deployment = analysis.deployment_pulls
         tables["net_value"] = net_value_table(outcomes, deployment)

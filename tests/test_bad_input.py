@@ -205,8 +205,8 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int] | None]:
 def check_refused(folder: Path, case: Case) -> None:
     """Run ``case`` in ``folder`` (a copy of the built study, broken as the case says) and check
     that it is refused as the project's rule for bad input says."""
-    for breaks in case.breaks:
-        breaks(folder)
+    for damage in case.breaks:
+        damage(folder)
     before = snapshot(folder)
     done = command(folder, case.module, *case.args)
     lines = done.stderr.splitlines()
@@ -247,8 +247,8 @@ def test_report_into_a_folder_that_cannot_be_written(copy: Path) -> None:
 
 def test_the_built_study_is_valid_for_each_command_a_case_breaks(copy: Path) -> None:
     # Every case changes one thing of input the commands take: the fixture ran the study, its
-    # analysis, figures and report; the curves and the summary run here (the paper needs the
-    # tables of every study, which its cases break on purpose).
+    # analysis, figures and report; the curves run here (the paper needs the tables of every
+    # study, which its cases break on purpose).
     assert (copy / REPORT).read_text().startswith("#")
     done = command(copy, "figures.curves", f"{TABLES}/t", "--out", "curves_out")
     assert done.returncode == 0 and done.stderr == "", done.stderr

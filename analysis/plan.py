@@ -510,6 +510,10 @@ def main(argv: list[str]) -> int:
     if args.test == "binomial":
         if values["accuracy"] <= values["chance"]:
             return _error("accuracy", args.accuracy, f"is not above --chance {args.chance}")
+        if values["accuracy"] == 1:
+            # Every seed right: Cohen's h is finite but the normal approximation's n is not.
+            return _error("accuracy", args.accuracy, "is not below 1 (the normal approximation "
+                          "has no n to give at an accuracy of 1)")
         plan = plan_binomial(values["accuracy"], values["chance"], values["power"],
                              values["alpha"])
         test = (f"one-sided exact binomial test of accuracy > {values['chance']:.4g} when it is "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from figures.curves import check_tables_root
 from figures.plots import draw_all
+from figures.sections import check_declared
 from study.spec.atomic import write_text
 from study.spec.config import ArgumentParser, ConfigError
 from study.spec.schema import INDEX_FILE
@@ -23,6 +24,7 @@ def main() -> int:
     try:
         args = parser.parse_args()
         check_tables_root("tables_root", args.tables_root)
+        check_declared("tables_root", args.tables_root)
         # Here, not where a figure is saved: tables that give no figure still get their index.
         try:
             args.out.mkdir(parents=True, exist_ok=True)

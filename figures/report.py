@@ -30,7 +30,7 @@ from figures.cite import MARKED, Tables, unmark, unmarked_digits
 from figures.curves import check_tables_root
 from figures.named import named_numbers
 from figures.numbers import Named, Scope, study_prefix
-from figures.sections import adjusted_column, family_query
+from figures.sections import adjusted_column, check_declared, family_query
 from study.spec.atomic import write_files
 from study.spec.config import ArgumentParser, ConfigError
 from study.spec.schema import INDEX_FILE, MANIFEST_FILE
@@ -270,6 +270,7 @@ def arguments(prog: str) -> argparse.Namespace:
         parser.add_argument(f"--{name}", type=Path, required=True)
     args = parser.parse_args()
     check_tables_root("--tables", args.tables)
+    check_declared("--tables", args.tables)
     if not (args.figures / INDEX_FILE).is_file():
         raise ConfigError("--figures", str(args.figures),
                           f"has no {INDEX_FILE} (python -m figures writes it last)")

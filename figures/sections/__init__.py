@@ -32,6 +32,7 @@ from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
 from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
+from study.spec.config import ConfigError
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,18 @@ def modules() -> list[ModuleType]:
     found = [importlib.import_module(f"{__name__}.{info.name}")
              for info in pkgutil.iter_modules(__path__)]
     return sorted(found, key=lambda module: module.SECTION.order)
+
+
+def check_declared(field: str, root: Path) -> None:
+    """ConfigError naming ``field`` if a study of the tables under ``root`` declares (in its
+    config's ``[analysis] sections``) a section that is no module here: a misspelt name would
+    leave the section out of the report without a word."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__))
+    for path in sorted(root.glob(f"*/{SETTINGS}.parquet")):
+        for name in read_table(root, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]:
+            if name not in names:
+                raise ConfigError(field, str(path.parent), f"declares the section {name!r} (its "
+                                  f"config's [analysis] sections), not one of {', '.join(names)}")
 
 
 def declaring(tables: Path, name: str) -> list[str]:

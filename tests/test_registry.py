@@ -47,3 +47,12 @@ def test_the_specification_loads_no_numba() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_every_study_declares_only_sections_the_report_has() -> None:
+    # The figures, the report and the paper refuse tables that declare any other name
+    # (figures.sections.check_declared), so a config here that did would stop make all.
+    from figures.sections import declarable
+
+    for path in sorted(CONFIG_DIR.glob("*.toml")):
+        assert set(load_config(path).analysis.sections) <= set(declarable()), path.name

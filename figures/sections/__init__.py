@@ -58,6 +58,9 @@ class Section:
     section per study, its heading naming it)."""
     introduction: str = ""
     """The template of a shared section's opening, before its studies' parts ("" for none)."""
+    parts: tuple[str, ...] = ()
+    """Names besides the module's that a study may declare in ``[analysis] sections``, for a part
+    of this section that reads its tables."""
 
 
 def modules() -> list[ModuleType]:
@@ -67,11 +70,19 @@ def modules() -> list[ModuleType]:
     return sorted(found, key=lambda module: module.SECTION.order)
 
 
+def declarable() -> list[str]:
+    """The names a config's ``[analysis] sections`` may hold: the declared sections' modules and
+    their parts, sorted."""
+    declared = [module for module in modules() if module.SECTION.declared]
+    return sorted({module.__name__.rpartition(".")[2] for module in declared}
+                  | {part for module in declared for part in module.SECTION.parts})
+
+
 def check_declared(field: str, root: Path) -> None:
     """ConfigError naming ``field`` if a study of the tables under ``root`` declares (in its
-    config's ``[analysis] sections``) a section that is no module here: a misspelt name would
-    leave the section out of the report without a word."""
-    names = sorted(info.name for info in pkgutil.iter_modules(__path__))
+    config's ``[analysis] sections``) a name that is no section module here, nor a part of one
+    (``Section.parts``): a misspelt name would leave its section out without a word."""
+    names = declarable()
     for path in sorted(root.glob(f"*/{SETTINGS}.parquet")):
         for name in read_table(root, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]:
             if name not in names:

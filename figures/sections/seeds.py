@@ -14,8 +14,11 @@ from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import Section, declaring, distinct, printed
 
+EXERCISE = "seed_exercise"
+"""The part of this section a study declares to be read as a seed exercise (``quick``'s)."""
 SECTION = Section(table="power", title="How many seeds each claim needs",
-                  template="seeds.md.j2", order=7, declared=True, shared=True)
+                  template="seeds.md.j2", order=7, declared=True, shared=True,
+                  parts=(EXERCISE,))
 
 WIDTH = "ci_high - ci_low"
 """An accuracy interval's width, as an expression of its row."""
@@ -50,8 +53,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "largest": Named(cite.largest(power, "effect_of_interest"), "g"),
         "paired": [{"seeds": needed(r), "comparison": Named(r.comparison),
                     "budget": Named(r.budget, ",")} for r in cite.rows(paired)],
-        "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables,
-                                                                          "seed_exercise")],
+        "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables, EXERCISE)],
         "section": cite.declared("section 1")}
 
 

@@ -429,7 +429,7 @@ def power_tables(outcomes: Outcomes, cells: pd.DataFrame, headline: int,
         for budget in budgets:
             family = (head.loc[budget, "family"] if source == "accuracy"
                       else str(tables[source]["family"].iat[0]))
-            if family not in sizes:
+            if source == "accuracy" and family not in sizes:
                 # The headline's test against chance is not this table's to plan: a twin
                 # study runs it, or (a per-arm headline) it is the two-sided test of the per-arm
                 # cells' own family, whose power the one-sided planner would misstate.

@@ -12,26 +12,18 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from study.orchestration.backends import BACKENDS, Backend
 from study.spec.atomic import write_if_changed
-from study.spec.config import ConfigError, StudyConfig, load_config
+from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config
 from study.spec.paths import CONFIG_DIR, study_out_dir
 
 EXIT_BAD_INPUT = 2
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is the same single ``error:`` line as every other bad input."""
-
-    def error(self, message: str) -> NoReturn:
-        raise ConfigError("arguments", " ".join(sys.argv[1:]), f"are not usable: {message}")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m study", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = ArgumentParser(prog="python -m study", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
     run = commands.add_parser("run", help="simulate a study config into DIR/runs.parquet")
     run.add_argument("config", type=Path)
     run.add_argument("--out", type=Path, required=True, help="output folder")

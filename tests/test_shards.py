@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import pytest
 
 from conftest import REPO, config_text, run_cli
@@ -55,6 +56,7 @@ def test_a_rerun_reuses_every_shard_and_writes_the_same_file(text: str, write_co
     assert (out / "runs.parquet").read_bytes() == first
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")
 def test_threads_do_not_change_the_runs_table(write_config, tmp_path) -> None:
     # 300 seeds are three lane blocks, which two threads split unevenly; a table is the same
     # bytes whichever thread computed a block.
@@ -379,6 +381,8 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
                     (64, 128), 1, "per_seed")
     bandit = Shard(Simulation("reinforce", fixed, 0.1, "running_mean"), 0, 10, (10, 100), 1,
                    "per_seed")
+    plain = Shard(Simulation("reinforce", Environment.fixed((0.5, 0.6)), 0.1, "running_mean"),
+                  0, 10, (10, 100), 1, "per_seed")
 
     def environment(base: Shard, **change: object) -> tuple[Shard, Shard]:
         new = dataclasses.replace(base.simulation.environment, **change)
@@ -393,9 +397,11 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         return base, dataclasses.replace(base, **change)
 
     changed = {
-        "environment.reward": environment(bandit, reward="bernoulli", reward_parameters=()),
+        # Two models without parameters, so that only the model's name differs.
+        "environment.reward": environment(plain, reward="gaussian"),
         "environment.arms": environment(dataset, arms=4),
         "environment.values": environment(bandit, values=(0.5, 0.55, 0.65)),
+        # Beta and uniform name their parameters apart in to_dict as well ({a, b}, {low, high}).
         "environment.draw": environment(dataset, draw="uniform"),
         "environment.params": environment(dataset, params=(1.0, 8.0)),
         "environment.reward_parameters": environment(bandit, reward_parameters=(0.1, 0.3)),

@@ -15,9 +15,10 @@ import math
 import re
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from study.core import prompt_rules
 from study.rewards import VALUE_KEYS, RewardModel
@@ -91,10 +92,19 @@ class ConfigError(ValueError):
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, but a usage error (an unknown option, a missing one) is a ``ConfigError``: the
     one line naming the arguments that a command prints for any bad input, not argparse's usage
-    text and error line."""
+    text and error line. The line shows the arguments parsed (``sys.argv`` when none are given),
+    which a subcommand's parser never sees whole."""
+
+    parsing: ClassVar[list[str]] = []
+
+    def parse_args(self, args: Sequence[str] | None = None,
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        ArgumentParser.parsing = list(sys.argv[1:] if args is None else args)
+        return super().parse_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        raise ConfigError("arguments", " ".join(sys.argv[1:]), f"are not usable: {message}")
+        raise ConfigError("arguments", " ".join(ArgumentParser.parsing),
+                          f"are not usable: {message}")
 
 
 def _show(value: object) -> str:

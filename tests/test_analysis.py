@@ -188,6 +188,7 @@ def coverage_threshold(repetitions: int) -> int:
     return threshold
 
 
+@pytest.mark.slow
 def test_budget_to_target_interval_covers_a_known_logistic_crossing() -> None:
     # Seeds with a latent uniform u are right at budget B when u < acc(B), a logistic in log B
     # from chance 1/3 to 1: the marginal accuracy is exactly acc(B), and acc = 0.9 at B* below.
@@ -465,6 +466,7 @@ def test_a_missing_run_is_an_error_not_a_correct_outcome() -> None:
         Outcomes.from_runs(runs.drop(columns="zero_signal_updates"))
 
 
+@pytest.mark.slow
 def test_sup_t_band_covers_a_known_curve_at_every_checkpoint_at_once() -> None:
     # Seeds with a latent uniform u are right at checkpoint j when u < acc_j: the marginal
     # accuracies are exactly acc_j and a seed's checkpoints are correlated, as in a run. The

@@ -4,7 +4,10 @@ nothing on stdout, no traceback, and nothing written, replaced or removed anywhe
 
 The valid input the cases break is one tiny study run, analysed, drawn and reported by the
 commands themselves (``built``); each case works in a copy of it, by paths relative to the copy
-so that the line shows a value short enough to be shown whole."""
+so that the line shows a value short enough to be shown whole.
+
+In the slow set: some thirty processes of two seconds each, and ``make test-fast`` has the
+study command's bad input (``test_cli.py``) and the ``[analysis]`` errors in process."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+pytestmark = pytest.mark.slow
 
 # With curves, so that python -m figures draws a figure of it (the other figures are of named
 # studies) and the earlier figures a bad input must leave are real; of drawn Gaussian arms, which

@@ -7,7 +7,7 @@ What it covers: in ``make test-fast`` as well, the configs of ``tests/data/ident
 learner (REINFORCE, epsilon-greedy, uniform allocation, sequential halving, successive rejects),
 every baseline and group estimator with groups of 1 and 4, fixed and drawn Bernoulli arms, the
 per-step curves and 130 seeds (two lane blocks); Gaussian rewards on fixed and drawn means with
-streams per cell; the noisy verifier; the many-prompts kernel under every allocation rule, group
+streams per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every allocation rule, group
 estimator and normalization. In the slow set, ``quick``, ``sutton_barto_fig2_5`` (and its curves)
 and ``budget_sweep`` at 512 seeds, as ``make all`` runs them.
 
@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 import pytest
-from runs_checksum import STORED, study_checksums
+from runs_checksum import REPO, STORED, study_checksums
 
 EXPECTED = json.loads(STORED.read_text())["studies"]
 
@@ -43,3 +43,29 @@ def test_runs_table_columns_are_those_of_the_stored_checksums(config: str,
     assert found["rows"] == expected["rows"]
     assert found["columns"] == expected["columns"]
     assert found.get("curves") == expected.get("curves")
+
+
+def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> None:
+    # What the docstring says they cover, from the registries, so that a learner, baseline,
+    # reward model, group estimator, allocation rule or normalization added later without an
+    # identity case fails here.
+    from study.core.kernel import UNROLLED_ARMS
+    from study.core.prompt_rules import ESTIMATORS, NORMALIZATIONS, RULES
+    from study.spec import registry
+    from study.spec.config import load_config
+    from study.spec.environment import DRAWS
+    from study.spec.grid import cells
+
+    grids = [cells(load_config(REPO / path)) for path, entry in EXPECTED.items()
+             if entry["fast"]]
+    simulations = [cell.simulation for grid in grids for cell in grid]
+    assert {s.algorithm for s in simulations} == set(registry.names())
+    assert {s.baseline for s in simulations} == set(registry.baselines())
+    assert ({s.environment.reward for s in simulations}
+            == {model.name for model in registry.reward_models()})
+    many = [s for s in simulations if s.allocation]
+    assert {s.allocation for s in many} == set(RULES)
+    assert {s.baseline for s in many} == set(ESTIMATORS)
+    assert {s.normalization for s in many} == set(NORMALIZATIONS)
+    assert {s.environment.draw for s in simulations} == {None, *DRAWS}
+    assert max(s.environment.arms for s in simulations) > UNROLLED_ARMS

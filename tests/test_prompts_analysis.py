@@ -199,6 +199,7 @@ def test_the_paired_interval_covers_the_true_difference(steps: np.ndarray, weigh
     assert covered.mean() >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / replicates)
 
 
+@pytest.mark.slow
 def test_on_the_pass_rate_it_is_the_paired_t_test_of_the_seeds_pass_rates() -> None:
     # The pass rate is continuous: with 60 seeds every paired difference differs from the
     # others, so the comparison is scipy's paired t-test of the seeds' mean pass rates (the

@@ -7,9 +7,10 @@ What it covers: in ``make test-fast`` as well, the configs of ``tests/data/ident
 learner (REINFORCE, epsilon-greedy, uniform allocation, sequential halving, successive rejects),
 every baseline and group estimator with groups of 1 and 4, fixed and drawn Bernoulli arms, the
 per-step curves and 130 seeds (two lane blocks); Gaussian rewards on fixed and drawn means with
-streams per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every allocation rule, group
-estimator and normalization. In the slow set, ``quick``, ``sutton_barto_fig2_5`` (and its curves)
-and ``budget_sweep`` at 512 seeds, as ``make all`` runs them.
+streams per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every
+allocation rule, group estimator and normalization. In the slow set, ``quick``,
+``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds, as ``make all`` runs
+them.
 
 The checksums are recomputed (``python tests/runs_checksum.py COMMIT``) only by a change meant to
 change the outputs: the last added the configs of ``tests/data/identity/`` (every earlier checksum

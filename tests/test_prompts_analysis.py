@@ -223,9 +223,6 @@ def test_on_the_pass_rate_it_is_the_paired_t_test_of_the_seeds_pass_rates() -> N
     assert verdicts["difference"].iat[0] == largest["difference"]
 
 
-# Slow: the only fast test of this file to run the many-prompts kernel, whose cold compilation
-# took a quarter of a minute of make test-fast.
-@pytest.mark.slow
 def test_the_verdict_table_sets_each_metrics_finding_beside_the_others() -> None:
     budgets = [256, 1024]
     runs = kernel_runs(("uniform", "variance", "skip_zero_signal"), seeds=40, prompts=16,

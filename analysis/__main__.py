@@ -12,7 +12,7 @@ from analysis import prompts
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
 from study.orchestration.storage import read_cells, read_manifest, read_runs
-from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config
+from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
 
 
 def check_simulation(config: StudyConfig, manifest: dict) -> None:
@@ -53,11 +53,7 @@ def main() -> int:
         check_simulation(config, manifest)
         # Before the analysis, which takes minutes on a full study, and after every other check,
         # so that bad input leaves no folder behind.
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError("--out", str(args.out),
-                              f"cannot be created ({error.strerror})") from None
+        make_folder("--out", args.out)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ from figures.curves import check_tables_root
 from figures.plots import draw_all
 from figures.sections import check_declared
 from study.spec.atomic import write_text
-from study.spec.config import ArgumentParser, ConfigError
+from study.spec.config import ArgumentParser, ConfigError, make_folder
 from study.spec.schema import INDEX_FILE
 
 
@@ -26,11 +26,7 @@ def main() -> int:
         check_tables_root("tables_root", args.tables_root)
         check_declared("tables_root", args.tables_root)
         # Here, not where a figure is saved: tables that give no figure still get their index.
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError("--out", str(args.out),
-                              f"cannot be created ({error.strerror})") from None
+        make_folder("--out", args.out)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 from study.spec import registry
-from study.spec.config import ArgumentParser, ConfigError
+from study.spec.config import ArgumentParser, ConfigError, make_folder
 from study.spec.schema import INDEX_FILE
 
 SUTTON_BARTO = "sutton_barto_fig2_5"
@@ -149,11 +149,7 @@ def main() -> int:
         check_tables("table_dir", args.table_dir)
         if not (args.table_dir / "curves.parquet").is_file():
             raise ConfigError("table_dir", str(args.table_dir), "has no curves.parquet")
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError("--out", str(args.out),
-                              f"cannot be created ({error.strerror})") from None
+        make_folder("--out", args.out)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

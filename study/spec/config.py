@@ -107,6 +107,15 @@ class ArgumentParser(argparse.ArgumentParser):
                           f"are not usable: {message}")
 
 
+def make_folder(field: str, folder: Path) -> None:
+    """Create ``folder`` (and its parents) for a command's outputs, or raise the ``ConfigError``
+    naming ``field`` that the command prints as its one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
+
+
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from study.orchestration.backends import BACKENDS, Backend
 from study.spec.atomic import write_if_changed
-from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config
+from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
 from study.spec.paths import CONFIG_DIR, study_out_dir
 
 EXIT_BAD_INPUT = 2
@@ -92,10 +92,7 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
         if not ancestor.is_dir():
             raise ConfigError(field, str(folder), f"cannot be created ({ancestor} is not a folder)")
     for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(field, str(folder), f"cannot be created ({error.strerror})") from None
+        make_folder(field, folder)
     # After the checks: bad input is the error line alone.
     for combination in skipped(config):
         print(f"note: skipped {combination} (a group estimator needs group_size >= 2)",

@@ -48,10 +48,16 @@ def make_config(study: dict[str, object] | None = None, **grid: object) -> Study
     return parse_config(config_text(study, **grid))
 
 
+def run_module(module: str, *args: str, cwd: Path = REPO,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE ARGS`` in a real process run in ``cwd``, as a user would run it."""
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m study ARGS`` in a real process, as a user would run it."""
-    return subprocess.run([sys.executable, "-m", "study", *args], cwd=REPO, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+    return run_module("study", *args, env=env)
 
 
 @pytest.fixture

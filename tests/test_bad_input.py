@@ -14,13 +14,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from conftest import run_module
 
 pytestmark = pytest.mark.slow
 
@@ -47,8 +48,7 @@ SKIPPING = STUDY.replace("[grid]", "[grid]\nbaseline = [\"running_mean\", \"grou
 
 def command(folder: Path, module: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m MODULE ARGS`` in ``folder``, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=folder, capture_output=True,
-                          text=True, timeout=600, check=False)
+    return run_module(module, *args, cwd=folder)
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,7 @@ MAKEFLAGS += --jobs=2
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-# numba's compiled-kernel cache lives with the other generated files, under out/numba-cache/ in a
-# folder named by the hash of the numba code (study/spec/paths.py), not beside the code.
+# numba's compiled kernels go to the per-user cache (study/core/jit.py), not beside the code.
 
 # `make all SEEDS=200` runs every study with 200 seeds into out/seeds-200/, for a fast look.
 SEEDS ?=
@@ -39,18 +38,25 @@ FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figure
 PAPER_SOURCES := $(wildcard paper/*)
 
 .DEFAULT_GOAL := help
-.PHONY: help all runs report paper quick sutton-barto test test-fast lint bench clean distclean venv
+.PHONY: help all runs report paper quick sutton-barto test test-fast lint bench clean distclean venv lock
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
-$(INSTALLED): pyproject.toml
+# The exact versions of requirements.lock, then the package itself without resolving again.
+$(INSTALLED): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
-venv: $(INSTALLED) ## create .venv and install the pinned dependencies from pyproject.toml
+venv: $(INSTALLED) ## create .venv and install the exact versions of requirements.lock
+
+# Pins kept where pyproject.toml still allows them; `make lock UPGRADE=1` takes the newest releases.
+UPGRADE ?=
+lock: $(INSTALLED) ## write requirements.lock again from pyproject.toml (uv pip compile)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+		--quiet --no-header $(if $(UPGRADE),--upgrade) --output-file requirements.lock
 
 # A study's runs depend on the simulation its config describes, not on the TOML: the stamp holds
 # the config without its [analysis] table and is rewritten only when that changes, so editing a

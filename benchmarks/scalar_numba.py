@@ -9,6 +9,9 @@ import math
 import numba as nb
 import numpy as np
 
+# Imported for its setting of numba's cache folder (the per-user cache, not benchmarks/).
+import study.core.jit  # noqa: F401
+
 
 @nb.njit(cache=True)
 def scalar_reinforce(probs: np.ndarray, lr: float, budget: int, seeds: int,

@@ -9,8 +9,4 @@
   its files; ``study.cli`` on top (``python -m study``).
 """
 
-from study.spec.paths import use_out_dir_for_numba_cache
-
-use_out_dir_for_numba_cache()
-
 __version__ = "0.1.0"

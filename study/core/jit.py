@@ -1,18 +1,22 @@
 """The one place numba's options are set, so every kernel compiles the same way.
 
-``cache=True`` keeps the compiled machine code on disk (under ``out/numba-cache``) so a warm process
-starts in well under a second. ``fastmath`` stays off: the kernels must agree exactly with the
-pure-Python reference in the tests, and reassociating or fusing floating-point operations would
-break that. ``error_model="numpy"`` makes a division by zero give inf or NaN instead of raising,
-so a division inside a lane loop needs no per-element check that would stop it vectorizing.
-"""
+``cache=True`` keeps the compiled machine code on disk, in a per-user cache (``cache_dir``), so a
+warm process starts in well under a second. ``fastmath`` stays off: the kernels must agree
+exactly with the pure-Python reference in the tests, and reassociating or fusing floating-point
+operations would break that. ``error_model="numpy"`` makes a division by zero give inf or NaN
+instead of raising, so a division inside a lane loop needs no per-element check that would stop
+it vectorizing."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import warnings
+from pathlib import Path
 
 import llvmlite.binding as llvm
 import numba as nb
+import platformdirs
 from numba.core.codegen import get_host_cpu_features
 from numba.core.errors import NumbaIRAssumptionWarning
 
@@ -29,7 +33,7 @@ single-rollout pass vectorizes across lanes only when every loop over the K arms
 unrolled, and with the default that stops at K = 5; with this limit it holds up to K = 10
 (``study.core.kernel.UNROLLED_ARMS``; a higher limit did not help at K = 20). Set for the whole
 process, before numba compiles anything; it is in this file so that changing it changes the
-numba cache's folder (``study.spec.paths.numba_cache_dir``)."""
+numba cache's folder (``cache_dir``)."""
 llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
 WIDE_VECTORS = "-prefer-256-bit"
@@ -57,6 +61,37 @@ def _allow_512_bit_vectors() -> None:
 
 
 _allow_512_bit_vectors()
+
+CACHED_FOLDERS = ("core", "learners", "rewards")
+"""The folders of ``study`` whose source the compiled kernels are made from."""
+
+
+def cache_dir() -> Path:
+    """Where the compiled kernels are kept: ``NUMBA_CACHE_DIR`` if the user set it, else
+    ``<per-user cache>/bandit-budget-study/numba/<hash>`` (``platformdirs.user_cache_dir``), the
+    hash of the source of ``CACHED_FOLDERS``.
+
+    Never the package's own folders (numba's default, beside each source file): an installed
+    package may be read-only, and a repository's working tree is for code. And a folder per
+    source hash, because numba checks a cached function against its own file only, not against
+    the files of the functions it calls or inlines (the drivers inline every learner's pieces),
+    so a cache that outlived an edit of a learner would run the old code.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for folder in CACHED_FOLDERS:
+        for path in sorted((package / folder).glob("*.py")):
+            digest.update(path.name.encode() + path.read_bytes())
+    return (Path(platformdirs.user_cache_dir("bandit-budget-study")) / "numba"
+            / digest.hexdigest()[:16])
+
+
+# numba reads NUMBA_CACHE_DIR once, when it is first imported, which may be before this module
+# (pytest imports it to read a warning filter); its cache locator reads the setting below when
+# each cached function is decorated, so setting it here, before the decorators, is enough.
+nb.config.CACHE_DIR = str(cache_dir())
 
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Decorator for serial kernels and helpers."""

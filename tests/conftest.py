@@ -81,3 +81,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "study_outputs" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+SAME_WORKER = {"tests/test_prompts_analysis.py": "tests/test_prompts.py"}
+"""Test files that run on one worker with another (``make test``'s ``--dist loadfile``): both
+run the many-prompts kernel, whose compilation takes tens of seconds; on one worker the second
+file finds it compiled, on two each worker would compile it."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """xdist's scheduling by file, with the files of ``SAME_WORKER`` taken as one."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedKernels(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SAME_WORKER.get(scope, scope)
+
+    return SharedKernels(config, log)

@@ -149,6 +149,9 @@ def test_the_quarter_turns_are_exact() -> None:
     assert fast_log(1.0) == 0.0
 
 
+# A hundred thousand points through the slow reference: the slow set; make test-fast keeps the
+# generated points of the two tests below.
+@pytest.mark.slow
 def test_reference_log_and_cos_sin_are_bit_identical_to_the_kernels_on_dense_points() -> None:
     points = log_points(hard=100_000)
     assert np.array_equal(bits(log_lanes(points)), bits([reference_log(x)

@@ -74,6 +74,9 @@ def test_fast_exp_of_0_is_1_and_it_flushes_below_underflow_to_0() -> None:
     assert np.float64(fast_exp(math.nan)).view(np.uint64) == 0
 
 
+# A hundred and fifty thousand points through the slow reference: the slow set; make test-fast
+# keeps the generated points of test_reference_exp_is_bit_identical_to_the_kernels.
+@pytest.mark.slow
 def test_reference_exp_is_bit_identical_to_the_kernels_on_dense_points() -> None:
     points = exp_points(spread=100_000, hard=50_000)
     want = np.array([reference_exp(x) for x in points.tolist()])

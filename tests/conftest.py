@@ -85,8 +85,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 SAME_WORKER = {"tests/test_prompts_analysis.py": "tests/test_prompts.py"}
 """Test files that run on one worker with another (``make test``'s ``--dist loadfile``): both
-run the many-prompts kernel, whose compilation takes tens of seconds; on one worker the second
-file finds it compiled, on two each worker would compile it."""
+run the many-prompts kernel, whose first compilation takes tens of seconds; on one worker the
+second file finds it compiled, on two each worker would compile it."""
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:

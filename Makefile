@@ -35,7 +35,7 @@ ANALYSIS_CODE := $(wildcard analysis/*.py analysis/*/*.py)
 # figures/templates/), which the figures, the report and the paper all read.
 FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figures/*.py)) \
 	$(wildcard figures/*/*.py figures/templates/*)
-PAPER_SOURCES := $(wildcard paper/*)
+PAPER_SOURCES := $(wildcard figures/typst/*)
 
 .DEFAULT_GOAL := help
 .PHONY: help all runs report paper quick sutton-barto test test-fast lint bench clean distclean venv lock
@@ -85,7 +85,7 @@ runs: $(STUDY_RUNS) ## simulate every study in study/configs/ (one folder per co
 
 report: $(OUT)/report.md ## the report (and everything it needs)
 
-paper: $(OUT)/paper.pdf ## the write-up, typeset by Typst from paper/ (and everything it needs)
+paper: $(OUT)/paper.pdf ## the write-up, typeset by Typst from figures/typst/ (and everything it needs)
 
 quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
 	@$(PY) -m study summarize $(OUT)/quick

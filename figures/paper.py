@@ -1,7 +1,7 @@
 """``python -m figures.paper``: the write-up, ``out/paper.pdf``, typeset by Typst from ``paper/``.
 
-The prose is ``paper/paper.typ`` (its layout in ``paper/style.typ``, its references in
-``paper/references.yml``) and types no number: every number is a macro of the module
+The prose is ``figures/typst/paper.typ`` (its layout in ``style.typ``, its references in
+``references.yml`` beside it) and types no number: every number is a macro of the module
 ``numbers.typ`` that this program writes beside the PDF, in ``out/paper/``, from the tables
 through ``figures.cite``, so that each macro's source (table cell, row count or constant of the
 code) is listed in ``out/paper/numbers.csv`` and a test can read it again from the files and find
@@ -31,12 +31,12 @@ from figures.numbers import Scope, study_prefix
 from figures.report import arguments
 from study.spec.atomic import write_files
 from study.spec.config import ConfigError
-from study.spec.paths import CONFIG_DIR, REPO_ROOT
+from study.spec.paths import CONFIG_DIR
 
-PAPER_DIR = REPO_ROOT / "paper"
+PAPER_DIR = Path(__file__).resolve().parent / "typst"
 SOURCE = "paper.typ"
 SOURCES = (SOURCE, "style.typ", "references.yml")
-"""The files of ``paper/`` the PDF is typeset from (copied next to the generated macros)."""
+"""The files of ``figures/typst/`` the PDF is typeset from (copied next to the generated macros)."""
 MODULE, MACRO_SOURCES, PDF = "numbers.typ", "numbers.csv", "paper.pdf"
 SECTIONS = "sections.typ"
 """The paragraphs of the sections that follow from a study's tables (``figures.sections``),
@@ -127,8 +127,8 @@ def sources(paper: Paper) -> pd.DataFrame:
 
 
 def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
-    """Typeset ``out`` (the PDF) from ``paper/`` and the macros of the tables; the macros and
-    their sources go to ``out.parent / "paper"``, the copied sources beside them."""
+    """Typeset ``out`` (the PDF) from ``figures/typst/`` and the macros of the tables; the macros
+    and their sources go to ``out.parent / "paper"``, the copied sources beside them."""
     paper = Paper(tables, runs)
     macros = paper.build()
     declared = "\n".join(paper.sections)

@@ -92,7 +92,7 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
         path of a TOML file (``study/configs/*.toml``).
     out : str or Path, optional
         Folder for ``runs.parquet``, ``cells.parquet`` and ``manifest.json``; by default
-        ``out/<study name>``.
+        ``out/<study name>`` under the current folder.
         Shards are cached beside it (``cache/<folder name>``), as by the CLI.
     seeds : int, optional
         Replaces ``study.seeds``.

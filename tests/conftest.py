@@ -89,6 +89,8 @@ run the many-prompts kernel, whose first compilation takes tens of seconds; on o
 second file finds it compiled, on two each worker would compile it."""
 
 
+# optional: a run without xdist (-p no:xdist) has no such hook.
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """xdist's scheduling by file, with the files of ``SAME_WORKER`` taken as one."""
     if config.getoption("dist") != "loadfile":

@@ -24,7 +24,7 @@ from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
 from figures.cite import expected_text
-from figures.paper import macros_used
+from figures.paper import PAPER_DIR, macros_used
 from figures.report import SOURCES_FILE, TESTS
 from figures.sections.prompt_allocation import RULE_NAMES, law
 from figures.words import pvalue
@@ -136,7 +136,7 @@ def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs
     printed = sources[["source", "spec", "formatter"]]
     assert not printed.duplicated().any(), sources[printed.duplicated(keep=False)]
     # The paper's macros are names of the registry.
-    assert macros_used((REPO / "paper" / "paper.typ").read_text()) <= set(names)
+    assert macros_used((PAPER_DIR / "paper.typ").read_text()) <= set(names)
     for row in sources.itertuples():
         at = lines.index(f"% {row.name}: {row.source}")
         assert lines[at + 1].startswith(f"\\newcommand{{\\{row.name}}}{{")
@@ -279,7 +279,7 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
     document = pymupdf.open(pdf)
     text = re.sub(r"\s+", " ", " ".join(page.get_text() for page in document))
     # The paper's prose: paper.typ and the paragraphs of the declared sections it includes.
-    source = ((REPO / "paper" / "paper.typ").read_text()
+    source = ((PAPER_DIR / "paper.typ").read_text()
               + (study_outputs / "paper" / "sections.typ").read_text())
     used = macros_used(source)
     macros = pd.read_csv(study_outputs / "paper" / "numbers.csv", keep_default_na=False)

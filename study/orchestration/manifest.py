@@ -19,7 +19,10 @@ _PACKAGES = ("bandit-budget-study", "numba", "llvmlite", "numpy", "scipy", "pand
 
 def git_commit() -> str:
     """The commit the code ran from, with ``+dirty`` when the work tree has changes, or
-    ``unknown`` outside a git checkout."""
+    ``unknown`` outside a git checkout (an installed package: the folder above it may be some
+    other repository)."""
+    if not (REPO_ROOT / ".git").exists():
+        return "unknown"
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
                                 text=True, check=True, timeout=10).stdout.strip()

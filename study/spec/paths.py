@@ -16,5 +16,6 @@ OUT_DIR: Path = REPO_ROOT / "out"
 
 
 def study_out_dir(name: str) -> Path:
-    """The folder a study named ``name`` writes its runs table and manifest to."""
-    return OUT_DIR / name
+    """The folder a study named ``name`` writes its runs table and manifest to when no folder is
+    given: ``out/<name>`` under the current folder (never beside the installed package)."""
+    return Path("out") / name

@@ -92,11 +92,12 @@ def reference_learners(cells: pd.DataFrame, nested: bool | None = None) -> list[
 
 def headline_cell(cells: pd.DataFrame, analysis: AnalysisConfig) -> int:
     """The REINFORCE cell at the config's ``analysis.headline_lr`` and ``headline_baseline`` on
-    the first bandit at the first cost (else the first REINFORCE cell): the cell the write-up's
-    headline numbers describe."""
-    reinforce = trained_cells(cells)
-    first = reinforce[(reinforce["environment"] == reinforce["environment"].iat[0])
-                      & (reinforce["cost"] == reinforce["cost"].min())]
+    the first bandit at the first cost (else the first REINFORCE cell; in a study without
+    REINFORCE, the first cell): the cell the write-up's headline numbers describe."""
+    trained = trained_cells(cells)
+    candidates = trained if len(trained) else cells
+    first = candidates[(candidates["environment"] == candidates["environment"].iat[0])
+                       & (candidates["cost"] == candidates["cost"].min())]
     default = first[(first["lr"] == analysis.headline_lr)
                     & (first["baseline"] == analysis.headline_baseline)]
     return int((default if len(default) else first)["cell"].iat[0])

@@ -202,12 +202,31 @@ class Report:
                             {"runs": pd.DataFrame(rows) if rows else None,
                              "versions": versions}))
 
+    def header(self) -> None:
+        """The title and the studies and folders the report was made from."""
+        studies = sorted(path.parent.name for path in self.cite.tables.glob(f"*/{INDEX_FILE}"))
+        self.add(self.prose("report.md.j2", self.numbers.scope(""), {
+            "studies": [self.cite.literal(study) for study in studies],
+            "tables": self.cite.literal(str(self.cite.tables)),
+            "runs": self.cite.literal(str(self.runs)),
+            "numbers_file": self.cite.literal(str(self.out.parent / "numbers.tex"))}))
+
+    def not_given(self) -> None:
+        """A line for each section some study was not given, saying which and why."""
+        self.add(self.prose("not_given.md.j2", self.numbers.scope(""), {"sections": [
+            {"title": self.cite.literal(module.SECTION.title), "table": module.SECTION.table,
+             "name": module.__name__.rpartition(".")[2],
+             "missing": [self.cite.literal(s) for s in missing],
+             "undeclared": [self.cite.literal(s) for s in undeclared]}
+            for module, missing, undeclared in sections.not_given(self.cite.tables)]}))
+
     def render(self) -> str:
-        """The whole report: its title, its sections in order, Methods and Provenance."""
-        self.add(self.prose("report.md.j2", self.numbers.scope(""), {}))
+        """The whole report: its title, its sections in order, the sections not given, Methods
+        and Provenance."""
+        self.header()
         for number, (module, studies) in enumerate(sections.headed(self.cite.tables), start=1):
             self.section(number, module, studies)
-        for section in (self.methods, self.provenance):
+        for section in (self.not_given, self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
 

@@ -33,6 +33,7 @@ from analysis.study_tables import SETTINGS
 from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
 from study.spec.config import ConfigError
+from study.spec.schema import INDEX_FILE
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,24 @@ def given(tables: Path) -> list[tuple[ModuleType, str]]:
             if read_table(tables, f"{path.parent.name}/{module.SECTION.table}") is not None
             and (not module.SECTION.declared
                  or path.parent.name in declaring(tables, module.__name__.rpartition(".")[2]))]
+
+
+def not_given(tables: Path) -> list[tuple[ModuleType, list[str], list[str]]]:
+    """Each section module with the studies under ``tables`` it was not given: those whose
+    analysis made no rows of its table, and, for a declared section, those with the table whose
+    config does not name it (``[analysis] sections``). Sections given to no study and to every
+    study are left out of neither list: a module appears where either list is not empty."""
+    studies = sorted(path.parent.name for path in tables.glob(f"*/{INDEX_FILE}"))
+    pairs = set(given(tables))
+    found = []
+    for module in modules():
+        table = module.SECTION.table
+        missing = [s for s in studies if (module, s) not in pairs
+                   and read_table(tables, f"{s}/{table}") is None]
+        undeclared = [s for s in studies if (module, s) not in pairs and s not in missing]
+        if missing or undeclared:
+            found.append((module, missing, undeclared))
+    return found
 
 
 def headed(tables: Path) -> list[tuple[ModuleType, list[str]]]:

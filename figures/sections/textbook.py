@@ -1,6 +1,8 @@
-"""The textbook check, Sutton and Barto's Figure 2.5: a study whose analysis made the
-optimal-action points of its learning curves (``curve_points``) gets them in a table and the
-gap the book's baseline makes at the last step."""
+"""Learning curves: a study whose analysis made the optimal-action points of its per-step curves
+(``curve_points``, a config with ``curves = true``) gets them in a table, its bandit described
+from its manifest; on Sutton and Barto's Gaussian testbed with the book's baseline and without,
+the table is their Figure 2.5 and the section also gives the gap the baseline makes at the last
+step."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from typing import Any
 from figures.cite import Tables
 from figures.numbers import Named, Scope
 from figures.sections import Section, printed, with_intervals
+from figures.words import bandit, display
 
 SECTION = Section(table="curve_points",
-                  title="The textbook check: Sutton and Barto, Figure 2.5",
+                  title="Learning curves (the textbook check: Sutton and Barto, Figure 2.5)",
                   template="textbook.md.j2", order=8, shared=True)
 
 OPTIMAL = "optimal action [95% Wilson]"
@@ -21,9 +24,11 @@ ENVIRONMENT = "config.environments.0"
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
-    """The testbed, the runs and steps, the table at a tenth, half and all of the steps, and at
-    the last step the optimal-action fraction without a baseline and with the book's, at the
-    smaller step size (where the baseline matters most)."""
+    """The learners and the bandit, the runs and steps, the table at a tenth, half and all of the
+    steps, and, where both baselines of the book ran, at the last step the optimal-action
+    fraction without a baseline and with the book's, at the smaller step size (where the
+    baseline matters most). The testbed's mean and spread are named where its arm values are
+    drawn from a normal law (the book's testbed); any other bandit by its cells' name."""
     points = cite.read(study, SECTION.table)
     steps = cite.largest(points, "step")
     last = int(steps)
@@ -33,15 +38,20 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     without = end[end["baseline"] == "none"]
     shown = points[points["step"].isin((last // 10, last // 2, last))]
     ends = {"optimal_action": ".3f", "optimal_ci_low": ".3f", "optimal_ci_high": ".3f"}
+    first = cite.first(points)
+    testbed = cite.manifest_value(study, f"{ENVIRONMENT}.draw") == "normal"
     return {
-        "arms": cite.manifest_value(study, f"{ENVIRONMENT}.arms"),
-        "mean": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.0"), "g"),
-        "sd": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.1"), "g"),
-        "runs": Named(cite.first(points).seeds, ","), "steps": Named(steps, ","),
+        "learners": [display(name) for name in sorted(set(points["algorithm"]))],
+        "environment": Named(first.environment, shown=bandit),
+        "testbed": testbed and {
+            "arms": cite.manifest_value(study, f"{ENVIRONMENT}.arms"),
+            "mean": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.0"), "g"),
+            "sd": Named(cite.manifest_value(study, f"{ENVIRONMENT}.params.1"), "g")},
+        "runs": Named(first.seeds, ","), "steps": Named(steps, ","),
         # A function: the cells are recorded where the template shows the table.
         "table": lambda: with_intervals(cite, shown, ".3f", **{OPTIMAL: (
             "optimal_action", "optimal_ci_low", "optimal_ci_high")})[
-                ["lr", "baseline", "step", OPTIMAL, "mean_reward"]],
+                ["algorithm", "lr", "baseline", "step", OPTIMAL, "mean_reward"]],
         "gap": len(with_b) > 0 and len(without) > 0 and {
             "plain": printed(cite.first(without), **ends),
             "book": printed(cite.first(with_b), step=",", lr="g", **ends)}}

@@ -214,11 +214,13 @@ class Report:
     def not_given(self) -> None:
         """A line for each section some study was not given, saying which and why."""
         self.add(self.prose("not_given.md.j2", self.numbers.scope(""), {"sections": [
-            {"title": self.cite.literal(module.SECTION.title), "table": module.SECTION.table,
-             "name": module.__name__.rpartition(".")[2],
-             "missing": [self.cite.literal(s) for s in missing],
-             "undeclared": [self.cite.literal(s) for s in undeclared]}
-            for module, missing, undeclared in sections.not_given(self.cite.tables)]}))
+            {"title": self.cite.literal(left.module.SECTION.title),
+             "table": left.module.SECTION.table,
+             "name": left.module.__name__.rpartition(".")[2],
+             "missing": [self.cite.literal(s) for s in left.missing],
+             "undeclared": [self.cite.literal(s) for s in left.undeclared],
+             "unfit": [(self.cite.literal(s), why) for s, why in left.unfit]}
+            for left in sections.not_given(self.cite.tables)]}))
 
     def render(self) -> str:
         """The whole report: its title, its sections in order, the sections not given, Methods

@@ -1,18 +1,20 @@
 """The report's sections, one module each, given to a study by the tables its analysis made.
 
-A section module declares ``SECTION = Section(...)``: the table whose presence in a study's
-tables gives the study this section (the analysis makes it from what the study's config
-declares; where many studies make it, the section is also ``declared``, given only to a study
-whose config's ``[analysis] sections`` names the module), its title, its place in the report, its
-templates (``figures/templates/``: the report's, and the paper's paragraph) and its figure;
-``claims(cite, study, numbers)``, which puts the section's named numbers, if it names any, into
-``numbers`` (a ``figures.numbers.Scope`` of the study) and returns the template's other
-context: phrases without digits, the frames its tables show and the values it prints
-(``printed``: each a ``figures.numbers.Named``, recorded where the template prints it); and,
-where the section draws its own figure, ``draw(tables, out_dir, name)``, which draws it from the
-study's tables in the folder ``tables`` (``python -m figures``). A ``shared`` section with an
-``introduction`` also has ``introduce(cite, studies)``, the context of the introduction. The
-report finds the modules by listing this folder.
+A section module declares ``SECTION = Section(...)``: the table whose presence in a study's tables
+gives the study this section (the analysis makes it from what the study's config declares; where
+many studies make it, the section is also ``declared``, given only to a study whose config's
+``[analysis] sections`` names the module), its title, its place in the report, its templates
+(``figures/templates/``: the report's, and the paper's paragraph) and its figure; ``unfit(tables,
+study)``, where a study can have the section's table without the section fitting it, the reason it
+does not ("" where it does; read from the study's tables in the folder ``tables``); ``claims(cite,
+study, numbers)``, which puts the section's named numbers, if it names any, into ``numbers`` (a
+``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
+digits, the frames its tables show and the values it prints (``printed``: each a
+``figures.numbers.Named``, recorded where the template prints it); and, where the section draws its
+own figure, ``draw(tables, out_dir, name)``, which draws it from the study's tables in the folder
+``tables`` (``python -m figures``). A ``shared`` section with an ``introduction`` also has
+``introduce(cite, studies)``, the context of the introduction. The report finds the modules by
+listing this folder.
 """
 
 from __future__ import annotations
@@ -97,33 +99,56 @@ def declaring(tables: Path, name: str) -> list[str]:
             if name in read_table(tables, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]]
 
 
+def unfit(module: ModuleType, tables: Path, study: str) -> str:
+    """Why the section ``module`` does not fit ``study`` although its table is there ("" where
+    it fits, or the module has no ``unfit``)."""
+    check = getattr(module, "unfit", None)
+    return check(tables / study, study) if check else ""
+
+
 def given(tables: Path) -> list[tuple[ModuleType, str]]:
     """Every (section module, study) of the tables under ``tables``: the studies whose analysis
-    made the section's table with rows (and, for a declared section, that declare it), in the
-    report's order of the sections and then by study. The named numbers, the report, the paper
-    and the figures all take their sections from here."""
+    made the section's table with rows (and, for a declared section, that declare it) and that
+    the section fits (its ``unfit``), in the report's order of the sections and then by study.
+    The named numbers, the report, the paper and the figures all take their sections from
+    here."""
     return [(module, path.parent.name) for module in modules()
             for path in sorted(tables.glob(f"*/{module.SECTION.table}.parquet"))
             if read_table(tables, f"{path.parent.name}/{module.SECTION.table}") is not None
             and (not module.SECTION.declared
-                 or path.parent.name in declaring(tables, module.__name__.rpartition(".")[2]))]
+                 or path.parent.name in declaring(tables, module.__name__.rpartition(".")[2]))
+            and not unfit(module, tables, path.parent.name)]
 
 
-def not_given(tables: Path) -> list[tuple[ModuleType, list[str], list[str]]]:
-    """Each section module with the studies under ``tables`` it was not given: those whose
-    analysis made no rows of its table, and, for a declared section, those with the table whose
-    config does not name it (``[analysis] sections``). Sections given to no study and to every
-    study are left out of neither list: a module appears where either list is not empty."""
+@dataclass(frozen=True)
+class NotGiven:
+    """The studies a section was not given, by reason."""
+
+    module: ModuleType
+    missing: list[str]
+    """Studies whose analysis made no rows of the section's table."""
+    undeclared: list[str]
+    """Studies with the table whose config does not name the (declared) section."""
+    unfit: list[tuple[str, str]]
+    """(study, why) for the studies with the table (declaring the section) that it does not fit."""
+
+
+def not_given(tables: Path) -> list[NotGiven]:
+    """Each section module that some study under ``tables`` was not given, with those studies
+    by reason."""
     studies = sorted(path.parent.name for path in tables.glob(f"*/{INDEX_FILE}"))
     pairs = set(given(tables))
     found = []
     for module in modules():
-        table = module.SECTION.table
-        missing = [s for s in studies if (module, s) not in pairs
-                   and read_table(tables, f"{s}/{table}") is None]
-        undeclared = [s for s in studies if (module, s) not in pairs and s not in missing]
-        if missing or undeclared:
-            found.append((module, missing, undeclared))
+        name = module.__name__.rpartition(".")[2]
+        left = [s for s in studies if (module, s) not in pairs]
+        missing = [s for s in left if read_table(tables, f"{s}/{module.SECTION.table}") is None]
+        undeclared = [s for s in left if s not in missing and module.SECTION.declared
+                      and s not in declaring(tables, name)]
+        why = [(s, unfit(module, tables, s)) for s in left
+               if s not in missing and s not in undeclared]
+        if left:
+            found.append(NotGiven(module, missing, undeclared, why))
     return found
 
 

@@ -4,11 +4,12 @@ simultaneous band and the most accurate cells at the largest budget."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.families import plain
 from analysis.study_tables import SETTINGS
-from figures.cite import Tables
+from figures.cite import Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import Section, printed
@@ -20,6 +21,13 @@ SECTION = Section(table="accuracy", title="How accuracy rises with the budget",
 
 SHOWN = ["lr", "baseline", "budget", "seeds", "accuracy", "ci_low", "ci_high", "non_finite"]
 """The columns of the section's table."""
+
+
+def unfit(tables: Path, study: str) -> str:
+    """The section describes REINFORCE's curve: a study without REINFORCE does not fit."""
+    accuracy = read_table(tables, SECTION.table)
+    trained = accuracy["algorithm"].isin(registry.trained()).any()
+    return "" if trained else "which has no REINFORCE cell"
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:

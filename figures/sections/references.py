@@ -4,16 +4,17 @@ comparison with the reference learner its config names."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.families import ALPHA, plain
 from analysis.roles import Finding
 from analysis.study_tables import SETTINGS
-from figures.cite import Tables
+from figures.cite import Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import Section, agreement, families, printed
-from figures.words import fraction, pvalue
+from figures.words import display, fraction, pvalue
 
 SECTION = Section(table="accuracy",
                   title="Above the never-training sampler and above uniform allocation",
@@ -22,6 +23,16 @@ SECTION = Section(table="accuracy",
 SHOWN = ["budget", "seeds", "accuracy_a", "accuracy_b", "difference", "ci_low", "ci_high",
          "only_a", "only_b", "p_value", "p_value_holm", "verdict"]
 """The columns of the paired table."""
+
+
+def unfit(tables: Path, study: str) -> str:
+    """The section compares the headline REINFORCE cell with a reference learner: a study whose
+    headline cell does not train, or that has no reference to pair it with, does not fit."""
+    settings = read_table(tables, SETTINGS).iloc[0]
+    versus = read_table(tables, f"vs_{settings['reference']}") if settings["reference"] else None
+    if versus is None or not (versus["cell_a"] == settings["headline_cell"]).any():
+        return "whose headline cell has no paired comparison with a reference learner"
+    return ""
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
@@ -40,11 +51,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         gap = {end: Named(r[end] - r.chance, "+.3f") for end in ("accuracy", "ci_low", "ci_high")}
         gaps.append(gap | printed(r, budget=",", p_vs_chance=pvalue, p_vs_chance_holm=pvalue))
     return {
+        "reference": display(settings["reference"]), "reference_name": settings["reference"],
         "chance": Named(cite.first(head).chance, shown=fraction), "gaps": gaps,
         "primary": families(cite, head[head["primary"]]),
         "others": families(cite, accuracy[~accuracy["primary"]]),
         "versus": families(cite, versus),
-        "table": rows[SHOWN].rename(columns={"accuracy_a": "reinforce", "accuracy_b": "uniform"}),
+        "table": rows[SHOWN].rename(columns={"accuracy_a": "reinforce",
+                                             "accuracy_b": str(settings["reference"])}),
         "significant": cite.count(versus, f"{headline} and p_value_holm < {ALPHA!r}"),
         "headline": cite.count(versus, headline),
         "found": [printed(r, difference="+.4f", ci_low="+.4f", ci_high="+.4f", budget=",",

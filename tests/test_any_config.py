@@ -1,0 +1,99 @@
+"""A user's own studies, end to end: configs the report's sections were not written for (only
+reference learners; REINFORCE with learning curves on Bernoulli arms; drawn Gaussian arms with
+several learners), each declaring every section a config may declare, through the analysis, the
+figures and the report. Every section is given to a study or listed, with its reason, among the
+sections not given; none crashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import run_module
+from figures import sections
+
+pytestmark = pytest.mark.slow
+
+DECLARED = "sections = [" + ", ".join(f'"{name}"' for name in sections.declarable()) + "]"
+
+CONFIGS = {
+    "references_only": """
+[grid]
+algorithm = ["uniform", "successive_rejects"]
+probs = [[0.5, 0.55, 0.6]]
+budgets = [20, 200]
+""",
+    "curves": """
+[grid]
+algorithm = ["reinforce", "uniform"]
+probs = [[0.5, 0.55, 0.6]]
+lr = [0.5]
+budgets = [20, 200]
+""",
+    "drawn_gaussian": """
+[grid]
+algorithm = ["reinforce", "uniform", "successive_rejects"]
+means = [{draw = "normal", arms = 4, mean = 0.0, sd = 1.0}]
+lr = [0.1, 0.5]
+baseline = ["running_mean", "per_arm"]
+budgets = [20, 200, 800]
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each config run, analysed, drawn and reported, in one folder as a user would lay it out."""
+    work = tmp_path_factory.mktemp("mine")
+    for name, grid in CONFIGS.items():
+        curves = "true" if name == "curves" else "false"
+        (work / f"{name}.toml").write_text(
+            f'[study]\nname = "{name}"\nroot_seed = 5\nseeds = 60\ncurves = {curves}\n{grid}\n'
+            f"[analysis]\n{DECLARED}\nprimary_budgets = [200]\n")
+        for module, *args in (("study", "run", f"{name}.toml", "--out", f"runs/{name}",
+                               "--quiet"),
+                              ("analysis", f"runs/{name}", "--config", f"{name}.toml", "--out",
+                               f"tables/{name}")):
+            done = run_module(module, *args, cwd=work)
+            assert done.returncode == 0, (module, done.stderr[-3000:])
+    for module, *args in (("figures", "tables", "--out", "figures"),
+                          ("figures.report", "--tables", "tables", "--figures", "figures",
+                           "--runs", "runs", "--out", "report.md")):
+        done = run_module(module, *args, cwd=work)
+        assert done.returncode == 0, (module, done.stderr[-3000:])
+    return work
+
+
+def test_every_section_is_given_or_said_not_to_be(outputs: Path) -> None:
+    report = (outputs / "report.md").read_text()
+    given = set(sections.given(outputs / "tables"))
+    left = {(left.module, study) for left in sections.not_given(outputs / "tables")
+            for study in [*left.missing, *left.undeclared, *(s for s, _ in left.unfit)]}
+    every = {(module, study) for module in sections.modules() for study in CONFIGS}
+    assert given | left == every and not given & left
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    for module in sections.modules():
+        studies = [study for m, study in given if m is module]
+        assert any(module.SECTION.title in heading for heading in headings) == bool(studies)
+    not_given = report.split("## Sections not given", 1)[1].split("## Methods", 1)[0]
+    # A study without REINFORCE: the sections about REINFORCE's curve say so.
+    assert "`references_only`, which has no REINFORCE cell" in not_given
+    assert "`references_only`, whose headline cell has no paired comparison" in not_given
+
+
+def test_the_header_names_the_studies_and_folders(outputs: Path) -> None:
+    header = (outputs / "report.md").read_text().split("\n## ", 1)[0]
+    for study in CONFIGS:
+        assert f"`{study}`" in header
+    assert "`tables`" in header and "`runs`" in header
+
+
+def test_the_paper_refuses_studies_it_is_not_written_about_in_one_line(outputs: Path) -> None:
+    # The paper is the project's write-up of its own studies: for other tables it exits 2 with
+    # one line naming the studies it needs, and writes nothing.
+    done = run_module("figures.paper", "--tables", "tables", "--figures", "figures", "--runs",
+                      "runs", "--out", "paper.pdf", cwd=outputs)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: --tables: ") and "budget_sweep" in done.stderr
+    assert not (outputs / "paper.pdf").exists() and not (outputs / "paper").exists()

@@ -91,11 +91,11 @@ quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5
 	@$(PY) -m study summarize $(OUT)/quick
 
 TEXTBOOK := sutton_barto_fig2_5
-$(OUT)/figures/$(TEXTBOOK).png: $(OUT)/tables/$(TEXTBOOK)/index.json $(FIGURE_CODE)
+$(OUT)/figures/$(TEXTBOOK)_book_layout.png: $(OUT)/tables/$(TEXTBOOK)/index.json $(FIGURE_CODE)
 	$(PY) -m figures.curves $(OUT)/tables/$(TEXTBOOK) --out $(OUT)/figures
 
-sutton-barto: $(OUT)/figures/$(TEXTBOOK).png ## the textbook check: Sutton and Barto's Figure 2.5, reproduced
-	@echo "$(OUT)/figures/$(TEXTBOOK).png and .pdf; the curves at steps 1 to 1000:"
+sutton-barto: $(OUT)/figures/$(TEXTBOOK)_book_layout.png ## the textbook check: Sutton and Barto's Figure 2.5, reproduced
+	@echo "$(OUT)/figures/$(TEXTBOOK)_book_layout.png and .pdf; the curves at steps 1 to 1000:"
 	@cat $(OUT)/tables/$(TEXTBOOK)/curve_points.md
 
 # Two pytest workers, one per core of these machines; a test file runs whole on one worker, so a

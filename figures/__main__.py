@@ -1,4 +1,5 @@
-"""``python -m figures TABLES_ROOT --out FIGURE_DIR``: every figure, PNG and PDF."""
+"""``python -m figures TABLES_ROOT --out FIGURE_DIR``: every figure, PNG and PDF: each section
+given to a study (``figures.sections.given``) draws its figures from the study's tables."""
 
 from __future__ import annotations
 
@@ -7,11 +8,20 @@ import sys
 from pathlib import Path
 
 from figures.curves import check_tables_root
-from figures.plots import draw_all
-from figures.sections import check_declared
+from figures.sections import check_declared, given
 from study.spec.atomic import write_text
 from study.spec.config import ArgumentParser, ConfigError, make_folder
 from study.spec.schema import INDEX_FILE
+
+
+def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
+    """Every figure of the sections the studies under ``tables_root`` are given; returns figure
+    name -> its files."""
+    drawn: dict[str, list[Path]] = {}
+    for module, study in given(tables_root):
+        if module.SECTION.figures:
+            drawn.update(module.draw(tables_root / study, out_dir, study))
+    return {name: [path.name for path in paths] for name, paths in drawn.items()}
 
 
 def main() -> int:

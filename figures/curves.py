@@ -1,8 +1,9 @@
-"""Per-step learning curves: a generic figure for any study that records curves, and the
-Sutton-Barto Figure 2.5 check in the book's layout.
+"""Per-step learning curves: a figure for any study that records curves, and Sutton and
+Barto's Figure 2.5 in the book's layout for curves of the book's grid.
 
 ``python -m figures.curves TABLE_DIR --out FIGURE_DIR`` draws the figures of one study's curves
-table (``make sutton-barto`` uses it, so the textbook check needs only its own study).
+table (the learning-curves section's, ``figures.sections.textbook``; ``make sutton-barto`` uses
+it, so the textbook check needs only its own study).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from study.spec import registry
 from study.spec.config import ArgumentParser, ConfigError, make_folder
 from study.spec.schema import INDEX_FILE
 
-SUTTON_BARTO = "sutton_barto_fig2_5"
 STEP_LABEL = "step t (episodes, log scale)"
 OPTIMAL_LABEL = "optimal action (fraction of seeds)"
 # The book draws the runs with a baseline in blues and those without in browns; these are the
@@ -59,10 +59,19 @@ def learning_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path
     return save(figure, out_dir, name)
 
 
+def in_book_layout(curves: pd.DataFrame) -> bool:
+    """Whether the curves are those of the book's figure: REINFORCE with the book's baseline and
+    without, at the book's step sizes (``BOOK_COLOURS``), nothing else."""
+    trained = curves[curves["algorithm"].isin(registry.trained())]
+    drawn = set(zip(trained["baseline"], trained["lr"], strict=True))
+    return (len(trained) == len(curves) and drawn <= set(BOOK_COLOURS)
+            and {baseline for baseline, _ in drawn} == {b for b, _ in BOOK_COLOURS})
+
+
 def sutton_barto_figure(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     """Figure 2.5 of Sutton and Barto in the book's layout: % optimal action against steps
-    (linear, 0 to 1000), a line per (step size, baseline) with its 95% Wilson band, each labelled
-    on the plot as in the book."""
+    (linear), a line per (step size, baseline) with its 95% Wilson band, each labelled on the
+    plot as in the book; the title names the bandit (the book's: ten arms drawn from N(4, 1))."""
     figure, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
     for (baseline, lr), colour in BOOK_COLOURS.items():
         rows = curves[(curves["baseline"] == baseline) & (curves["lr"] == lr)]
@@ -81,23 +90,9 @@ def sutton_barto_figure(curves: pd.DataFrame, out_dir: Path, name: str) -> list[
     ax.set_ylim(0, 100)
     ax.set_xlabel("Steps")
     ax.set_ylabel("% Optimal action")
-    ax.set_title("10-armed testbed, q*(a) ~ N(4, 1); "
-                 f"{int(curves['seeds'].iat[0]):,} runs", loc="left")
+    ax.set_title(f"bandit {curves['environment'].iat[0]}; {int(curves['seeds'].iat[0]):,} runs",
+                 loc="left")
     return save(figure, out_dir, name)
-
-
-def draw_study(table_dir: Path, out_dir: Path) -> dict[str, list[Path]]:
-    """The curve figures of one study (none if it has no curves table)."""
-    path = table_dir / "curves.parquet"
-    if not path.is_file():
-        return {}
-    curves = pd.read_parquet(path)
-    study = table_dir.name
-    drawn = {f"learning_curves_{study}": learning_curves(curves, out_dir,
-                                                         f"learning_curves_{study}")}
-    if study == SUTTON_BARTO:
-        drawn[SUTTON_BARTO] = sutton_barto_figure(curves, out_dir, SUTTON_BARTO)
-    return drawn
 
 
 def check_tables(field: str, folder: Path) -> None:
@@ -153,7 +148,10 @@ def main() -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    draw_study(args.table_dir, args.out)
+    # Here, not at the top: the section draws with this module's functions.
+    from figures.sections import textbook
+
+    textbook.draw(args.table_dir, args.out, args.table_dir.name)
     return 0
 
 

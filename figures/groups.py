@@ -138,24 +138,3 @@ def zero_signal_by_group(zero: pd.DataFrame, out_dir: Path, name: str) -> list[P
     outside_legend(figure, axes[0][0])
     return save(figure, out_dir, name)
 
-
-def draw_group_study(study: Path, out_dir: Path) -> dict[str, list[Path]]:
-    """The group figures of one study's tables folder, if it has the group tables."""
-    def table(name: str) -> pd.DataFrame | None:
-        path = study / f"{name}.parquet"
-        return pd.read_parquet(path) if path.is_file() else None
-
-    drawn: dict[str, list[Path]] = {}
-    accuracy, budgets, zero = (table("group_accuracy"), table("group_budget_to_target"),
-                               table("group_zero_signal"))
-    if accuracy is not None:
-        drawn[f"group_accuracy_{study.name}"] = accuracy_by_group(
-            accuracy, out_dir, f"group_accuracy_{study.name}")
-    if budgets is not None:
-        drawn[f"group_budget_{study.name}"] = budget_by_group(
-            budgets, out_dir, f"group_budget_{study.name}")
-    if zero is not None:
-        drawn[f"group_zero_signal_{study.name}"] = zero_signal_by_group(
-            zero, out_dir, f"group_zero_signal_{study.name}")
-    return drawn
-

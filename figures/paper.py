@@ -72,7 +72,7 @@ class Paper:
             if section.paper:
                 self.sections.append(prose.render(
                     section.paper, n=Macros(scope), title=section.title,
-                    figure=f"{study}_{section.figure}",
+                    figure=sections.figure_name(study, next(iter(section.figures), "")),
                     **{k: v for k, v in context.items() if not isinstance(v, pd.DataFrame)}))
 
 

@@ -1,4 +1,5 @@
-"""The study's figures, each drawn from analysis tables (never from the raw runs)."""
+"""The figures the sections draw (``figures.sections``), each from analysis tables (never
+from the raw runs)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from analysis.roles import LrRole
-from figures import sections
-from figures.curves import draw_study
-from figures.groups import draw_group_study
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 from study.spec import registry
 from study.spec.config import DEFAULT_LR
@@ -157,7 +156,7 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
     """All algorithms on one figure, a panel per bandit: REINFORCE (running-mean baseline) at the
     default and at the best lr against uniform allocation, successive rejects and sequential
     halving, each with its 95% Wilson band; the chance level and the 0.9 target marked."""
-    figure, axes = plt.subplots(1, len(studies), figsize=(3.8 * len(studies), 3.4),
+    figure, axes = plt.subplots(1, len(studies), figsize=(max(3.8 * len(studies), 5.0), 3.4),
                                 sharey=True, squeeze=False, layout="constrained")
     for ax, (title, (accuracy, targets)) in zip(axes[0], studies.items(), strict=True):
         best = targets[(targets["lr_role"] == LrRole.BEST)
@@ -179,6 +178,8 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
                    **REFERENCE)
         ax.axhline(0.9, color="0.6", linewidth=0.8, label="target 0.9")
         ax.set_xscale("log")
+        # Budgets within a decade or two get labelled minor ticks that overlap: decades only.
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(BUDGET_LABEL)
         ax.set_title(f"{title}; best lr {best_lr:g}")
     axes[0][0].set_ylabel(ACCURACY_LABEL)
@@ -255,57 +256,3 @@ def paired_difference(paired: pd.DataFrame, out_dir: Path, name: str,
     outside_legend(figure, ax)
     return save(figure, out_dir, name)
 
-
-def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:
-    """Every figure whose tables exist under ``tables_root/<study>/``; returns name -> files."""
-    def table(study: str, name: str) -> pd.DataFrame | None:
-        path = tables_root / study / f"{name}.parquet"
-        return pd.read_parquet(path) if path.is_file() else None
-
-    drawn: dict[str, list[Path]] = {}
-    sweep = table("budget_sweep", "accuracy")
-    if sweep is not None:
-        drawn["accuracy_vs_budget"] = accuracy_vs_budget(sweep, out_dir, "accuracy_vs_budget")
-        drawn["lr_heatmap"] = lr_heatmap(sweep, out_dir, "lr_heatmap")
-    band = table("budget_sweep", "accuracy_band")
-    if band is not None:
-        drawn["accuracy_band"] = accuracy_band(band, out_dir, "accuracy_band")
-    paired = table("budget_sweep", "per_arm_vs_running_mean")
-    if paired is not None:
-        drawn["per_arm_vs_running_mean"] = paired_difference(
-            paired, out_dir, "per_arm_vs_running_mean",
-            "accuracy difference\n(per-arm minus running-mean)")
-    versus = table("budget_sweep", "vs_uniform")
-    if versus is not None:
-        drawn["vs_uniform"] = paired_difference(
-            versus[versus["baseline"] == "running_mean"], out_dir, "vs_uniform",
-            "accuracy difference\n(REINFORCE minus uniform)")
-    narrow, narrow_budgets = table("narrow_margins", "accuracy"), table("narrow_margins",
-                                                                        "budget_to_target")
-    if narrow is not None and narrow_budgets is not None:
-        drawn["narrow_margins"] = accuracy_vs_budget(narrow, out_dir, "narrow_margins",
-                                                     narrow_budgets)
-    studies = {}
-    for study, title in (("budget_sweep", "probs 0.5, 0.55, 0.6"),
-                         ("narrow_margins", "probs 0.50, 0.51, 0.52")):
-        accuracy, targets = table(study, "accuracy"), table(study, "budget_to_target")
-        if accuracy is not None and targets is not None and accuracy["algorithm"].isin(
-                [item.name for item in registry.learners() if not item.nested]).any():
-            studies[title] = (accuracy, targets)
-    if studies:
-        drawn["best_arm_identification"] = best_arm_identification(
-            studies, out_dir, "best_arm_identification")
-    curves = table("budget_sweep", "power_curves")
-    if curves is not None:
-        drawn["power_curves"] = power_curves(curves, out_dir, "power_curves")
-    net, best = table("cost", "net_value"), table("cost", "best_budget")
-    if net is not None and best is not None:
-        drawn["net_value"] = net_value(net, best, out_dir, "net_value")
-    for study in sorted(p for p in tables_root.iterdir() if p.is_dir()):
-        drawn.update(draw_study(study, out_dir))
-        drawn.update(draw_group_study(study, out_dir))
-    for module, study in sections.given(tables_root):
-        if module.SECTION.figure:  # the others' figures are drawn above
-            name = f"{study}_{module.SECTION.figure}"
-            drawn[name] = module.draw(tables_root / study, out_dir, name)
-    return {name: [p.name for p in paths] for name, paths in drawn.items()}

@@ -122,15 +122,18 @@ class Report:
         for study in studies:
             numbers = self.numbers.scope(study_prefix(study))
             context = {"study": study, **module.claims(self.cite, study, numbers)}
-            self.add(self.prose(section.template, numbers, context,
-                                f"{study}_{section.figure}" if section.figure else ""))
+            self.add(self.prose(section.template, numbers, context, study,
+                                next(iter(section.figures), "")))
 
-    def prose(self, template: str, numbers: Scope, context: dict[str, Any],
+    def prose(self, template: str, numbers: Scope, context: dict[str, Any], study: str = "",
               figure: str = "") -> str:
         """A template's text with ``numbers`` as ``n``, ``context``, and the report's figures
-        (``figure(caption, name=...)``, by default ``figure``) and tables (``markdown``)."""
-        return prose.render(template, n=numbers, **context,
-                            figure=lambda caption, name=figure: self.figure_text(name, caption),
+        (``figure(caption, name=stem)``: the figure ``stem`` of ``study``, by default
+        ``figure``) and tables (``markdown``)."""
+        def shown(caption: str, name: str = figure) -> str:
+            return self.figure_text(sections.figure_name(study, name), caption)
+
+        return prose.render(template, n=numbers, **context, figure=shown,
                             markdown=self.markdown_text)
 
     def methods(self) -> None:

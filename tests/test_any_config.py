@@ -82,6 +82,15 @@ def test_every_section_is_given_or_said_not_to_be(outputs: Path) -> None:
     assert "`references_only`, whose headline cell has no paired comparison" in not_given
 
 
+def test_each_given_section_shows_its_figures(outputs: Path) -> None:
+    # A config declaring the headline section gets its figures without a line of Python.
+    report = (outputs / "report.md").read_text()
+    assert "not drawn" not in report
+    for study in ("curves", "drawn_gaussian"):
+        assert f"![{study}_accuracy_vs_budget]" in report
+        assert (outputs / "figures" / f"{study}_accuracy_vs_budget.pdf").is_file()
+
+
 def test_the_header_names_the_studies_and_folders(outputs: Path) -> None:
     header = (outputs / "report.md").read_text().split("\n## ", 1)[0]
     for study in CONFIGS:

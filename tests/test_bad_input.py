@@ -65,7 +65,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
              "--out", REPORT)):
         done = command(folder, module, *args)
         assert done.returncode == 0, done.stderr
-    assert (folder / FIGURES / "learning_curves_t.png").is_file()
+    assert (folder / FIGURES / "t_learning_curves.png").is_file()
     return folder
 
 
@@ -262,4 +262,4 @@ def test_the_built_study_is_valid_for_each_command_a_case_breaks(copy: Path) -> 
     done = command(copy, "figures.curves", f"{TABLES}/t", "--out", "curves_out")
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert sorted(p.name for p in (copy / "curves_out").iterdir()) == [
-        "learning_curves_t.pdf", "learning_curves_t.png"]
+        "t_learning_curves.pdf", "t_learning_curves.png"]

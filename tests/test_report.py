@@ -31,7 +31,7 @@ from figures.words import pvalue
 from study.cli import run_and_write
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
 from study.spec import registry
-from study.spec.config import load_config
+from study.spec.config import DEFAULT_LR, load_config
 from study.spec.grid import SAME_UNDER_EITHER
 from study.spec.paths import CONFIG_DIR
 
@@ -64,7 +64,7 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
                     "## 3. Per-arm baseline", "## 4. Narrow margins",
                     "## 5. REINFORCE against best-arm identification",
                     "## 6. With a per-pull cost", "## 7. How many seeds",
-                    "## 8. The textbook check", "## 9. Group rollouts",
+                    "## 8. Learning curves (the textbook check", "## 9. Group rollouts",
                     "## 10. Budget against hardness",
                     "## 11. What a noisy verifier costs (`noisy_verifier`)",
                     "## 12. Many prompts, one rollout budget (`many_prompts`)", "## Methods",
@@ -73,10 +73,10 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
     assert "has not been analysed" not in report and "not drawn" not in report
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
         assert (study_outputs / link).is_file(), link
-    # 10 figures of sections 1 to 8, 3 for each of the two group studies (section 9) and the
-    # hardness figure (section 10), the noisy verifier's (section 11) and the many-prompts
-    # study's (section 12).
-    assert report.count("*Figure:") == 19 and "Wilson" in report and "Newcombe" in report
+    # 11 figures of sections 1 to 8 (section 5 draws one for each of its two studies), 3 for
+    # each of the two group studies (section 9) and the hardness figure (section 10), the noisy
+    # verifier's (section 11) and the many-prompts study's (section 12).
+    assert report.count("*Figure:") == 20 and "Wilson" in report and "Newcombe" in report
     # The tables show p-values floored as the prose does, and no rounding residue as a number.
     for header, cells in table_cells(report):
         for column, cell in zip(header, cells, strict=True):
@@ -106,9 +106,11 @@ def table_cells(report: str) -> list[tuple[list[str], list[str]]]:
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
-    # 10 figures of the study, the curves of the textbook check and its book-layout figure, and
-    # 3 for each group study, the noisy verifier's and the many-prompts study's.
-    assert len(drawn) == 20
+    # The headline study's 3, its references', baselines', seeds' and best-arm-identification
+    # figures, the narrow study's and its best-arm-identification figure, the cost study's, the
+    # curves of the textbook check and its book-layout figure, 3 for each group study, the noisy
+    # verifier's and the many-prompts study's.
+    assert len(drawn) == 21
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:
@@ -174,7 +176,7 @@ def test_the_numbers_in_the_prose_are_the_tables_numbers(study_outputs: Path) ->
     report = (study_outputs / "report.md").read_text()
     accuracy = table(study_outputs, "budget_sweep", "accuracy")
     rows = headline(accuracy)
-    text = paragraph(report, "REINFORCE with the running-mean baseline at the default lr")
+    text = paragraph(report, f"REINFORCE with the running-mean baseline at lr {DEFAULT_LR:g} ")
     found = re.findall(r"(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\] at (\d{1,3}(?:,\d{3})*)", text)
     assert found == [(f"{r.accuracy:.3f}", f"{r.ci_low:.3f}", f"{r.ci_high:.3f}",
                       f"{r.budget:,}") for r in rows.itertuples()]
@@ -463,10 +465,10 @@ def test_textbook_section_is_recomputed_from_the_curves(study_outputs: Path) -> 
 
     shown = curves[curves["step"].isin([last // 10, last // 2, last])].merge(
         cells[["lr", "baseline"]], left_on="cell", right_index=True)
-    expected = [[checks.cell_text(r["lr"]), str(r["baseline"]), str(r["step"]), optimal(r),
-                 checks.cell_text(r["mean_reward"])] for _, r in shown.iterrows()]
+    expected = [["reinforce", checks.cell_text(r["lr"]), str(r["baseline"]), str(r["step"]),
+                 optimal(r), checks.cell_text(r["mean_reward"])] for _, r in shown.iterrows()]
     (table,) = checks.markdown_tables(text, [])
-    assert table.header == ["lr", "baseline", "step", "optimal action [95% Wilson]",
+    assert table.header == ["algorithm", "lr", "baseline", "step", "optimal action [95% Wilson]",
                             "mean_reward"]
     assert sorted(table.rows) == sorted(expected) and len(expected) == 3 * len(cells)
     end = shown[(shown["step"] == last) & (shown["lr"] == shown["lr"].min())]

@@ -11,10 +11,10 @@ study, numbers)``, which puts the section's named numbers, if it names any, into
 ``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
 digits, the frames its tables show and the values it prints (``printed``: each a
 ``figures.numbers.Named``, recorded where the template prints it); and, where the section draws its
-own figure, ``draw(tables, out_dir, name)``, which draws it from the study's tables in the folder
-``tables`` (``python -m figures``). A ``shared`` section with an ``introduction`` also has
-``introduce(cite, studies)``, the context of the introduction. The report finds the modules by
-listing this folder.
+own figures, ``draw(tables, out_dir, study)``, which draws them from the study's tables in the
+folder ``tables`` into ``out_dir`` and returns their files by figure name (``python -m figures``).
+A ``shared`` section with an ``introduction`` also has ``introduce(cite, studies)``, the context of
+the introduction. The report finds the modules by listing this folder.
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ class Section:
     template: str
     order: int
     """The section's place in the report: sections are numbered in this order, then by study."""
-    figure: str = ""
-    """The stem of the files of the figure ``draw`` makes, named ``<study>_<figure>`` ("" where
-    ``figures.plots`` draws the section's figures)."""
+    figures: tuple[str, ...] = ()
+    """The stems of the figures the module's ``draw`` makes (those its study's tables allow),
+    each saved as ``<study>_<stem>`` (``figure_name``); a template's ``figure(caption)`` shows the
+    first, ``figure(caption, name=stem)`` another."""
     paper: str = ""
     """The Typst template of the section's paragraph of the paper ("" for none)."""
     declared: bool = False
@@ -97,6 +98,18 @@ def declaring(tables: Path, name: str) -> list[str]:
     """The studies under ``tables`` whose config's ``[analysis] sections`` names ``name``."""
     return [path.parent.name for path in sorted(tables.glob(f"*/{SETTINGS}.parquet"))
             if name in read_table(tables, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]]
+
+
+def figure_name(study: str, stem: str) -> str:
+    """The name of the figure ``stem`` of ``study``: its files are ``<name>.png`` and ``.pdf``."""
+    return f"{study}_{stem}"
+
+
+def figure_table(tables: Path, name: str) -> pd.DataFrame | None:
+    """The table ``name`` of a study's tables folder as a figure reads it (plain columns), or
+    None where the analysis did not make it."""
+    path = tables / f"{name}.parquet"
+    return pd.read_parquet(path) if path.is_file() else None
 
 
 def unfit(module: ModuleType, tables: Path, study: str) -> str:

@@ -4,19 +4,30 @@ against chance, two-sided and for equivalence."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.families import ALPHA, plain
 from analysis.roles import Finding
 from analysis.study_tables import SETTINGS
+from figures import plots
 from figures.cite import Row, Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, agreement, distinct, families, printed
+from figures.sections import (
+    Section,
+    agreement,
+    distinct,
+    families,
+    figure_name,
+    figure_table,
+    printed,
+)
 from figures.words import pvalue
 
 SECTION = Section(table="per_arm_vs_chance",
                   title="Per-arm baseline against running-mean baseline",
-                  template="baselines.md.j2", order=3, shared=True)
+                  template="baselines.md.j2", order=3, shared=True,
+                  figures=("per_arm_vs_running_mean",))
 
 SHOWN = ["lr", "budget", "seeds", "accuracy_a", "accuracy_b", "difference", "ci_low", "ci_high",
          "p_value", "p_value_holm", "verdict"]
@@ -85,3 +96,13 @@ def against_chance(cite: Tables, chance: Any) -> dict[str, Any]:
         "by_lr": [{"lr": Named(lr, "g"),
                    "cells": cite.count(chance, f"{above} and lr == {plain(lr.value)}")}
                   for lr in distinct(cite, chance, "lr")] if len(above_rows) else []}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Per-arm minus running-mean accuracy, per lr."""
+    paired = figure_table(tables, "per_arm_vs_running_mean")
+    if paired is None:
+        return {}
+    name = figure_name(study, "per_arm_vs_running_mean")
+    return {name: plots.paired_difference(paired, out_dir, name,
+                                          "accuracy difference\n(per-arm minus running-mean)")}

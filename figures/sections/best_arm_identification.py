@@ -5,20 +5,31 @@ the paired comparisons at the compared budgets."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.roles import LrRole
 from analysis.study_tables import SETTINGS
+from figures import plots
 from figures.cite import Row, Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, agreement, distinct, families, printed
+from figures.sections import (
+    Section,
+    agreement,
+    distinct,
+    families,
+    figure_name,
+    figure_table,
+    printed,
+)
 from figures.sections.narrow import SHOWN
-from figures.words import display
+from figures.words import bandit, display
 from study.spec import registry
 
 SECTION = Section(table="budget_ratio", title="REINFORCE against best-arm identification",
                   template="best_arm_identification.md.j2", order=5, declared=True,
-                  shared=True, introduction="best_arm_identification_intro.md.j2")
+                  shared=True, introduction="best_arm_identification_intro.md.j2",
+                  figures=("best_arm_identification",))
 
 RATIOS = ["reference", "ratio", "ci_low", "ci_high", "ci90_low", "ci90_high", "resamples",
           "ci90_low_mc_low", "ci90_low_mc_high", "ci90_high_mc_low", "ci90_high_mc_high",
@@ -78,3 +89,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "listed": [Named(b, ",") for b in distinct(cite, versus[versus["budget"].isin(compared)],
                                                    "budget")],
         "paired": paired}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Every algorithm's accuracy against budget on the study's bandit."""
+    accuracy = figure_table(tables, "accuracy")
+    name = figure_name(study, "best_arm_identification")
+    title = f"arms {bandit(accuracy['environment'].iat[0])}"
+    return {name: plots.best_arm_identification(
+        {title: (accuracy, figure_table(tables, "budget_to_target"))}, out_dir, name)}

@@ -5,18 +5,20 @@ sizes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.study_tables import SETTINGS
+from figures import plots
 from figures.cite import Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, distinct, printed
+from figures.sections import Section, distinct, figure_name, figure_table, printed
 from figures.words import display, pvalue
 from study.spec import registry
 
 SECTION = Section(table="best_budget",
                   title="With a per-pull cost: does the extra compute pay for itself?",
-                  template="cost.md.j2", order=6, shared=True)
+                  template="cost.md.j2", order=6, shared=True, figures=("net_value",))
 
 BEST = ["cost", "best_budget", "net_value", "ci_low", "ci_high", "runner_up_budget",
         "gain_over_runner_up", "gain_over_runner_up_low", "gain_over_runner_up_high",
@@ -65,3 +67,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                           p_value_holm=pvalue),
         "rows": cite.count(versus), "verdicts": verdicts,
         "versus": versus[list(VERSUS)].rename(columns=VERSUS)}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Expected net value against budget, a line per cost, the best budgets marked."""
+    name = figure_name(study, "net_value")
+    return {name: plots.net_value(figure_table(tables, "net_value"),
+                                  figure_table(tables, SECTION.table), out_dir, name)}

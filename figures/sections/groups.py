@@ -6,17 +6,20 @@ with no signal."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from figures import groups as plots
 from figures.cite import Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, with_intervals
+from figures.sections import Section, figure_name, figure_table, with_intervals
 from figures.words import bandit
 
 SECTION = Section(table="group_best_lr",
                   title="Group rollouts: GRPO, Dr. GRPO and RLOO at the same rollout budget",
                   template="groups.md.j2", order=9, shared=True,
-                  introduction="groups_intro.md.j2")
+                  introduction="groups_intro.md.j2",
+                  figures=("group_accuracy", "group_budget", "group_zero_signal"))
 
 DIFFERENCE = {"difference [95%]": ("difference", "ci_low", "ci_high")}
 """A paired table's difference with its interval, as one column."""
@@ -90,3 +93,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "robust": Named(cite.constant("analysis.groups.ROBUST"), "g"), "best": best[ROBUST],
         "zero": zero is not None and {
             "settled": cite.constant("analysis.cost.SETTLED_SEEDS"), "table": zero[ZERO]}}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Accuracy by group size, the budgets to the target and the zero-signal share, each where
+    the analysis made its table."""
+    drawn = {}
+    for stem, table, plot in (("group_accuracy", "group_accuracy", plots.accuracy_by_group),
+                              ("group_budget", "group_budget_to_target", plots.budget_by_group),
+                              ("group_zero_signal", "group_zero_signal",
+                               plots.zero_signal_by_group)):
+        frame = figure_table(tables, table)
+        if frame is not None:
+            drawn[figure_name(study, stem)] = plot(frame, out_dir, figure_name(study, stem))
+    return drawn

@@ -14,14 +14,14 @@ from matplotlib import pyplot as plt
 from analysis.families import plain
 from figures.cite import Tables
 from figures.numbers import Scope
-from figures.sections import Section
+from figures.sections import Section, figure_name
 from figures.style import OKABE_ITO, save
 from figures.words import display
 from study.spec import registry
 
 SECTION = Section(table="hardness_slope", title="Budget against hardness",
                   template="hardness.md.j2", order=10,
-                  figure="budget_against_hardness")
+                  figures=("budget_against_hardness",))
 
 SHOWN = ["algorithm", "bandits", "bandits_reached", "slope", "ci_low", "ci_high",
          "bandit_ci_low", "bandit_ci_high", "budget_per_H_at_median_H", "residual_sd_log",
@@ -59,12 +59,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     return {"one": cite.literal("1"), "algorithms": keys, "table": slopes[SHOWN]}
 
 
-def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """The section's figure from the study's tables in ``tables``: budget to 0.9 against H on
     log-log axes, a colour per algorithm: each bandit's estimate
     with its 95% bootstrap interval (drawn up to the estimate where it is unbounded above), and
     the fitted line of log budget on log H. The algorithms' points at one H are spread a little
     sideways so that their bars do not hide each other."""
+    name = figure_name(study, SECTION.figures[0])
     points = pd.read_parquet(tables / "hardness.parquet")
     slopes = pd.read_parquet(tables / f"{SECTION.table}.parquet")
     figure, ax = plt.subplots(figsize=(6.2, 4.4), layout="constrained")
@@ -92,4 +93,4 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     ax.set_ylabel("rollouts to 0.9 accuracy (log scale)")
     ax.legend(loc="lower right", fontsize="small",
               title="slope of log budget on log H [95%]", title_fontsize="small")
-    return save(figure, out_dir, name)
+    return {name: save(figure, out_dir, name)}

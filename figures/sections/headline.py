@@ -9,15 +9,17 @@ from typing import Any
 
 from analysis.families import plain
 from analysis.study_tables import SETTINGS
+from figures import plots
 from figures.cite import Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
-from figures.sections import Section, printed
+from figures.sections import Section, figure_name, figure_table, printed
 from figures.words import bandit, baseline_name, fraction
 from study.spec import registry
 
 SECTION = Section(table="accuracy", title="How accuracy rises with the budget",
-                  template="headline.md.j2", order=1, declared=True, shared=True)
+                  template="headline.md.j2", order=1, declared=True, shared=True,
+                  figures=("accuracy_vs_budget", "accuracy_band", "lr_heatmap"))
 
 SHOWN = ["lr", "baseline", "budget", "seeds", "accuracy", "ci_low", "ci_high", "non_finite"]
 """The columns of the section's table."""
@@ -49,6 +51,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "curve": [printed(r, accuracy=".3f", ci_low=".3f", ci_high=".3f", budget=",")
                   for r in cite.rows(rows)],
         "seeds": Named(one.seeds, ","), "bandit": Named(one.environment, shown=bandit),
+        "lr": Named(one.lr, "g"), "baseline": baseline_name(one.baseline.value),
         "chance": Named(one.chance, shown=fraction), "table": rows[SHOWN],
         "band": band is not None and {
             "factor": Named(cite.first(band).band_factor, ".2f"),
@@ -59,3 +62,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "final": printed(cite.first(top), budget=",", accuracy=".4f", ci_low=".4f",
                          ci_high=".4f"),
         "tie": len(top) > 1 and cite.count(accuracy, tied)}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Accuracy against budget and over lr x budget, and the headline cell's simultaneous band
+    where the analysis made it."""
+    accuracy = figure_table(tables, SECTION.table)
+    drawn = {name: plot(accuracy, out_dir, name) for name, plot in (
+        (figure_name(study, "accuracy_vs_budget"), plots.accuracy_vs_budget),
+        (figure_name(study, "lr_heatmap"), plots.lr_heatmap))}
+    band = figure_table(tables, "accuracy_band")
+    if band is not None:
+        name = figure_name(study, "accuracy_band")
+        drawn[name] = plots.accuracy_band(band, out_dir, name)
+    return drawn

@@ -4,20 +4,32 @@ budget depends on the target."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis.roles import LrRole
 from analysis.study_tables import SETTINGS
-from figures.cite import Row, Tables
+from figures import plots
+from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section
+from figures.sections import Section, figure_name, figure_table
 from figures.words import bandit, baseline_name
+from study.spec import registry
 
 SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",
-                  template="narrow.md.j2", order=4, declared=True, shared=True)
+                  template="narrow.md.j2", order=4, declared=True, shared=True,
+                  figures=("accuracy_to_target",))
 
 SHOWN = ["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds", "summary", "ratio_to_H"]
 """The columns of the section's table (and of section 5's tables of budgets)."""
+
+
+def unfit(tables: Path, study: str) -> str:
+    """The section gives REINFORCE's budget at its best lr: a study without REINFORCE does not
+    fit."""
+    budgets = read_table(tables, SECTION.table)
+    trained = budgets["algorithm"].isin(registry.trained()).any()
+    return "" if trained else "which has no REINFORCE cell"
 
 
 def in_h(row: Row) -> dict[str, Any]:
@@ -49,3 +61,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                  for r in cite.rows(best)],
         "reference": [{"summary": Named(r.summary), "h": in_h(r)} for r in cite.rows(reference)],
         "table": budgets[SHOWN], "targets": targets}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Accuracy against budget, each lr's budget to the target marked on the target's line."""
+    name = figure_name(study, "accuracy_to_target")
+    return {name: plots.accuracy_vs_budget(figure_table(tables, "accuracy"), out_dir, name,
+                                           figure_table(tables, SECTION.table))}

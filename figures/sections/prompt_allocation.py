@@ -20,13 +20,13 @@ from analysis.roles import Censoring, Finding, Placement
 from analysis.study_tables import SETTINGS
 from figures.cite import Row, Tables, formatter
 from figures.numbers import Scope, number_word
-from figures.sections import Section
+from figures.sections import Section, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO, save
 from figures.words import baseline_name
 from study.core.prompt_rules import RULES
 
 SECTION = Section(table="prompts_vs_uniform", title="Many prompts, one rollout budget",
-                  template="prompt_allocation.md.j2", order=12, figure="prompt_allocation",
+                  template="prompt_allocation.md.j2", order=12, figures=("prompt_allocation",),
                   paper="prompt_allocation.typ.j2")
 
 RULE_NAMES = {"uniform": "uniform allocation", "skip_zero_signal": "skipping zero-signal prompts",
@@ -337,7 +337,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "bands": late_bands[BANDS]}
 
 
-def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """The section's figure from the study's tables in ``tables``, for the headline cells, one
     column per difficulty law: top, mean accuracy against rollouts, a colour per rule, with its
     95% interval band; second, each rule's paired difference in pass rate from uniform
@@ -346,6 +346,7 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     with 95% intervals, the hardest band, 0, first); bottom, the compute curve fitted up to the cut
     (solid) and extrapolated (dashed), with the measured means (filled: fitted, hollow: held
     out)."""
+    name = figure_name(study, SECTION.figures[0])
     settings = pd.read_parquet(tables / f"{SETTINGS}.parquet").iloc[0]
 
     def head(table: str) -> pd.DataFrame:
@@ -422,4 +423,4 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
     axes[3, 0].set_ylabel("mean accuracy; fitted\ncompute curve")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=len(RULES))
-    return save(figure, out_dir, name)
+    return {name: save(figure, out_dir, name)}

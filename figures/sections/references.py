@@ -10,15 +10,24 @@ from typing import Any
 from analysis.families import ALPHA, plain
 from analysis.roles import Finding
 from analysis.study_tables import SETTINGS
+from figures import plots
 from figures.cite import Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
-from figures.sections import Section, agreement, families, printed
-from figures.words import display, fraction, pvalue
+from figures.sections import (
+    Section,
+    agreement,
+    families,
+    figure_name,
+    figure_table,
+    printed,
+)
+from figures.words import baseline_name, display, fraction, pvalue
 
 SECTION = Section(table="accuracy",
                   title="Above the never-training sampler and above uniform allocation",
-                  template="references.md.j2", order=2, declared=True, shared=True)
+                  template="references.md.j2", order=2, declared=True, shared=True,
+                  figures=("vs_reference",))
 
 SHOWN = ["budget", "seeds", "accuracy_a", "accuracy_b", "difference", "ci_low", "ci_high",
          "only_a", "only_b", "p_value", "p_value_holm", "verdict"]
@@ -51,7 +60,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         gap = {end: Named(r[end] - r.chance, "+.3f") for end in ("accuracy", "ci_low", "ci_high")}
         gaps.append(gap | printed(r, budget=",", p_vs_chance=pvalue, p_vs_chance_holm=pvalue))
     return {
-        "reference": display(settings["reference"]), "reference_name": settings["reference"],
+        "reference": display(settings["reference"]),
+        "baseline": baseline_name(cite.first(head).baseline.value),
         "chance": Named(cite.first(head).chance, shown=fraction), "gaps": gaps,
         "primary": families(cite, head[head["primary"]]),
         "others": families(cite, accuracy[~accuracy["primary"]]),
@@ -67,3 +77,15 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "rows": cite.count(versus), "margin": Named(cite.first(versus).margin, "g"),
         "unresolved": cite.count(versus, "verdict == " + repr("unresolved")),
         "agreement": agreement(cite, versus)}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """REINFORCE minus the reference learner, per lr, at the headline cell's baseline."""
+    settings = figure_table(tables, SETTINGS).iloc[0]
+    versus = figure_table(tables, f"vs_{settings['reference']}")
+    cells = figure_table(tables, "cells").set_index("cell")
+    baseline = cells.loc[settings["headline_cell"], "baseline"]
+    name = figure_name(study, SECTION.figures[0])
+    return {name: plots.paired_difference(
+        versus[versus["baseline"] == baseline], out_dir, name,
+        f"accuracy difference\n(REINFORCE minus {display(settings['reference'])})")}

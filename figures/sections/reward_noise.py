@@ -20,12 +20,12 @@ from analysis.roles import Placement
 from figures.cite import Row, Tables
 from figures.named import budget_limit, more_than
 from figures.numbers import Scope, number_word
-from figures.sections import Section
+from figures.sections import Section, figure_name
 from figures.style import REFERENCE, ordered_colours, outside_legend, save
 from figures.words import arm_values, baseline_name
 
 SECTION = Section(table="reward_noise_cost", title="What a noisy verifier costs",
-                  template="reward_noise.md.j2", order=11, figure="reward_noise_cost",
+                  template="reward_noise.md.j2", order=11, figures=("reward_noise_cost",),
                   paper="reward_noise.typ.j2")
 
 SHOWN = ["false_positive", "false_negative", "ratio", "ci_low", "ci_high", "simultaneous_low",
@@ -194,12 +194,13 @@ PANEL_TITLES = {Metric.ACCURACY: "accuracy to {target:g}",
                 Metric.PASS_RATE: "pass rate to {fraction:.0%} of the achievable gain"}
 
 
-def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """The section's figure from the study's tables in ``tables``: one panel per metric and
     target, the ratio against false_positive + false_negative, one colour and marker per
     false-positive rate (nudged sideways so that rates of one total stay apart), 95% paired
     bootstrap bars; the dashed line is 1 / (1 - fp - fn)^2, the crosses the variance-folded
     prediction of each verifier."""
+    name = figure_name(study, SECTION.figures[0])
     table = pd.read_parquet(tables / f"{SECTION.table}.parquet")
     panels = list(table.groupby(["metric", "fraction"], dropna=False, sort=False))
     columns = min(len(panels), 2)
@@ -238,4 +239,4 @@ def draw(tables: Path, out_dir: Path, name: str) -> list[Path]:
         ax.set_xlabel("verifier's total error rate, fp + fn")
     figure.supylabel("rollouts to the target, ratio to the exact verifier")
     outside_legend(figure, axes.flat[0], below=True)
-    return save(figure, out_dir, name)
+    return {name: save(figure, out_dir, name)}

@@ -6,19 +6,28 @@ intervals."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
+from figures import plots
 from figures.cite import Row, Tables
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
-from figures.sections import Section, declaring, distinct, printed
+from figures.sections import (
+    Section,
+    declaring,
+    distinct,
+    figure_name,
+    figure_table,
+    printed,
+)
 
 EXERCISE = "seed_exercise"
 """The part of this section a study declares to be read as a seed exercise (``quick``'s)."""
 SECTION = Section(table="power", title="How many seeds each claim needs",
                   template="seeds.md.j2", order=7, declared=True, shared=True,
-                  parts=(EXERCISE,))
+                  parts=(EXERCISE,), figures=("power_curves",))
 
 WIDTH = "ci_high - ci_low"
 """An accuracy interval's width, as an expression of its row."""
@@ -71,3 +80,12 @@ def exercise(cite: Tables, study: str, sweep: Any) -> dict[str, Any]:
             "sweep_narrowest": Named(cite.smallest(sweep, WIDTH), ".3f"),
             "sweep_widest": Named(cite.largest(sweep, WIDTH), ".3f"),
             "sweep_seeds": Named(cite.first(sweep).seeds, ",")}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Power against seeds at the rates the run observed."""
+    curves = figure_table(tables, "power_curves")
+    if curves is None:
+        return {}
+    name = figure_name(study, "power_curves")
+    return {name: plots.power_curves(curves, out_dir, name)}

@@ -6,16 +6,19 @@ step."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from figures import curves as plots
 from figures.cite import Tables
 from figures.numbers import Named, Scope
-from figures.sections import Section, printed, with_intervals
+from figures.sections import Section, figure_name, figure_table, printed, with_intervals
 from figures.words import bandit, display
 
 SECTION = Section(table="curve_points",
                   title="Learning curves (the textbook check: Sutton and Barto, Figure 2.5)",
-                  template="textbook.md.j2", order=8, shared=True)
+                  template="textbook.md.j2", order=8, shared=True,
+                  figures=("learning_curves", "book_layout"))
 
 OPTIMAL = "optimal action [95% Wilson]"
 """The table's column of the optimal-action fraction with its interval."""
@@ -52,6 +55,18 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "table": lambda: with_intervals(cite, shown, ".3f", **{OPTIMAL: (
             "optimal_action", "optimal_ci_low", "optimal_ci_high")})[
                 ["algorithm", "lr", "baseline", "step", OPTIMAL, "mean_reward"]],
+        "book": plots.in_book_layout(points),
         "gap": len(with_b) > 0 and len(without) > 0 and {
             "plain": printed(cite.first(without), **ends),
             "book": printed(cite.first(with_b), step=",", lr="g", **ends)}}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """The learning curves, and the book's figure where the curves are the book's grid."""
+    curves = figure_table(tables, "curves")
+    drawn = {figure_name(study, "learning_curves"): plots.learning_curves(
+        curves, out_dir, figure_name(study, "learning_curves"))}
+    if plots.in_book_layout(curves):
+        name = figure_name(study, "book_layout")
+        drawn[name] = plots.sutton_barto_figure(curves, out_dir, name)
+    return drawn

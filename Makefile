@@ -28,8 +28,9 @@ STUDY_TABLES := $(STUDIES:%=$(OUT)/tables/%/index.json)
 STUDY_STAMPS := $(STUDIES:%=$(OUT)/%/simulation.json)
 # Kept: a stamp make deleted as an intermediate file would be written again, newer than the runs.
 .SECONDARY: $(STUDY_STAMPS)
-# The notebook API (study/api.py) only calls the simulation, so changing it re-runs nothing.
-SIMULATION_CODE := $(filter-out study/api.py,$(wildcard study/*.py study/*/*.py))
+# The simulation's code (the entry points in bandit_study/ only call it, so changing them re-runs
+# nothing).
+SIMULATION_CODE := $(wildcard study/*.py study/*/*.py)
 ANALYSIS_CODE := $(wildcard analysis/*.py analysis/*/*.py)
 # With the sections that follow from a study's tables and their templates (figures/sections/,
 # figures/templates/), which the figures, the report and the paper all read.
@@ -62,10 +63,10 @@ lock: $(INSTALLED) ## write requirements.lock again from pyproject.toml (uv pip 
 # the config without its [analysis] table and is rewritten only when that changes, so editing a
 # margin or the compared budgets re-runs the analysis and nothing before it.
 $(OUT)/%/simulation.json: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m study stamp $< --out $@ $(SEEDS_FLAG)
+	$(PY) -m bandit_study stamp $< --out $@ $(SEEDS_FLAG)
 
 $(OUT)/%/runs.parquet: $(OUT)/%/simulation.json $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m study run study/configs/$*.toml --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
+	$(PY) -m bandit_study run study/configs/$*.toml --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
 
 $(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet study/configs/%.toml $(ANALYSIS_CODE)
 	$(PY) -m analysis $(OUT)/$* --config study/configs/$*.toml --out $(OUT)/tables/$*
@@ -88,7 +89,7 @@ report: $(OUT)/report.md ## the report (and everything it needs)
 paper: $(OUT)/paper.pdf ## the write-up, typeset by Typst from figures/typst/ (and everything it needs)
 
 quick: $(OUT)/quick/runs.parquet ## the seed exercise: accuracy at 50/200/1000/5000 rollouts, 40 seeds
-	@$(PY) -m study summarize $(OUT)/quick
+	@$(PY) -m bandit_study summarize $(OUT)/quick
 
 TEXTBOOK := sutton_barto_fig2_5
 $(OUT)/figures/$(TEXTBOOK)_book_layout.png: $(OUT)/tables/$(TEXTBOOK)/index.json $(FIGURE_CODE)

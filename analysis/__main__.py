@@ -11,8 +11,8 @@ from pathlib import Path
 from analysis import prompts
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
+from study.model.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
 from study.orchestration.storage import read_cells, read_manifest, read_runs
-from study.spec.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
 
 
 def check_simulation(config: StudyConfig, manifest: dict) -> None:

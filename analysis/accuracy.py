@@ -7,13 +7,13 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from analysis.outcomes import Outcomes
-from study.spec.environment import Environment
+from study.model.environment import Environment
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
              "cost"]
 ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters",
                        "reward_parameters"]
-"""The structured description of a cell's bandit (``study.spec.schema``)."""
+"""The structured description of a cell's bandit (``study.model.schema``)."""
 
 
 def cells_frame(outcomes: Outcomes) -> pd.DataFrame:

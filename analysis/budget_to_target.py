@@ -21,7 +21,7 @@ from scipy.optimize import isotonic_regression
 from scipy.stats import binom
 
 from analysis.roles import Placement
-from study.spec.environment import Environment
+from study.model.environment import Environment
 
 TARGET = 0.9
 BOOTSTRAP = 1000

@@ -32,8 +32,8 @@ from analysis.paired import compare_outcomes, judge, paired_difference
 from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
 from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
 from analysis.roles import LrRole, typed
-from study.spec import registry
-from study.spec.config import DEFAULT_LR
+from study.model import registry
+from study.model.config import DEFAULT_LR
 
 ROBUST = 0.01
 """An lr is in an arm's robust range when its mean accuracy is within this of the arm's best."""

@@ -22,7 +22,7 @@ from scipy.stats import t as student_t
 
 from analysis.budget_to_target import BOOTSTRAP, TARGET, bootstrap_weights, crossing
 from analysis.roles import LrRole
-from study.spec import registry
+from study.model import registry
 
 
 def is_hardness_study(budgets: pd.DataFrame) -> bool:

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from study.model.schema import CELL_COLUMNS, RUNS_FILE
 from study.orchestration.storage import read_cells
-from study.spec.schema import CELL_COLUMNS, RUNS_FILE
 
 ARRAY_COLUMNS = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
                  # A count of updates: int32 holds any budget a study runs, in half the bytes.
@@ -37,7 +37,7 @@ READ_COLUMNS = ("cell", "seed", "budget", "rollouts", "best_value", *ARRAY_COLUM
 class Outcomes:
     """A study's outcomes.
 
-    ``cells``: one row per cell in cell order, the columns ``study.spec.schema.CELL_COLUMNS``
+    ``cells``: one row per cell in cell order, the columns ``study.model.schema.CELL_COLUMNS``
     (``arm_values`` and ``draw_parameters`` as tuples); ``seeds`` and ``budgets``: the sorted
     seed ids and checkpoints every cell shares; ``correct``, ``finite``, ``greedy_value``,
     ``zero_signal`` and ``pass_rate`` (NaN for a learner without a policy): arrays of shape
@@ -64,7 +64,7 @@ class Outcomes:
 
     @classmethod
     def from_runs(cls, frame: pd.DataFrame) -> Outcomes:
-        """From a tidy runs table (``study.spec.schema.RUNS_COLUMNS``, at least the cell columns
+        """From a tidy runs table (``study.model.schema.RUNS_COLUMNS``, at least the cell columns
         and ``READ_COLUMNS``); ValueError unless it is exactly one row per (cell, seed,
         checkpoint) with every cell on the same seeds and checkpoints."""
         missing = [c for c in (*CELL_COLUMNS, *READ_COLUMNS) if c not in frame]

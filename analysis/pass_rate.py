@@ -24,7 +24,7 @@ import analysis.budget_to_target as crossings
 from analysis.accuracy import cell_environments
 from analysis.cost import CONFIDENCE, MeanInterval, Support, mean_interval
 from analysis.outcomes import Outcomes
-from study.spec.environment import Environment
+from study.model.environment import Environment
 
 FRACTIONS = (0.5, 0.75, 0.9)
 """Pass-rate targets as shares of the achievable gain, stated before any run."""

@@ -51,7 +51,7 @@ from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossin
 from analysis.outcomes import Outcomes
 from analysis.paired import mcnemar_power
 from analysis.power import ALPHA, exact_mcnemar_power, exact_mcnemar_power_curve, seeds_for_power
-from study.spec.config import ArgumentParser, ConfigError
+from study.model.config import ArgumentParser, ConfigError
 
 MOST = 10**6
 """Largest n the binomial planner searches (McNemar's searches to 2.5 times its normal n)."""

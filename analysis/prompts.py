@@ -43,9 +43,9 @@ from analysis.power import TARGET_POWER
 from analysis.roles import Censoring, CurveFit, Finding, Placement, typed
 from analysis.study_tables import SETTINGS
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
-from study.spec.config import AnalysisConfig
-from study.spec.environment import Environment
-from study.spec.grid import SAME_UNDER_EITHER
+from study.model.config import AnalysisConfig
+from study.model.environment import Environment
+from study.model.grid import SAME_UNDER_EITHER
 
 CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size", "lr",
                 "environment", "prompts"]
@@ -135,7 +135,7 @@ def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
 
 def _repeats(cells: pd.DataFrame) -> pd.Series:
     """Whether each cell repeats another's runs: normalised per batch under a rule whose groups
-    all have the configured size (``study.spec.grid.SAME_UNDER_EITHER``), it is the per-group
+    all have the configured size (``study.model.grid.SAME_UNDER_EITHER``), it is the per-group
     cell's simulation, one hypothesis, compared once (as the per-group cell)."""
     return (cells["normalization"] == "per_batch") & cells["allocation"].isin(SAME_UNDER_EITHER)
 

@@ -47,10 +47,10 @@ from analysis.power import (
     paired_power_mc,
 )
 from analysis.roles import Against, Finding, LrRole, RatioFinding, finding, typed
+from study.model import registry
+from study.model.config import AnalysisConfig
+from study.model.schema import CURVES_FILE
 from study.orchestration.storage import read_manifest
-from study.spec import registry
-from study.spec.config import AnalysisConfig
-from study.spec.schema import CURVES_FILE
 
 SETTINGS = "settings"
 """The one-row table of the ``[analysis]`` settings a study was analysed with (and the headline

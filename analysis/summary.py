@@ -1,4 +1,4 @@
-"""The plain-text summary ``python -m study quick`` (and ``summarize``) prints: accuracy per
+"""The plain-text summary ``python -m bandit_study quick`` (and ``summarize``) prints: accuracy per
 budget with Wilson intervals, the gap to the never-training sampler, and what the extra budget
 bought; for a many-prompts study, mean accuracy over the prompts per budget."""
 

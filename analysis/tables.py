@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from study.spec.atomic import write_files, write_text
-from study.spec.schema import INDEX_FILE
+from study.model.atomic import write_files, write_text
+from study.model.schema import INDEX_FILE
 
 P_FLOOR = 1e-15
 """Smallest p-value shown as a number in the tables and the report; below it "< 1e-15": the

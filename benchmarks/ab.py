@@ -22,7 +22,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from study.spec.paths import REPO_ROOT
+from study.model.paths import REPO_ROOT
 
 ROUNDS = 5
 SEEDS, BUDGET = 2048, 10_000
@@ -34,7 +34,7 @@ _TIMING = textwrap.dedent(f"""
     from benchmarks.floor import floor_loop
     from benchmarks.run import SIM, median_seconds
     from study.orchestration.simulate import simulate
-    from study.spec.streams import kernel_keys, run_keys
+    from study.core.streams import kernel_keys, run_keys
     numba.set_num_threads(1)
     keys = run_keys(1, np.arange({SEEDS}))
     episodes = {SEEDS} * {BUDGET} * 1e-9

@@ -28,17 +28,15 @@ from benchmarks import ab
 from benchmarks.floor import floor_loop
 from benchmarks.numpy_peer import numpy_reinforce
 from benchmarks.scalar_numba import scalar_reinforce
+from reference import run as reference_run
 from study.core.prompt_rules import RULES
 from study.core.state import LANES
+from study.core.streams import kernel_keys, run_keys
+from study.model.atomic import write_text
+from study.model.environment import Environment
+from study.model.grid import Simulation
+from study.model.paths import OUT_DIR, REPO_ROOT
 from study.orchestration.simulate import simulate, simulate_dataset
-from study.spec.atomic import write_text
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.paths import OUT_DIR, REPO_ROOT
-from study.spec.streams import kernel_keys, run_keys
-
-sys.path.insert(0, str(REPO_ROOT / "tests"))
-from reference import run as reference_run
 
 REPEATS = 5
 KERNEL_1 = "package kernel, 1 thread"
@@ -50,8 +48,8 @@ PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 
                    "per rollout, 1 thread")
 FLOOR = "floor: draws + K exps only, 1 thread"
 NUMPY = "numpy vectorized across seeds"
-PYTHON = "pure-Python reference (tests/reference/)"
-WHOLE_PROCESS = "python -m study run, whole process, 1 thread"
+PYTHON = "pure-Python reference (reference/)"
+WHOLE_PROCESS = "python -m bandit_study run, whole process, 1 thread"
 NUMPY_WHOLE = "numpy vectorized across seeds, whole-process workload"
 PROBS = (0.5, 0.55, 0.6)
 LR = 0.1
@@ -180,7 +178,7 @@ def references() -> list[dict[str, object]]:
     row("scalar numba loop (libm exp, np.random), 1 thread",
         f"{scalar_seeds} seeds x {scalar_budget} episodes", scalar_seeds * scalar_budget,
         median_seconds(lambda: scalar_reinforce(probs, LR, scalar_budget, scalar_seeds, 1)))
-    # The whole process against numpy on one workload: ``python -m study run`` on one thread
+    # The whole process against numpy on one workload: ``python -m bandit_study run`` on one thread
     # (start-up with a warm numba cache, simulation, the runs table written; a fresh shard cache)
     # and the numpy peer in this process; timed once each, as each takes seconds.
     whole_seeds, whole_budget = 10_000, 50_000
@@ -204,9 +202,9 @@ def references() -> list[dict[str, object]]:
 
 
 def whole_process_seconds(seeds: int, budget: int) -> float:
-    """Wall time of ``python -m study run`` in a fresh process on one thread: the headline bandit,
-    lr 0.1, running-mean baseline, ``seeds`` x ``budget``, into a fresh output and shard cache,
-    with a warm numba cache: a run of 64 seeds x 10 episodes in a process of its own first
+    """Wall time of ``python -m bandit_study run`` in a fresh process on one thread: the headline
+    bandit, lr 0.1, running-mean baseline, ``seeds`` x ``budget``, into a fresh output and shard
+    cache, with a warm numba cache: a run of 64 seeds x 10 episodes in a process of its own first
     compiles what the command needs (the CLI's arrays need not be of the types this process's
     kernel calls compiled)."""
     def run(folder: Path, seeds: int, budget: int) -> float:
@@ -224,7 +222,7 @@ def whole_process_seconds(seeds: int, budget: int) -> float:
         """))
         env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "study", "run", str(config), "--out",
+        subprocess.run([sys.executable, "-m", "bandit_study", "run", str(config), "--out",
                         str(folder / "out"), "--quiet"], env=env, cwd=REPO_ROOT, check=True)
         return time.perf_counter() - began
 
@@ -290,7 +288,7 @@ _PROBE = textwrap.dedent("""
     import resource, sys, time
     began = time.perf_counter()
     import numpy as np
-    from study.spec.config import parse_config
+    from study.model.config import parse_config
     from study.orchestration.runner import run_study
     seeds, budgets = int(sys.argv[1]), sys.argv[2]
     config = parse_config(f'''

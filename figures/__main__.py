@@ -9,9 +9,9 @@ from pathlib import Path
 
 from figures.curves import check_tables_root
 from figures.sections import check_declared, given
-from study.spec.atomic import write_text
-from study.spec.config import ArgumentParser, ConfigError, make_folder
-from study.spec.schema import INDEX_FILE
+from study.model.atomic import write_text
+from study.model.config import ArgumentParser, ConfigError, make_folder
+from study.model.schema import INDEX_FILE
 
 
 def draw_all(tables_root: Path, out_dir: Path) -> dict[str, list[str]]:

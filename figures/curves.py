@@ -17,9 +17,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
-from study.spec import registry
-from study.spec.config import ArgumentParser, ConfigError, make_folder
-from study.spec.schema import INDEX_FILE
+from study.model import registry
+from study.model.config import ArgumentParser, ConfigError, make_folder
+from study.model.schema import INDEX_FILE
 
 STEP_LABEL = "step t (episodes, log scale)"
 OPTIMAL_LABEL = "optimal action (fraction of seeds)"

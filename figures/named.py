@@ -7,15 +7,17 @@ report prints from that registry, the paper's macros are its names and ``numbers
 one of them with its source, so one value has one name everywhere.
 
 Names: a study's number begins with the study's prefix (``analysis.tables.study_prefix``:
-``BudgetSweepAccAtOneThousand``), then what it is, ``At`` and a budget in words where it is one of
-several budgets, and ``Low``/``High`` (interval), ``P`` (Holm-adjusted p-value) or ``Ninety``
-(90% interval) last. A constant of the code that no study owns has a plain name (``Level``).
+``MyStudyAccAtOneThousand`` for ``my_study``), then what it is, ``At`` and a budget in words where
+it is one of several budgets, and ``Low``/``High`` (interval), ``P`` (Holm-adjusted p-value) or
+``Ninety`` (90% interval) last. A constant of the code that no study owns has a plain name
+(``Level``).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -24,14 +26,12 @@ from analysis.power import TARGET_POWER
 from analysis.roles import Against, Finding, LrRole
 from analysis.study_tables import SETTINGS
 from figures import sections
-from figures.cite import Cited, Tables, formatter
+from figures.cite import Cited, Tables, formatter, read_table
 from figures.numbers import Registry, Scope, macro_name, number_word, study_prefix
 from figures.words import bandit, fraction, pvalue
-from study.spec import registry
+from study.model import registry
+from study.model.config import ConfigError
 
-HEADLINE_STUDY = "budget_sweep"
-NARROW_STUDY = "narrow_margins"
-GROUP_STUDY = "group_rollouts"
 PRIMARY = "primary"
 POWER_EFFECT = 0.05
 """The gain over chance whose seeds the paper quotes (one of the effects the study states)."""
@@ -105,9 +105,8 @@ def named_numbers(cite: Tables) -> Registry:
     constants(cite, numbers)
     for path in sorted(cite.tables.glob(f"*/{SETTINGS}.parquet")):
         headline(cite, path.parent.name, numbers.scope(study_prefix(path.parent.name)))
-    for part, study in ((budget_sweep, HEADLINE_STUDY), (baselines, HEADLINE_STUDY),
-                        (seeds, HEADLINE_STUDY), (narrow, NARROW_STUDY), (groups, GROUP_STUDY)):
-        if cite.read(study, SETTINGS) is not None:
+    for role, study in roles(cite.tables).items():
+        for part in ROLES[role]:
             part(cite, study, numbers.scope(study_prefix(study)))
     for module, study in sections.given(cite.tables):
         module.claims(cite, study, numbers.scope(study_prefix(study)))
@@ -120,7 +119,7 @@ def constants(cite: Tables, numbers: Registry) -> None:
     numbers.put("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
     numbers.put("Alpha", cite.constant("analysis.families.ALPHA"), "g")
     numbers.put("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
-    numbers.put("DefaultLr", cite.constant("study.spec.config.DEFAULT_LR"), "g")
+    numbers.put("DefaultLr", cite.constant("study.model.config.DEFAULT_LR"), "g")
     numbers.put("Resamples", cite.constant("analysis.budget_to_target.BOOTSTRAP"), ",")
     numbers.put("MoreResamples", cite.constant("analysis.budget_to_target.MORE_RESAMPLES"), ",")
     numbers.put("Solved", cite.constant("figures.named.SOLVED"), "g")
@@ -197,7 +196,7 @@ def headline(cite: Tables, study: str, numbers: Scope) -> None:
                                *r.baseline.value.split("_")), r.optimal_action, ".3f")
 
 
-def budget_sweep(cite: Tables, study: str, numbers: Scope) -> None:
+def leading(cite: Tables, study: str, numbers: Scope) -> None:
     """The headline study's numbers the paper leads with: its bandit, chance and the compared
     budgets; the signed gain over chance with its Holm p-value; the accuracy band; the
     comparison with the reference learner."""
@@ -265,7 +264,7 @@ def baselines(cite: Tables, study: str, numbers: Scope) -> None:
         numbers.put(macro_name("BestLr", *words), r.lr, "g")
 
 
-def narrow(cite: Tables, study: str, numbers: Scope) -> None:
+def narrow_margin(cite: Tables, study: str, numbers: Scope) -> None:
     """The narrow-margins bandit: its hardness, the best lr's budget to 0.9 and the reference
     learner's, and each planning learner's budget ratio to REINFORCE with its intervals and
     where the 90% one lies against the margin."""
@@ -299,7 +298,7 @@ def narrow(cite: Tables, study: str, numbers: Scope) -> None:
     numbers.put("RatioMargin", cite.first(ratios).ratio_margin, "g")
 
 
-def groups(cite: Tables, study: str, numbers: Scope) -> None:
+def grouped(cite: Tables, study: str, numbers: Scope) -> None:
     """Groups of rollouts on the study's first bandit: the single rollout's budget to 0.9 and
     each group size's ratio to it (groups with Dr. GRPO's group mean); and over every arm, bandit
     and checkpoint, how the comparisons with single rollouts came out on best-arm accuracy and
@@ -347,3 +346,37 @@ def seeds(cite: Tables, study: str, numbers: Scope) -> None:
     numbers.put("PowerSeedsNormal", row.seeds_normal, ",.0f")
     numbers.put("PowerAtNormal", row.exact_power_at_seeds_normal, ".3f")
     numbers.put("PowerShort", row.exact_power_at_seeds_normal, shown=short_of_target)
+
+
+ROLES: dict[str, tuple[Callable[[Tables, str, Scope], None], ...]] = {
+    "headline": (leading, baselines, seeds), "narrow": (narrow_margin,),
+    "groups": (grouped,)}
+"""The parts of the paper a study takes by its config's ``[analysis] paper_role``: the numbers
+each names under the study's prefix, which the paper's macros give again under the role's
+(``role_prefix``)."""
+
+
+def role_prefix(role: str) -> str:
+    """A role as the prefix of the paper's macros: ``headline`` -> ``Headline``."""
+    return study_prefix(role)
+
+
+def roles(tables: Path) -> dict[str, str]:
+    """The study that takes each role of ``ROLES`` among the tables under ``tables`` (its
+    config's ``[analysis] paper_role``); ConfigError naming ``--tables`` for a role that is none
+    of them or that two studies take."""
+    taken: dict[str, str] = {}
+    for path in sorted(tables.glob(f"*/{SETTINGS}.parquet")):
+        study = path.parent.name
+        role = read_table(tables, f"{study}/{SETTINGS}").get("paper_role", pd.Series([""])).iat[0]
+        if not role:
+            continue
+        if role not in ROLES:
+            raise ConfigError("--tables", str(tables / study), f"takes the paper role {role!r} "
+                              f"(its config's [analysis] paper_role), not one of "
+                              f"{', '.join(ROLES)}")
+        if role in taken:
+            raise ConfigError("--tables", str(tables), f"has two studies of the paper role "
+                              f"{role!r}: {taken[role]} and {study}")
+        taken[role] = study
+    return taken

@@ -43,7 +43,7 @@ def number_word(n: int) -> str:
 
 def study_prefix(study: str) -> str:
     """A study's name as the CamelCase prefix of its named numbers and LaTeX macros (digits
-    spelled out): ``group_rollouts`` -> ``GroupRollouts``."""
+    spelled out): ``my_study_2`` -> ``MyStudyTwo``."""
     return "".join(number_word(int(w)) if w.isdigit() else w[:1].upper() + w[1:]
                    for w in re.findall(r"\d+|[A-Za-z]+", study))
 
@@ -87,6 +87,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._named: dict[str, Named] = {}
+        self._scoped: dict[str, dict[str, str]] = {}
 
     def put(self, name: str, value: Cited, spec: str = "",
             shown: Callable[[Any], str] | None = None) -> None:
@@ -102,6 +103,12 @@ class Registry:
                              f"{spec or shown!r}")
         self._named[name] = named
 
+    def put_scoped(self, prefix: str, name: str, value: Cited, spec: str = "",
+                   shown: Callable[[Any], str] | None = None) -> None:
+        """``put`` under ``<prefix><name>``, remembered as ``name`` of ``scoped(prefix)``."""
+        self.put(prefix + name, value, spec, shown)
+        self._scoped.setdefault(prefix, {})[name] = prefix + name
+
     def __contains__(self, name: str) -> bool:
         return name in self._named
 
@@ -116,6 +123,12 @@ class Registry:
         """The names that begin with ``prefix``, by the rest of their name: a template's view
         of one study's numbers."""
         return Scope(self, prefix)
+
+    def scoped(self, prefix: str) -> dict[str, str]:
+        """The names put through ``scope(prefix)``, by the rest of their name (not every name
+        that begins with ``prefix``: ``MyStudy`` is a prefix of ``MyStudyTwo``'s
+        names too)."""
+        return dict(self._scoped.get(prefix, {}))
 
     def frame(self) -> pd.DataFrame:
         """One row per name: its printed text, its source (JSON, ``figures.cite.Source``) and
@@ -149,7 +162,7 @@ class Scope:
     def put(self, name: str, value: Cited, spec: str = "",
             shown: Callable[[Any], str] | None = None) -> None:
         """``Registry.put`` under ``<prefix><name>``."""
-        self._registry.put(self._prefix + name, value, spec, shown)
+        self._registry.put_scoped(self._prefix, name, value, spec, shown)
 
     def put_constant(self, name: str, value: Cited, spec: str = "",
                      shown: Callable[[Any], str] | None = None) -> None:

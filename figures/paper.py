@@ -26,12 +26,11 @@ import typst
 
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark
-from figures.named import named_numbers
+from figures.named import ROLES, named_numbers, role_prefix, roles
 from figures.numbers import Scope, study_prefix
 from figures.report import arguments
-from study.spec.atomic import write_files
-from study.spec.config import ConfigError
-from study.spec.paths import CONFIG_DIR
+from study.model.atomic import write_files
+from study.model.config import ConfigError
 
 PAPER_DIR = Path(__file__).resolve().parent / "typst"
 SOURCE = "paper.typ"
@@ -50,14 +49,20 @@ class Paper:
 
     def __init__(self, tables: Path, runs: Path) -> None:
         self.cite = Tables(tables, runs)
+        self.roles = roles(tables)
         self.numbers = named_numbers(self.cite)
         self.macros: dict[str, str] = {}
         self.sections: list[str] = []
 
     def build(self) -> dict[str, str]:
-        """Every macro of the paper: every name of the registry, printed anew."""
+        """Every macro of the paper: every name of the registry, printed anew, and each name a
+        study of a role (``figures.named.roles``) put under its prefix again under the role's:
+        ``HeadlineSeeds`` for the ``Seeds`` of the study whose config takes the headline role."""
         self.declared()
         self.macros = {name: self.numbers.text(name) for name in self.numbers}
+        for role, study in self.roles.items():
+            for rest, name in self.numbers.scoped(study_prefix(study)).items():
+                self.macros[role_prefix(role) + rest] = self.numbers.text(name)
         return self.macros
 
     def declared(self) -> None:
@@ -106,11 +111,14 @@ def macros_used(source: str) -> set[str]:
     return set(re.findall(r"#([A-Z][A-Za-z]*)", source))
 
 
-def module(macros: dict[str, str]) -> str:
-    """The macros as a Typst module of string constants."""
+def module(macros: dict[str, str], studies: dict[str, str]) -> str:
+    """The macros as a Typst module of string constants, and ``study``, the study of each role
+    (``study.headline``), whose name begins its figures' (``figures.sections.figure_name``)."""
     def quoted(text: str) -> str:
         return '"' + unmark(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return "".join(f"#let {name} = {quoted(text)}\n" for name, text in sorted(macros.items()))
+    roles = "".join(f"{role}: {quoted(study)}, " for role, study in sorted(studies.items()))
+    return ("".join(f"#let {name} = {quoted(text)}\n" for name, text in sorted(macros.items()))
+            + f"#let study = ({roles or ':'})\n")
 
 
 def sources(paper: Paper) -> pd.DataFrame:
@@ -138,14 +146,13 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
         if typed:
             raise SystemExit(f"a number typed into {name} has no macro: {typed[0]!r}")
         missing = sorted(macros_used(text) - set(macros))
-        # Tables without a study the paper cites are bad input; a macro of a study whose tables
-        # are there is a fault of the paper's source.
-        absent = [path.stem for path in sorted(CONFIG_DIR.glob("*.toml"))
-                  if not (tables / path.stem).is_dir()
-                  and any(macro.startswith(study_prefix(path.stem)) for macro in missing)]
+        # Tables without a study of a role the paper cites are bad input; a macro of a role
+        # whose study is there is a fault of the paper's source.
+        absent = [role for role in ROLES if role not in paper.roles
+                  and any(macro.startswith(role_prefix(role)) for macro in missing)]
         if absent:
-            raise ConfigError("--tables", str(tables), "lacks the tables of the studies the "
-                              f"paper cites: {', '.join(absent)}")
+            raise ConfigError("--tables", str(tables), "has no study of the paper roles "
+                              f"{', '.join(absent)} (a config's [analysis] paper_role)")
         if missing:
             raise SystemExit(f"{name} uses macros that name no number (figures.named): "
                              f"{', '.join(missing)}")
@@ -157,7 +164,7 @@ def build(tables: Path, figures: Path, runs: Path, out: Path) -> None:
         staged = Path(staging)
         for name in SOURCES:
             shutil.copyfile(PAPER_DIR / name, staged / name)
-        (staged / MODULE).write_text(module(macros))
+        (staged / MODULE).write_text(module(macros, paper.roles))
         (staged / SECTIONS).write_text(declared)
         root = Path(os.path.commonpath([staged.resolve(), figures.resolve()]))
         typst.compile(str(staged / SOURCE), output=str(staged / PDF), root=str(root),

@@ -13,8 +13,8 @@ from matplotlib.ticker import NullFormatter
 
 from analysis.roles import LrRole
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
-from study.spec import registry
-from study.spec.config import DEFAULT_LR
+from study.model import registry
+from study.model.config import DEFAULT_LR
 
 BUDGET_LABEL = "budget B (rollouts, log scale)"
 ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"

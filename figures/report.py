@@ -31,9 +31,9 @@ from figures.curves import check_tables_root
 from figures.named import named_numbers
 from figures.numbers import Named, Scope, study_prefix
 from figures.sections import adjusted_column, check_declared, family_query
-from study.spec.atomic import write_files
-from study.spec.config import ArgumentParser, ConfigError
-from study.spec.schema import INDEX_FILE, MANIFEST_FILE
+from study.model.atomic import write_files
+from study.model.config import ArgumentParser, ConfigError
+from study.model.schema import INDEX_FILE, MANIFEST_FILE
 
 SOURCES_FILE = "report_sources.csv"
 """Beside the report: one row per number in its prose, with where it comes from."""

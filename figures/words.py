@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from analysis.tables import p_text
 from figures.cite import formatter
-from study.spec import registry
+from study.model import registry
 
 
 def baseline_name(baseline: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from study.spec.config import StudyConfig, parse_config
+from study.model.config import StudyConfig, parse_config
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,8 +56,8 @@ def run_module(module: str, *args: str, cwd: Path = REPO,
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m study ARGS`` in a real process, as a user would run it."""
-    return run_module("study", *args, env=env)
+    """``python -m bandit_study ARGS`` in a real process, as a user would run it."""
+    return run_module("bandit_study", *args, env=env)
 
 
 @pytest.fixture

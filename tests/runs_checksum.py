@@ -34,10 +34,10 @@ def study_checksums(config_path: str, seeds: int | None, folder: Path) -> dict[s
     """Run the config at ``config_path`` (relative to the repository; with ``seeds`` seeds when
     not None) into ``folder`` and return its rows and the checksum of every column of its runs
     table (and of its curves, if it has them)."""
-    from study.cli import run_and_write
+    from study.model.config import load_config
+    from study.model.schema import CURVES_FILE
+    from study.orchestration.outputs import run_and_write
     from study.orchestration.storage import read_runs
-    from study.spec.config import load_config
-    from study.spec.schema import CURVES_FILE
 
     config = load_config(REPO / config_path)
     if seeds is not None:

@@ -47,7 +47,7 @@ from analysis.power import (
 from analysis.roles import LrRole
 from analysis.study_tables import chance_equivalence
 from analysis.tables import write_tables
-from study.spec.schema import RUNS_FILE
+from study.model.schema import RUNS_FILE
 
 
 def runs_frame(correct: np.ndarray, budgets: list[int], probs: str = "0.5,0.55,0.6",
@@ -541,9 +541,9 @@ def test_a_cost_twin_follows_its_first_cost_row_into_that_rows_family() -> None:
 
 
 def test_outcomes_load_reads_what_the_tidy_table_holds(tmp_path: Path) -> None:
-    from study.cli import run_and_write
+    from study.model.config import config_from_dict
+    from study.orchestration.outputs import run_and_write
     from study.orchestration.storage import read_runs
-    from study.spec.config import config_from_dict
 
     config = config_from_dict({"study": {"name": "shape", "root_seed": 5, "seeds": 24},
                                "grid": {"probs": [[0.5, 0.7], [0.2, 0.5, 0.6]],

@@ -13,9 +13,10 @@ import pytest
 
 from analysis.__main__ import main as analysis_main
 from analysis.roles import Finding, LrRole
+from bandit_study.cli import main
 from conftest import REPO, config_text
-from study.cli import main, write_stamp
-from study.spec.config import AnalysisConfig, parse_config
+from study.model.config import AnalysisConfig, parse_config
+from study.orchestration.outputs import write_stamp
 
 GRID = {"algorithm": ["reinforce", "uniform"], "lr": [0.1, 0.3],
         "baseline": ["running_mean", "per_arm"], "budgets": [10, 50]}
@@ -81,6 +82,9 @@ BAD_ANALYSIS = {
     "sections not a list": ("sections = \"seeds\"", "analysis.sections", "'seeds'"),
     "section not a name": ("sections = [\"Seeds 2\"]", "analysis.sections", "['Seeds 2']"),
     "section a number": ("sections = [1]", "analysis.sections", "[1]"),
+    "paper role not a name": ("paper_role = \"Head line\"", "analysis.paper_role",
+                              "'Head line'"),
+    "paper role a list": ("paper_role = [\"headline\"]", "analysis.paper_role", "['headline']"),
     "headline group size not in the grid": ("headline_group_size = 4",
                                             "analysis.headline_group_size", "4"),
     "headline group size zero": ("headline_group_size = 0", "analysis.headline_group_size",
@@ -128,7 +132,8 @@ VALID_ANALYSIS = {
         "equivalence_margin = 0.05", "pass_rate_margin = 0.02", "ratio_margin = 2",
         "same_simulation_as = \"\"", "headline_lr = 0.3",
         "headline_baseline = \"running_mean\"", "reference = \"uniform\"",
-        "sections = [\"headline\"]", "headline_group_size = 1", "curve_cut = 10")),
+        "sections = [\"headline\"]", "headline_group_size = 1", "curve_cut = 10",
+        "paper_role = \"headline\"")),
     # Each ended in a traceback until 8497bd4 (found by analysing generated tables): a KeyError
     # in the power tables of a twin study's or a per-arm headline's primary budgets, and
     # binomtest refusing the bound chance - margin below 0.

@@ -51,7 +51,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (work / f"{name}.toml").write_text(
             f'[study]\nname = "{name}"\nroot_seed = 5\nseeds = 60\ncurves = {curves}\n{grid}\n'
             f"[analysis]\n{DECLARED}\nprimary_budgets = [200]\n")
-        for module, *args in (("study", "run", f"{name}.toml", "--out", f"runs/{name}",
+        for module, *args in (("bandit_study", "run", f"{name}.toml", "--out", f"runs/{name}",
                                "--quiet"),
                               ("analysis", f"runs/{name}", "--config", f"{name}.toml", "--out",
                                f"tables/{name}")):

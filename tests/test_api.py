@@ -13,13 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import study.api as bandits
+import bandit_study.api as bandits
 from analysis.budget_to_target import budget_to_target
 from analysis.outcomes import Outcomes
 from analysis.plan import plan_binomial
+from bandit_study.cli import main
 from conftest import REPO
-from study.cli import main
-from study.spec.schema import RUNS_FILE
+from study.model.schema import RUNS_FILE
 
 CONFIG = {"study": {"name": "api_check", "root_seed": 11, "seeds": 64},
           "grid": {"probs": [[0.5, 0.7]], "lr": [0.5], "budgets": [10, 100]}}
@@ -100,7 +100,7 @@ def test_the_api_raises_the_clis_error(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_console_command_is_installed() -> None:
     found = [e for e in importlib.metadata.entry_points(group="console_scripts")
              if e.name == "bandit-study"]
-    assert [e.value for e in found] == ["study.cli:main"]
+    assert [e.value for e in found] == ["bandit_study.cli:main"]
     script = Path(sys.executable).parent / "bandit-study"
     done = subprocess.run([str(script), "summarize", str(REPO / "no-such-folder")],
                           capture_output=True, text=True, check=False)

@@ -58,7 +58,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "t.toml").write_text(STUDY)
     (folder / "skip.toml").write_text(SKIPPING)
     for module, *args in (
-            ("study", "run", "t.toml", "--out", f"{RUNS}/t", "--cache", "cache", "--quiet"),
+            ("bandit_study", "run", "t.toml", "--out", f"{RUNS}/t", "--cache", "cache", "--quiet"),
             ("analysis", f"{RUNS}/t", "--config", "t.toml", "--out", f"{TABLES}/t"),
             ("figures", TABLES, "--out", FIGURES),
             ("figures.report", "--tables", TABLES, "--figures", FIGURES, "--runs", RUNS,
@@ -200,15 +200,18 @@ CASES = {
                                           "1/3"), "--accuracy", "'1'"),
     "plan: power 0": Case("analysis", ("plan", "--power", "0", "binomial", "--accuracy", "0.5",
                                        "--chance", "1/3"), "--power", "'0'"),
-    # python -m study: the commands that read or write beside a config
-    "study stamp: --out under a file": Case("study", ("stamp", "t.toml", "--out", "t.toml/s"),
+    # python -m bandit_study: the commands that read or write beside a config
+    "study stamp: --out under a file": Case("bandit_study",
+                                            ("stamp", "t.toml", "--out", "t.toml/s"),
                                             "--out", "'t.toml/s'"),
     # A skipped combination's note came before the error, and --out was made before --cache
     # failed (both fixed).
-    "study run: --cache under a file": Case("study", ("run", "skip.toml", "--out", "new",
+    "study run: --cache under a file": Case("bandit_study", ("run", "skip.toml", "--out", "new",
                                                       "--cache", "t.toml/c"), "--cache",
                                             "'t.toml/c'"),
 }
+
+
 def snapshot(folder: Path) -> dict[str, tuple[int, int] | None]:
     """Every path under ``folder``, with each file's size and modification time: a command that
     wrote, replaced or removed anything changes it (a folder's own time is left out, so that a

@@ -10,17 +10,17 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from bandit_study.cli import main
 from conftest import config_text, run_cli
-from study.cli import main
-from study.orchestration.storage import read_runs
-from study.spec.paths import REPO_ROOT
-from study.spec.schema import (
+from study.model.paths import REPO_ROOT
+from study.model.schema import (
     CELL_COLUMNS,
     CELLS_FILE,
     RUNS_COLUMNS,
     RUNS_FILE,
     STORED_RUN_COLUMNS,
 )
+from study.orchestration.storage import read_runs
 
 BAD_CONFIGS = {
     "malformed TOML": ("[study\nname = 1", "config"),
@@ -217,5 +217,5 @@ def test_quick_prints_what_the_readme_shows(tmp_path: Path) -> None:
     done = run_cli("quick", "--out", str(tmp_path / "quick"))
     assert done.returncode == 0, done.stderr
     readme = (REPO_ROOT / "README.md").read_text()
-    shown = readme.split("`python -m study quick` (or `make quick`) prints:\n\n```\n", 1)[1]
+    shown = readme.split("`python -m bandit_study quick` (or `make quick`) prints:\n\n```\n", 1)[1]
     assert done.stdout == shown.split("```", 1)[0]

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bandit_study.cli import main
 from conftest import config_text, run_cli
-from study.cli import main
 from study.core.kernel import CURVE_SCALE
+from study.model.schema import CURVES_COLUMNS
 from study.orchestration.storage import read_runs
-from study.spec.schema import CURVES_COLUMNS
 
 CURVES = config_text(
     {"seeds": 300, "curves": True},

@@ -1,5 +1,5 @@
 """The kernel's log and cos/sin (``study.core.elementary``): their errors against exact values,
-their agreement bit for bit with the reference's (``tests/reference/elementary.py``), and the same
+their agreement bit for bit with the reference's (``reference/elementary.py``), and the same
 bits from vector code of any width."""
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ from scipy.stats import beta, chisquare, kstest, norm, uniform
 from textbook import gradient_bandit_curves
 
 from conftest import make_config
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 Z = 4.5
 ALPHA = 1e-5

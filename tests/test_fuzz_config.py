@@ -13,11 +13,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bandit_study.cli import main
 from conftest import toml_value
-from study.cli import main
 from study.core.prompt_rules import MAX_PROMPTS, NORMALIZATIONS, RULES
-from study.spec import registry
-from study.spec.config import AnalysisConfig
+from study.model import registry
+from study.model.config import AnalysisConfig
 
 # Three arms in the bases and in every valid environment the strategies below offer: the kernels
 # are compiled once per K (the many-prompts kernel for tens of seconds), and K = 3 is compiled
@@ -123,6 +123,7 @@ def analysis_values(grid: dict) -> dict[str, st.SearchStrategy]:
         "sections": some(["headline", "seed_exercise"], ["Seeds 2", ""]),
         "headline_group_size": either(grid.get("group_size", [1]), [3, 0, 2.0]),
         "curve_cut": either(budgets[:-1], [budgets[-1], 7, "5"]),
+        "paper_role": either(["", "headline", "my_role"], ["Head line", 1, ["narrow"]]),
     }
 
 

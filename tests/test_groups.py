@@ -9,11 +9,11 @@ import pytest
 from scipy.stats import binomtest
 
 from conftest import make_config
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 ALPHA = 1e-6
 """Each exact test below fails a correct kernel with probability at most 1e-6."""

@@ -19,8 +19,8 @@ from analysis.groups import (
 from analysis.outcomes import Outcomes
 from analysis.paired import verdict
 from conftest import make_config
+from study.model.config import DEFAULT_EQUIVALENCE_MARGIN
 from study.orchestration.runner import run_study
-from study.spec.config import DEFAULT_EQUIVALENCE_MARGIN
 
 
 def test_zscore_scale_sums_over_the_number_of_passes() -> None:

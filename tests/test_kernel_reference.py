@@ -1,4 +1,4 @@
-"""The numba kernel against the pure-Python reference (tests/reference/), same random stream:
+"""The numba kernel against the pure-Python reference (reference/), same random stream:
 every reward model of the registry with its parameters, fixed and drawn arm values, every learner
 of the registry and every baseline, groups of 1 to 9 rollouts per update (budgets that are not
 multiples of the group), and the per-step curves; in the slow set, runs that span two and three
@@ -17,12 +17,12 @@ from reference import fixed_budget_run, instance
 from reference import run as reference_run
 from study.core.kernel import CURVE_SCALE, UNROLLED_ARMS
 from study.core.state import LANES
+from study.core.streams import run_keys
+from study.model import registry
+from study.model.environment import DRAW_VALUES, Environment
+from study.model.grid import Simulation
 from study.orchestration.simulate import simulate
 from study.rewards import RewardModel
-from study.spec import registry
-from study.spec.environment import DRAW_VALUES, Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 probabilities = st.floats(0.0, 1.0, allow_nan=False)
 means = st.floats(-50.0, 50.0, allow_nan=False)

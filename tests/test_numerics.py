@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from conftest import make_config
-from study.cli import run_and_write
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
+from study.orchestration.outputs import run_and_write
 from study.orchestration.simulate import simulate
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 
 def test_logits_stay_finite_for_lr_1e3_over_a_million_episodes() -> None:

@@ -52,10 +52,10 @@ def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> N
     # identity case fails here.
     from study.core.kernel import UNROLLED_ARMS
     from study.core.prompt_rules import ESTIMATORS, NORMALIZATIONS, RULES
-    from study.spec import registry
-    from study.spec.config import load_config
-    from study.spec.environment import DRAWS
-    from study.spec.grid import cells
+    from study.model import registry
+    from study.model.config import load_config
+    from study.model.environment import DRAWS
+    from study.model.grid import cells
 
     grids = [cells(load_config(REPO / path)) for path, entry in EXPECTED.items()
              if entry["fast"]]

@@ -20,4 +20,6 @@ def test_typed_numbers_are_found_in_prose_and_captions_but_not_in_code() -> None
 
 
 def test_macros_are_typst_string_constants() -> None:
-    assert module({"B": '2 "x"', "A": "0.5"}) == '#let A = "0.5"\n#let B = "2 \\"x\\""\n'
+    assert module({"B": '2 "x"', "A": "0.5"}, {"headline": "mine"}) == (
+        '#let A = "0.5"\n#let B = "2 \\"x\\""\n#let study = (headline: "mine", )\n')
+    assert module({}, {}).endswith("#let study = (:)\n")

@@ -12,8 +12,8 @@ from analysis.cost import Support
 from analysis.outcomes import Outcomes
 from analysis.pass_rate import achievable, interval_columns, policy_table
 from conftest import make_config
+from study.model.environment import Environment
 from study.orchestration.runner import run_study
-from study.spec.environment import Environment
 
 
 @pytest.mark.parametrize("arms", [2, 3, 10])

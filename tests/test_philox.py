@@ -22,7 +22,7 @@ from study.core.philox import (
     unit32,
     unit53,
 )
-from study.spec.streams import kernel_keys, run_keys
+from study.core.streams import kernel_keys, run_keys
 
 words = st.integers(0, 2**32 - 1)
 MASK = 0xFFFFFFFF

@@ -18,14 +18,14 @@ from reference import prompts as reference
 from study.core.kernel import UNROLLED_ARMS
 from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS, RULES
 from study.core.prompts import difficulty_bands
+from study.core.streams import run_keys
+from study.model.config import StudyConfig
+from study.model.environment import Environment
+from study.model.grid import SAME_UNDER_EITHER, Simulation, cells
+from study.model.schema import RUNS_FILE
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate, simulate_values
 from study.orchestration.storage import read_runs
-from study.spec.config import StudyConfig
-from study.spec.environment import Environment
-from study.spec.grid import SAME_UNDER_EITHER, Simulation, cells
-from study.spec.schema import RUNS_FILE
-from study.spec.streams import run_keys
 
 ALPHA = 1e-6
 """Each exact test below fails a correct kernel with probability at most 1e-6."""

@@ -30,9 +30,9 @@ from analysis.prompts import (
 from analysis.roles import Censoring, CurveFit, Finding, Placement
 from study.core import prompt_rules
 from study.core.prompts import difficulty_bands
-from study.spec.environment import Environment
-from study.spec.schema import PROMPT_FIELD_COLUMNS
-from study.spec.streams import run_keys
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.schema import PROMPT_FIELD_COLUMNS
 
 MARGIN = 0.02
 KERNEL_COLUMNS = dict(zip(prompt_rules.FIELDS, PROMPT_FIELD_COLUMNS, strict=True))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import reference
 from conftest import REPO
-from study.spec import registry
-from study.spec.config import load_config
-from study.spec.paths import CONFIG_DIR
+from study.model import registry
+from study.model.config import load_config
+from study.model.paths import CONFIG_DIR
 
 
 def test_every_learner_has_a_reference_of_its_kind() -> None:
@@ -40,8 +40,8 @@ def test_the_specification_loads_no_numba() -> None:
     # paths, the analysis and the figures: none of them may pull in numba (import-linter checks
     # the direct imports; this checks what a process actually loads).
     code = ("import sys\n"
-            "from study.spec import config, grid, registry, schema\n"
-            "from study.spec.paths import CONFIG_DIR\n"
+            "from study.model import config, grid, registry, schema\n"
+            "from study.model.paths import CONFIG_DIR\n"
             "registry.learners(); config.load_config(CONFIG_DIR / 'budget_sweep.toml')\n"
             "assert 'numba' not in sys.modules, 'numba was loaded'\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,

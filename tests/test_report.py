@@ -28,12 +28,12 @@ from figures.paper import PAPER_DIR, macros_used
 from figures.report import SOURCES_FILE, TESTS
 from figures.sections.prompt_allocation import RULE_NAMES, law
 from figures.words import pvalue
-from study.cli import run_and_write
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
-from study.spec import registry
-from study.spec.config import DEFAULT_LR, load_config
-from study.spec.grid import SAME_UNDER_EITHER
-from study.spec.paths import CONFIG_DIR
+from study.model import registry
+from study.model.config import DEFAULT_LR, load_config
+from study.model.grid import SAME_UNDER_EITHER
+from study.model.paths import CONFIG_DIR
+from study.orchestration.outputs import run_and_write
 
 SEEDS = 24
 
@@ -804,7 +804,7 @@ def test_many_prompts_section_is_recomputed_from_the_runs(study_outputs: Path) -
             and f"at the largest budget, {largest:,} rollouts," in text)
     # Each rule's cell against uniform allocation's in the same law, estimator, group size, lr
     # and normalization; a per-batch cell of a rule whose groups all have G rollouts is the
-    # per-group cell's simulation (study.spec.grid) and is not compared again.
+    # per-group cell's simulation (study.model.grid) and is not compared again.
     pairs = []
     keys = ["environment", "prompts", "group_size", "baseline", "lr", "normalization"]
     for _, group in cells.groupby(keys, sort=False, observed=True):

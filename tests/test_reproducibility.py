@@ -16,11 +16,11 @@ from llvmlite import binding
 
 from conftest import config_text, make_config, run_cli
 from study.core.jit import WIDE_VECTORS
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 GRID = {"algorithm": ["reinforce", "uniform"], "lr": [0.05, 0.5],
         "baseline": ["none", "running_mean", "per_arm"], "budgets": [7, 100, 333]}
@@ -70,7 +70,7 @@ def test_runs_file_is_bit_identical_compiled_for_the_host_and_for_a_generic_cpu(
     assert files[0] == files[1]
 
 
-_FEATURES = ("import study.cli; from numba.core.registry import cpu_target; "
+_FEATURES = ("import bandit_study.cli; from numba.core.registry import cpu_target; "
              "print(cpu_target.target_context.codegen().magic_tuple()[2])")
 
 

@@ -31,15 +31,14 @@ from analysis.questions.reward_noise_slope import table as reward_noise_slope
 from analysis.roles import Placement
 from analysis.study_tables import load
 from conftest import config_text
-from study.cli import run_and_write
 from study.core.reward_hooks import implement, own_pair, own_stream
-from study.core.streams import MAIN_C2, MAIN_C3, NOISE_C2, NOISE_C3, TIE_BREAK_C3
+from study.core.streams import MAIN_C2, MAIN_C3, NOISE_C2, NOISE_C3, TIE_BREAK_C3, run_keys
+from study.model import registry
+from study.model.config import parse_config
+from study.model.environment import Environment
+from study.model.grid import Simulation
+from study.orchestration.outputs import run_and_write
 from study.orchestration.simulate import simulate
-from study.spec import registry
-from study.spec.config import parse_config
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 INSTANCE_C2 = 2
 """c2 of the instance draws' counter (numpy's Philox4x64, ``study.core.streams.INSTANCE``)."""

@@ -15,8 +15,8 @@ from pathlib import Path
 import numba
 import pytest
 
+from bandit_study.cli import main
 from conftest import REPO, config_text, run_cli
-from study.cli import main
 from study.orchestration.storage import read_runs
 
 # Two simulations of 1024 seeds to budget 200,000 (about 4e8 episodes), 256 seeds per shard:
@@ -98,7 +98,7 @@ def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_conf
     whole = tmp_path / "whole"
     assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
-    process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+    process = subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
                                 str(out), "--quiet", *SLOW_SHARDS], cwd=REPO,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
@@ -138,7 +138,7 @@ def test_an_unwritable_folder_exits_2_and_leaves_earlier_results(option: str, wr
 
 
 def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path) -> None:
-    from study.spec.atomic import remove_stale_temporaries
+    from study.model.atomic import remove_stale_temporaries
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
@@ -175,7 +175,7 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
                       dashboard_address=None) as cluster, Client(cluster) as client:
         pids = client.run(os.getpid)
         process = subprocess.Popen(
-            [sys.executable, "-m", "study", "run", str(path), "--out", str(out), "--quiet",
+            [sys.executable, "-m", "bandit_study", "run", str(path), "--out", str(out), "--quiet",
              "--backend", "dask", "--scheduler", cluster.scheduler_address, *SLOW_SHARDS],
             cwd=REPO, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 300
@@ -194,7 +194,7 @@ def test_two_studies_running_at_once_do_not_disturb_each_other(write_config, tmp
     # started together into one output root give the tables each gives alone.
     configs = {name: write_config(SMALL.replace('name = "t"', f'name = "{name}"'), f"{name}.toml")
                for name in ("first", "second")}
-    together = [subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+    together = [subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
                                   str(tmp_path / "shared" / name), "--quiet"], cwd=REPO)
                 for name, path in configs.items()]
     assert [p.wait(timeout=300) for p in together] == [0, 0]
@@ -208,8 +208,8 @@ def test_two_studies_running_at_once_do_not_disturb_each_other(write_config, tmp
 KEY_SCRIPT = """
 import numpy as np
 from study.orchestration.shards import Shard, code_files
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
+from study.model.environment import Environment
+from study.model.grid import Simulation
 simulation = Simulation("reinforce", Environment.from_columns("bernoulli", "fixed", 3,
                         (0.5, 0.55, 0.6), ()), 0.1, "running_mean")
 print(Shard(simulation, 0, 256, (10, 100), 1, "per_seed").key(), len(code_files()))
@@ -233,24 +233,24 @@ def test_the_shard_key_changes_with_every_module_a_shard_depends_on_and_no_other
     files = set(code_files())
     required = {*package.glob("core/*.py"), *package.glob("learners/*.py"),
                 *(package / "orchestration" / name for name in ("simulate.py", "shards.py")),
-                *(package / "spec" / name for name in ("environment.py", "grid.py", "streams.py",
-                                                       "registry.py"))}
+                *(package / "model" / name for name in ("environment.py", "grid.py",
+                                                        "registry.py"))}
     assert required <= files, sorted(map(str, required - files))
-    unrelated = [package / name for name in ("cli.py", "api.py", "__main__.py")] + [
+    unrelated = [REPO / "bandit_study" / name for name in ("cli.py", "api.py", "__main__.py")] + [
         package / "orchestration" / name for name in ("runner.py", "storage.py", "backends.py",
-                                                      "manifest.py")]
+                                                      "outputs.py", "manifest.py")]
     assert not files & set(unrelated)
     sources = {path: path.read_bytes() for path in files}
     for path in files:
         flipped = bytes([sources[path][0] ^ 1]) + sources[path][1:]
         assert code_digest({**sources, path: flipped}) != code_digest(sources), path
     # End to end on a copy of the code, one byte changed at a time.
-    for folder in ("study", "analysis", "figures"):
+    for folder in ("bandit_study", "study", "analysis", "figures"):
         shutil.copytree(REPO / folder, tmp_path / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
     original = _key(tmp_path)
     for name, changes in (("study/orchestration/simulate.py", True),
-                          ("study/learners/reinforce.py", True), ("study/cli.py", False),
+                          ("study/learners/reinforce.py", True), ("bandit_study/cli.py", False),
                           ("analysis/study_tables.py", False), ("figures/report.py", False)):
         path = tmp_path / name
         text = path.read_bytes()
@@ -270,7 +270,7 @@ def test_a_run_killed_while_writing_leaves_the_previous_output_or_none(write_con
     def killed_while_writing(cache: str) -> None:
         # A fresh cache, so that the run computes: its runs table is being written once the
         # first simulation is done, and the second one takes seconds more.
-        process = subprocess.Popen([sys.executable, "-m", "study", "run", str(path), "--out",
+        process = subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
                                     str(out), "--cache", str(tmp_path / cache), "--quiet",
                                     *SLOW_SHARDS], cwd=REPO, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 300
@@ -301,7 +301,7 @@ def test_a_failure_between_the_final_renames_leaves_no_runs_table(write_config, 
                                                                   monkeypatch, capsys) -> None:
     # runs.parquet is what make and every reader start from: once the companions start to be
     # replaced the old one is gone, so a folder never pairs a runs table with another run's cells.
-    import study.spec.atomic as atomic
+    import study.model.atomic as atomic
 
     path = write_config(SMALL)
     out = tmp_path / "study"
@@ -346,7 +346,7 @@ import sys
 from pathlib import Path
 from study.orchestration import simulate
 from study.orchestration.shards import code_files
-from study.spec import registry
+from study.model import registry
 registry.register_kernels()
 loaded = {Path(m.__file__) for name, m in list(sys.modules.items())
           if name.split(".")[0] == "study" and getattr(m, "__file__", None)}
@@ -370,10 +370,10 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
     import dataclasses
 
     import study
+    from study.model.environment import Environment
+    from study.model.grid import Simulation
     from study.orchestration import shards
     from study.orchestration.shards import Shard
-    from study.spec.environment import Environment
-    from study.spec.grid import Simulation
 
     drawn = dataclasses.replace(Environment.drawn("beta", 3, (1.0, 9.0)), prompts=4)
     fixed = Environment.fixed((0.5, 0.55, 0.6), "noisy_verifier", (0.1, 0.2))

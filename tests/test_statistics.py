@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chisquare
 
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
 from study.orchestration.simulate import simulate
-from study.spec.environment import Environment
-from study.spec.grid import Simulation
-from study.spec.streams import run_keys
 
 Z = 4.5
 ALPHA = 1e-5

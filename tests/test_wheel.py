@@ -85,14 +85,14 @@ def test_the_wheel_runs_a_study_to_its_report_from_a_fresh_environment(tmp_path:
     where = run("-c", "import study, analysis, figures; "
                 "print(study.__file__, analysis.__file__, figures.__file__)")
     assert all(Path(path).is_relative_to(site) for path in where.split()), where
-    run("-m", "study", "run", "mine.toml", "--out", "runs/mine", "--quiet")
-    assert "reinforce" in run("-m", "study", "summarize", "runs/mine")
+    run("-m", "bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet")
+    assert "reinforce" in run("-m", "bandit_study", "summarize", "runs/mine")
     run("-m", "analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine")
     run("-m", "figures", "tables", "--out", "figures")
     run("-m", "figures.report", "--tables", "tables", "--figures", "figures", "--runs", "runs",
         "--out", "report.md")
     assert (work / "report.md").read_text().startswith("#")
-    quick = run("-m", "study", "quick", "--out", "runs/quick")
+    quick = run("-m", "bandit_study", "quick", "--out", "runs/quick")
     assert "never-training sampler" in quick
     # The console command of the wheel, without --out: the runs go under the current folder.
     assert (fresh / "bin" / "bandit-study").is_file()

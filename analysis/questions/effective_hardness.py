@@ -13,7 +13,7 @@ import pandas as pd
 from analysis.accuracy import cell_environments
 from analysis.budget_to_target import budget_to_target, environment_hardness
 from analysis.outcomes import Outcomes
-from study.spec import registry
+from study.model import registry
 
 TABLE = "effective_hardness"
 

@@ -78,8 +78,8 @@ from analysis.pass_rate import (
     seed_pass_rates,
 )
 from analysis.roles import Placement, typed
-from study.spec import registry
-from study.spec.environment import Environment
+from study.model import registry
+from study.model.environment import Environment
 
 TABLE = "reward_noise_cost"
 SLOPE_TABLE = "reward_noise_slope"

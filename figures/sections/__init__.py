@@ -34,8 +34,8 @@ from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
 from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
-from study.spec.config import ConfigError
-from study.spec.schema import INDEX_FILE
+from study.model.config import ConfigError
+from study.model.schema import INDEX_FILE
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from figures.sections import (
 )
 from figures.sections.narrow import SHOWN
 from figures.words import bandit, display
-from study.spec import registry
+from study.model import registry
 
 SECTION = Section(table="budget_ratio", title="REINFORCE against best-arm identification",
                   template="best_arm_identification.md.j2", order=5, declared=True,

@@ -14,7 +14,7 @@ from figures.cite import Tables
 from figures.numbers import Named, Scope
 from figures.sections import Section, distinct, figure_name, figure_table, printed
 from figures.words import display, pvalue
-from study.spec import registry
+from study.model import registry
 
 SECTION = Section(table="best_budget",
                   title="With a per-pull cost: does the extra compute pay for itself?",

@@ -17,7 +17,7 @@ from figures.numbers import Scope
 from figures.sections import Section, figure_name
 from figures.style import OKABE_ITO, save
 from figures.words import display
-from study.spec import registry
+from study.model import registry
 
 SECTION = Section(table="hardness_slope", title="Budget against hardness",
                   template="hardness.md.j2", order=10,

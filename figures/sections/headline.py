@@ -15,7 +15,7 @@ from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import Section, figure_name, figure_table, printed
 from figures.words import bandit, baseline_name, fraction
-from study.spec import registry
+from study.model import registry
 
 SECTION = Section(table="accuracy", title="How accuracy rises with the budget",
                   template="headline.md.j2", order=1, declared=True, shared=True,

@@ -14,7 +14,7 @@ from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
 from figures.sections import Section, figure_name, figure_table
 from figures.words import bandit, baseline_name
-from study.spec import registry
+from study.model import registry
 
 SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",
                   template="narrow.md.j2", order=4, declared=True, shared=True,

@@ -5,7 +5,7 @@ that stop a lane loop from vectorizing, and libm may round differently on anothe
 These are built only from IEEE-754 basic operations (+, -, *, / and the fused multiply-add, each
 correctly rounded) and integer operations on bit patterns, without a branch, so every x86-64
 host, with any vector width, computes the same bits, and the pure-Python functions of the tests'
-reference (``tests/reference/elementary.py``), which perform the same operations in the same
+reference (``reference/elementary.py``), which perform the same operations in the same
 order (each fma exactly, rounded once), compute them too. The polynomials are fdlibm's,
 evaluated by Horner's scheme with one fused multiply-add a step where fdlibm rounds a product
 and a sum: half a polynomial's vector instructions (the loop of the Gaussian noise is bound by

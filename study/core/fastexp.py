@@ -4,7 +4,7 @@ numba's pip build has no SVML, so ``math.exp`` is a scalar libm call and stops t
 kernel from vectorizing; libm's result could also differ between hosts. ``fast_exp`` is built only
 from correctly rounded IEEE-754 additions, subtractions, multiplications and fused multiply-adds,
 a comparison and integer operations on bit patterns, so every x86-64 host computes the same bits,
-and the pure-Python ``exp`` of the tests' reference (``tests/reference/elementary.py``), which
+and the pure-Python ``exp`` of the tests' reference (``reference/elementary.py``), which
 performs the same operations in the same order, computes them too. See ``fast_exp`` for the
 algorithm and ``tests/test_fastexp.py`` for the measured error.
 """
@@ -61,7 +61,7 @@ def fast_exp(x: float) -> float:  # pragma: no cover
 
     Every multiply-add is a fused one (``fma``, rounded once): half the operations of separate
     multiplications and additions, and correctly rounded, so the bits are the same on every host
-    and the tests' reference computes them exactly (``tests/reference/elementary.py``). k comes
+    and the tests' reference computes them exactly (``reference/elementary.py``). k comes
     from one rounding of x / ln 2 + 1.5 * 2^52 (see ``_SHIFTER``).
 
     Accuracy, measured on 2.6 million points of [UNDERFLOW, 0], most near the reduction edges

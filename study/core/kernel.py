@@ -31,7 +31,7 @@ model's (``study.core.reward_hooks``), from the pulled arm's value, the pull's r
 model's own draw; the drivers are compiled once per reward model too, with its pieces inlined.
 Random numbers come from the sub-streams of ``study.core.streams``.
 
-The model is specified in README.md ("The model") and, executably, by ``tests/reference/``; the
+The model is specified in README.md ("The model") and, executably, by ``reference/``; the
 two agree exactly on the same random stream.
 """
 

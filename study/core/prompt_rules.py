@@ -2,7 +2,7 @@
 that the study's specification (config, grid) can read them.
 
 The model: README.md, "Many prompts, one rollout budget"; its executable spec:
-``tests/reference/prompts.py``.
+``reference/prompts.py``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the d
 single-prompt run; the order, skip and tie-break draws have streams of their own
 (``study.core.streams``). Checkpoint C records the state after the longest run of groups, in the
 order they ran, whose rollouts add up to at most C, per difficulty band of prompts. The model in
-words is README.md's; ``tests/reference/prompts.py`` is its executable spec, and the two agree
+words is README.md's; ``reference/prompts.py`` is its executable spec, and the two agree
 exactly.
 
 The groups of a pass do not depend on the order they run in (prompts share nothing, and each

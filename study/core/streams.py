@@ -1,9 +1,17 @@
-"""The named sub-streams of one run, as ranges of the Philox4x32-10 counter (c0, c1, c2, c3).
+"""The random streams of a study: each run's key, and the named sub-streams of one run as ranges
+of the Philox4x32-10 counter (c0, c1, c2, c3).
 
-A run's key is two 32-bit words, the first 64 bits of its ``SeedSequence`` state
-(``study.spec.streams``); every random number the kernel uses is a word of ``philox(counter,
-key)``, a pure function of the counter (``study.core.philox``). The sub-streams below are
-disjoint ranges of counters, so drawing more from one never shifts another:
+Keys: one for each (root seed, seed index[, cell]), from ``numpy.random.SeedSequence(root_seed,
+spawn_key=...)``, which hashes the whole entropy and spawn key into its state, so streams of
+different seed indices are independent. A run's key depends only on its own indices, never on how
+the seeds are chunked or which thread runs it. ``run_keys`` gives the first 128 bits of the state
+(the key of numpy's Philox4x64, which draws the per-seed instances); the kernel's Philox4x32 uses
+the first 64 of them (``kernel_keys``); two of n runs share a 64-bit key with probability about n^2
+/ 2^65 (3e-6 for the largest study allowed, ten million seeds).
+
+Sub-streams: every random number the kernel uses is a word of ``philox(counter, key)``, a pure
+function of the counter (``study.core.philox``). The sub-streams below are disjoint ranges of
+counters, so drawing more from one never shifts another:
 
 * ``MAIN``, blocks (j, 0, 0, 0), j = 0, 1, ...: the episodes' (pulls') draws. Episode t uses
   block t div 2: words 0 and 1 for an even t, 2 and 3 for an odd one, the first as the action
@@ -23,13 +31,15 @@ disjoint ranges of counters, so drawing more from one never shifts another:
   plan from the budget draw from; no run draws from both.
 * ``INSTANCE``: arm values drawn per seed, by numpy's own samplers on numpy's Philox4x64 with the
   run's whole 128-bit ``SeedSequence`` state as key, from counter (0, 0, 2, 0)
-  (``study.spec.environment``), once per seed; not a kernel stream.
+  (``study.model.environment``), once per seed; not a kernel stream.
 
-Budgets are at most 10^9 (``study.spec.config.MAX_BUDGET``), so j and B fit c0's 32 bits and the
+Budgets are at most 10^9 (``study.model.config.MAX_BUDGET``), so j and B fit c0's 32 bits and the
 ranges never meet. Each constant below is the (c2, c3) of its range.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 MAIN_C2, MAIN_C3 = 0, 0
 NOISE_C2, NOISE_C3 = 1, 0
@@ -42,3 +52,30 @@ INSTANCE = (0, 0, 2, 0)
 
 NAMES = ("main", "noise", "instance", "tie_break", "phase_tie_break")
 """The sub-streams a learner may declare it uses (``study.learners.Learner.streams``)."""
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+def run_keys(root_seed: int, seed_indices: np.ndarray, stream_id: int | None = None) -> np.ndarray:
+    """The runs' state words, shape (len(seed_indices), 2), uint64:
+    ``SeedSequence(root_seed, spawn_key).generate_state(2, np.uint64)``.
+
+    With ``stream_id`` None (``per_seed`` streams, the default) the key depends on the root seed and
+    the seed index only, so every cell sees common random numbers; otherwise ``stream_id`` is
+    appended to the spawn key and each cell gets its own streams.
+    """
+    keys = np.empty((len(seed_indices), 2), dtype=np.uint64)
+    for row, seed in enumerate(seed_indices):
+        spawn_key = (int(seed),) if stream_id is None else (int(seed), stream_id)
+        sequence = np.random.SeedSequence(root_seed, spawn_key=spawn_key)
+        keys[row] = sequence.generate_state(2, np.uint64)
+    return keys
+
+
+def kernel_keys(keys: np.ndarray) -> np.ndarray:
+    """The kernel's Philox4x32 keys (k0, k1) of ``run_keys``' rows, shape (runs, 2), each word
+    32 bits in a uint64: the state's first two 32-bit words,
+    ``SeedSequence(...).generate_state(2, np.uint32)`` (numpy builds each 64-bit word from two
+    32-bit ones, low word first)."""
+    first = np.asarray(keys, dtype=np.uint64)[:, 0]
+    return np.ascontiguousarray(np.stack([first & _LOW32, first >> np.uint64(32)], axis=1))

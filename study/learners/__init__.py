@@ -15,9 +15,9 @@ A learner module holds, in one place:
   ``register()``, so the declaration can be read (config validation, the grid, analysis,
   figures) without loading numba.
 
-``study.spec.registry`` finds every module of this folder; nothing else lists the learners. To add
+``study.model.registry`` finds every module of this folder; nothing else lists the learners. To add
 one, write ``study/learners/<name>.py`` with both parts and its pure-Python reference
-``tests/reference/<name>.py``; the kernel-against-reference tests pick both up by name.
+``reference/<name>.py``; the kernel-against-reference tests pick both up by name.
 """
 
 from __future__ import annotations

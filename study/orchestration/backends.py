@@ -11,9 +11,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from study.model.config import ConfigError
 from study.orchestration.shards import Result, Shard
 from study.orchestration.simulate import run_shard
-from study.spec.config import ConfigError
 
 BACKENDS = ("local", "dask")
 IN_FLIGHT = 4

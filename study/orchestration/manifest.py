@@ -9,10 +9,10 @@ from typing import Any
 
 import numba
 
+from study.model.config import StudyConfig
+from study.model.paths import REPO_ROOT
+from study.model.schema import MANIFEST_KEYS
 from study.orchestration.runner import StudyRun
-from study.spec.config import StudyConfig
-from study.spec.paths import REPO_ROOT
-from study.spec.schema import MANIFEST_KEYS
 
 _PACKAGES = ("bandit-budget-study", "numba", "llvmlite", "numpy", "scipy", "pandas", "pyarrow")
 
@@ -47,7 +47,7 @@ def package_versions() -> dict[str, str]:
 
 def build_manifest(config: StudyConfig, run: StudyRun, wall_seconds: float) -> dict[str, Any]:
     """Everything needed to say where a runs table came from and what it cost, under the keys
-    of the data contract (``study.spec.schema.MANIFEST_KEYS``), in that order."""
+    of the data contract (``study.model.schema.MANIFEST_KEYS``), in that order."""
     values = {
         "study": config.name,
         "config": config.to_dict(),

@@ -24,6 +24,16 @@ from tqdm import tqdm
 
 from study.core import prompt_rules
 from study.core.kernel import CURVE_SCALE
+from study.core.streams import run_keys
+from study.model.atomic import remove_stale_temporaries
+from study.model.config import StudyConfig
+from study.model.grid import Cell, Simulation, cells, simulations
+from study.model.schema import (
+    CURVES_COLUMNS,
+    PROMPT_FIELD_COLUMNS,
+    STORED_PROMPT_RUN_COLUMNS,
+    STORED_RUN_COLUMNS,
+)
 from study.orchestration.backends import Backend
 from study.orchestration.shards import (
     PromptShardResult,
@@ -38,16 +48,6 @@ from study.orchestration.shards import (
 )
 from study.orchestration.simulate import run_shard, warm
 from study.orchestration.storage import ROW_GROUP_SEEDS, cells_table, cells_to_pandas, tidy
-from study.spec.atomic import remove_stale_temporaries
-from study.spec.config import StudyConfig
-from study.spec.grid import Cell, Simulation, cells, simulations
-from study.spec.schema import (
-    CURVES_COLUMNS,
-    PROMPT_FIELD_COLUMNS,
-    STORED_PROMPT_RUN_COLUMNS,
-    STORED_RUN_COLUMNS,
-)
-from study.spec.streams import run_keys
 
 CellSink = Callable[[pa.Table], None]
 """Takes the runs table's rows (``STORED_RUN_COLUMNS``) a block of one cell's seeds at a time

@@ -30,9 +30,9 @@ import pyarrow.parquet as pq
 
 import study
 from study.core import prompt_rules
-from study.spec import registry
-from study.spec.atomic import write_files
-from study.spec.grid import Simulation
+from study.model import registry
+from study.model.atomic import write_files
+from study.model.grid import Simulation
 
 SHARD_EPISODES = 200_000_000
 """Target work per shard (seconds on one core at the kernel's ns per episode, ``make bench``):

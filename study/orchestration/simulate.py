@@ -1,6 +1,6 @@
 """One simulation over a set of seeds through the kernel's drivers, and one shard from scratch.
 
-The learner's declaration (``study.spec.registry``) says which driver runs it: a nested learner
+The learner's declaration (``study.model.registry``) says which driver runs it: a nested learner
 runs once per seed to the largest budget, one that plans from the budget once per checkpoint.
 """
 
@@ -24,11 +24,11 @@ from study.core.kernel import (
 )
 from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES
+from study.core.streams import kernel_keys, run_keys
+from study.model import registry
+from study.model.environment import best_arms
+from study.model.grid import Simulation
 from study.orchestration.shards import PromptShardResult, Result, Shard, ShardResult
-from study.spec import registry
-from study.spec.environment import best_arms
-from study.spec.grid import Simulation
-from study.spec.streams import kernel_keys, run_keys
 
 
 @dataclass(frozen=True)

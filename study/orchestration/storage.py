@@ -1,6 +1,6 @@
 """A study's output files, written as the run goes and renamed into place together at its end
-(``study.spec.atomic``), and read back with the columns the data contract names
-(``study.spec.schema``).
+(``study.model.atomic``), and read back with the columns the data contract names
+(``study.model.schema``).
 
 ``runs.parquet`` is written cell by cell through one ``pyarrow.parquet.ParquetWriter`` (a row
 group per block of ``ROW_GROUP_SEEDS`` of a cell's seeds), so a run holds
@@ -24,9 +24,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from study.spec.atomic import Writer, remove_stale_temporaries, replacing, write_files
-from study.spec.grid import Cell
-from study.spec.schema import (
+from study.model.atomic import Writer, remove_stale_temporaries, replacing, write_files
+from study.model.grid import Cell
+from study.model.schema import (
     CELL_COLUMNS,
     CELLS_FILE,
     CURVES_FILE,

@@ -15,9 +15,9 @@ A reward model module holds, in one place:
   range ``stream`` names: ``RewardModel.register_stream``). The numba
   imports sit inside ``register()``, so the declaration can be read without loading numba.
 
-``study.spec.registry`` finds every module of this folder; nothing else lists the models. To add
+``study.model.registry`` finds every module of this folder; nothing else lists the models. To add
 one, write ``study/rewards/<name>.py`` and its pure-Python reference
-``tests/reference/rewards/<name>.py``; the kernel-against-reference tests and config validation
+``reference/rewards/<name>.py``; the kernel-against-reference tests and config validation
 pick both up by name.
 """
 
@@ -66,7 +66,7 @@ class RewardModel:
     def register_stream(self) -> None:
         """Implement the kernel's ``own_stream`` stub for this model from ``stream`` (nothing
         for a model without a stream of its own), so that the range the declaration names is
-        the one the kernel draws from; ``study.spec.registry.register_kernels`` calls it.
+        the one the kernel draws from; ``study.model.registry.register_kernels`` calls it.
         Loads numba."""
         if self.stream is None:
             return

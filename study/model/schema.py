@@ -32,7 +32,7 @@ CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "
 ``normal(4,1)x10`` when they are drawn per seed); the structured columns say the same for code:
 ``arms`` (K), ``draw`` (``fixed``, or the distribution the values are drawn from per seed),
 ``arm_values`` (the fixed values, empty when drawn) and ``draw_parameters`` (the distribution's
-parameters in the order ``study.spec.environment.DRAWS`` lists them, empty when fixed);
+parameters in the order ``study.model.environment.DRAWS`` lists them, empty when fixed);
 ``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
 empty for Bernoulli and Gaussian rewards)."""
 

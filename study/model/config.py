@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from study.core import prompt_rules
+from study.model import registry
+from study.model.environment import DRAW_VALUES, DRAWS, Environment
 from study.rewards import VALUE_KEYS, RewardModel
-from study.spec import registry
-from study.spec.environment import DRAW_VALUES, DRAWS, Environment
 
 DEFAULT_LR = 0.1
 """The learning rate a config gets when it names none (README, "Choosing the default lr")."""
@@ -68,14 +68,15 @@ STREAM_MODES = ("per_seed", "per_cell")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SECTION = re.compile(r"[a-z]+(_[a-z]+)*")
-"""A section's name in ``[analysis] sections``: a module of ``figures.sections``."""
+"""A section's name in ``[analysis] sections`` (a module of ``figures.sections``), or a paper
+role's in ``[analysis] paper_role``."""
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "prompts", "allocation", "normalization"}
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
                   "headline_baseline", "reference", "sections", "headline_group_size",
-                  "curve_cut"}
+                  "curve_cut", "paper_role"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -137,7 +138,9 @@ class AnalysisConfig:
     studies that make their table, and the parts a section reads from it (``seed_exercise``);
     ``headline_group_size``: the group size of the headline cells (0: none declared);
     ``curve_cut``: the largest budget a compute curve is fitted on, the larger ones held out to
-    check its predictions (0: no curve)."""
+    check its predictions (0: no curve); ``paper_role``: the part of the paper this study's
+    numbers and figures take (``figures.named.ROLES``: "headline", "narrow", "groups"; "" for
+    none), so that the paper names its studies by role, never by config."""
 
     deployment_pulls: int = DEFAULT_DEPLOYMENT_PULLS
     primary_budgets: tuple[int, ...] = ()
@@ -152,6 +155,7 @@ class AnalysisConfig:
     sections: tuple[str, ...] = ()
     headline_group_size: int = 0
     curve_cut: int = 0
+    paper_role: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, as the analysis records it beside its tables."""
@@ -379,7 +383,8 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         sections=_names("analysis.sections", analysis.get("sections", [])),
         headline_group_size=_one_of(analysis, "headline_group_size", group_size,
                                     "grid.group_size"),
-        curve_cut=_one_of(analysis, "curve_cut", budgets[:-1], "grid.budgets but the last"))
+        curve_cut=_one_of(analysis, "curve_cut", budgets[:-1], "grid.budgets but the last"),
+        paper_role=_name("analysis.paper_role", analysis.get("paper_role", "")))
 
 
 def _one_of(analysis: dict[str, Any], key: str, allowed: tuple[int, ...], where: str) -> int:
@@ -389,6 +394,13 @@ def _one_of(analysis: dict[str, Any], key: str, allowed: tuple[int, ...], where:
     value = _check_int(f"analysis.{key}", analysis[key], 1, MAX_BUDGET)
     if value not in allowed:
         raise ConfigError(f"analysis.{key}", value, f"is not one of {where}")
+    return value
+
+
+def _name(field: str, value: object) -> str:
+    """A name (of a part of the paper), or "" for none: lower-case words joined by underscores."""
+    if not isinstance(value, str) or not (value == "" or _SECTION.fullmatch(value)):
+        raise ConfigError(field, value, "is not a name such as \"headline\"")
     return value
 
 

@@ -21,9 +21,9 @@ import itertools
 from dataclasses import dataclass
 
 from study.learners import Learner
-from study.spec import registry
-from study.spec.config import StudyConfig
-from study.spec.environment import Environment
+from study.model import registry
+from study.model.config import StudyConfig
+from study.model.environment import Environment
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def simulations(grid: list[Cell]) -> list[Simulation]:
 
 def skipped(config: StudyConfig) -> list[str]:
     """The (learner, baseline, group size) combinations of the grid that are not cells, each as
-    text, in grid order (``python -m study run`` prints them)."""
+    text, in grid order (``python -m bandit_study run`` prints them)."""
     found = {}
     for algorithm, _, _, baseline, group_size, *_ in _combinations(config):
         learner = registry.learner(algorithm)

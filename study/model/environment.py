@@ -88,7 +88,7 @@ class Environment:
         return replace(self, reward=reward, reward_parameters=tuple(float(p) for p in parameters))
 
     def columns(self) -> dict[str, object]:
-        """The runs table's structured columns of this environment (``study.spec.schema``)."""
+        """The runs table's structured columns of this environment (``study.model.schema``)."""
         return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
                 "draw": FIXED if self.values is not None else self.draw,
                 "arm_values": self.values or (), "draw_parameters": self.params,

@@ -1,7 +1,7 @@
 """The study from Python, for notebooks: run a config and get its runs table, load a finished
 study, and call the analysis on it.
 
-Everything here goes through the same code as ``python -m study`` and ``python -m analysis``:
+Everything here goes through the same code as ``python -m bandit_study`` and ``python -m analysis``:
 the same validation (a bad value raises ``ConfigError``, a ``ValueError`` whose message is the
 CLI's one line, where the CLI exits with status 2), the same shard cache (a run repeated with
 the same config and root seed reuses its shards and returns the same table) and the same
@@ -9,7 +9,7 @@ tests, intervals and planner.
 
 Examples
 --------
->>> import study.api as bandits
+>>> import bandit_study.api as bandits
 >>> runs = bandits.run({"study": {"name": "mine", "root_seed": 1, "seeds": 400},
 ...                     "grid": {"probs": [[0.5, 0.6]], "budgets": [10, 100, 1000]}},
 ...                    out="out/mine")
@@ -35,10 +35,10 @@ from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_cells
 from analysis.plan import Plan, RatioPlan, select_cell
-from study.cli import run_config
+from study.model.config import ConfigError, StudyConfig, config_from_dict, load_config
+from study.model.schema import CURVES_FILE
+from study.orchestration.outputs import run_config
 from study.orchestration.storage import read_manifest, read_runs
-from study.spec.config import ConfigError, StudyConfig, config_from_dict, load_config
-from study.spec.schema import CURVES_FILE
 
 __all__ = ["ConfigError", "Plan", "RatioPlan", "Study", "accuracy", "budget_ratio",
            "budget_to_target", "cell", "cells", "compare", "load", "plan_binomial", "plan_mcnemar",
@@ -52,7 +52,7 @@ class Study:
     Attributes
     ----------
     runs : pandas.DataFrame
-        One row per (cell, seed, budget checkpoint) (``study.spec.schema``).
+        One row per (cell, seed, budget checkpoint) (``study.model.schema``).
     manifest : dict
         The config, root seed, versions and timings the run recorded.
     curves : pandas.DataFrame or None
@@ -123,7 +123,7 @@ def load(out: str | Path) -> Study:
     Parameters
     ----------
     out : str or Path
-        A folder ``python -m study run`` or ``run`` wrote.
+        A folder ``python -m bandit_study run`` or ``run`` wrote.
 
     Returns
     -------

@@ -39,7 +39,7 @@ FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figure
 PAPER_SOURCES := $(wildcard figures/typst/*)
 
 .DEFAULT_GOAL := help
-.PHONY: help all runs report paper quick sutton-barto test test-fast lint bench clean distclean venv lock
+.PHONY: help all runs report paper quick sutton-barto test test-fast lint docs bench clean distclean venv lock
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -111,6 +111,12 @@ test-fast: $(INSTALLED) ## the test suite without the tests marked slow
 lint: $(INSTALLED) ## ruff, and import-linter's layer contracts (pyproject.toml)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
+
+# mkdocs.yml: the pages of docs/ and the API's docstrings (mkdocstrings), built strictly (a
+# warning, a broken link or anchor, fails it) into out/site/ only. NO_MKDOCS_2_WARNING quiets
+# the banner Material for MkDocs prints at every build.
+docs: $(INSTALLED) ## the documentation site, into out/site/ (mkdocs build --strict)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 clean: ## remove every generated file (out/)
 	rm -rf out

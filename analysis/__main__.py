@@ -1,14 +1,16 @@
 """``python -m analysis RUN_DIR --config CONFIG --out TABLE_DIR``: every table of one study (see
 ``analysis.study_tables``), as Parquet, CSV and Markdown, with its headline numbers, analysed as
 the config's ``[analysis]`` table says.
-``python -m analysis plan TEST ...``: the seeds a test needs (``analysis.plan``)."""
+``python -m analysis plan TEST ...``: the seeds a test needs (``analysis.plan_cli``, the command
+line of ``analysis.plan``)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from analysis import prompts
+from analysis.prompts.outcomes import READ_COLUMNS as PROMPTS_COLUMNS
+from analysis.prompts.study_tables import study_tables as prompts_tables
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
 from study.model.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
@@ -25,11 +27,11 @@ def check_simulation(config: StudyConfig, manifest: dict) -> None:
 
 
 def main() -> int:
-    """Analyze one study (or plan, see ``analysis.plan``); exit 2 with one line if the arguments
+    """Analyze one study (or plan, see ``analysis.plan_cli``); exit 2 with one line if the arguments
     are not usable, its runs are missing or cannot be read, its config is bad or not the runs',
     or ``--out`` cannot be created."""
     if sys.argv[1:2] == ["plan"]:
-        from analysis.plan import main as plan
+        from analysis.plan_cli import main as plan
 
         return plan(sys.argv[2:])
     parser = ArgumentParser(prog="python -m analysis")
@@ -58,9 +60,8 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if many:
-        tables = prompts.study_tables(read_runs(args.run_dir, prompts.READ_COLUMNS),
-                                      manifest["study"], config.analysis,
-                                      {env.text: env for env in config.environments})
+        tables = prompts_tables(read_runs(args.run_dir, PROMPTS_COLUMNS), manifest["study"],
+                                config.analysis, {env.text: env for env in config.environments})
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     write_tables(tables, args.out)

@@ -61,7 +61,7 @@ class Placement(StrEnum):
 
 class Censoring(StrEnum):
     """Which of two budgets to a target (a rule's and uniform allocation's) the largest budget
-    left unreached, so that their ratio is only bounded (``analysis.prompts``)."""
+    left unreached, so that their ratio is only bounded (``analysis.prompts.budget_to_target``)."""
 
     NONE = "both reached"
     RULE = "rule not reached"

@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 from analysis.accuracy import accuracy_table, chance_levels
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes
-from analysis.prompts import accuracy_table as prompt_accuracy
+from analysis.prompts.means import accuracy_table as prompt_accuracy
 from analysis.tables import p_text
 
 

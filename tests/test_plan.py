@@ -20,7 +20,6 @@ from analysis.budget_to_target import budget_ratio
 from analysis.plan import (
     binomial_power,
     normal_seeds,
-    parse_selector,
     pilot_spread,
     plan_binomial,
     plan_mcnemar,
@@ -28,7 +27,8 @@ from analysis.plan import (
     select_cell,
     stated_budgets,
 )
-from analysis.plan import main as plan_main
+from analysis.plan_cli import main as plan_main
+from analysis.plan_cli import parse_selector
 from analysis.power import exact_mcnemar_power, exact_mcnemar_power_curve
 from conftest import REPO
 from study.orchestration.storage import CELLS_SCHEMA, study_files

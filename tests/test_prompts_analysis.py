@@ -15,18 +15,12 @@ from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
 from test_prompts import run_kernel
 
 from analysis.pass_rate import achievable
-from analysis.prompts import (
-    CELL_COLUMNS,
-    band_spending,
-    budget_to_target,
-    compute_curve,
-    curve_starts,
-    scaling_curve,
-    seed_outcomes,
-    seeds_needed,
-    verdict_table,
-    versus_uniform,
-)
+from analysis.prompts.budget_to_target import budget_to_target
+from analysis.prompts.compute_curve import compute_curve, curve_starts, scaling_curve
+from analysis.prompts.means import band_spending
+from analysis.prompts.outcomes import CELL_COLUMNS, seed_outcomes
+from analysis.prompts.seeds import seeds_needed
+from analysis.prompts.versus_uniform import verdict_table, versus_uniform
 from analysis.roles import Censoring, CurveFit, Finding, Placement
 from study.core import prompt_rules
 from study.core.prompts import difficulty_bands

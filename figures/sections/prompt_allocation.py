@@ -15,7 +15,8 @@ from matplotlib import pyplot as plt
 
 import analysis.budget_to_target as crossings
 from analysis.pass_rate import FRACTIONS
-from analysis.prompts import REFERENCE, scaling_curve
+from analysis.prompts.compute_curve import scaling_curve
+from analysis.prompts.outcomes import REFERENCE
 from analysis.roles import Censoring, Finding, Placement
 from analysis.study_tables import SETTINGS
 from figures.cite import Row, Tables, formatter
@@ -91,7 +92,7 @@ def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFra
 
 
 def _on(metric: str, query: str = "") -> str:
-    """A query of the rows of one metric (``analysis.prompts.METRICS``), and ``query``."""
+    """A query of the rows of one metric (``analysis.prompts.outcomes.METRICS``), and ``query``."""
     return f"metric == {metric!r}" + (f" and {query}" if query else "")
 
 
@@ -188,14 +189,14 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         ",")
     if len(higher):
         numbers.put("HigherLargest", cite.largest(higher, "difference"), "+.4f")
-    numbers.put("Effect", cite.constant("analysis.prompts.EFFECT"), "g")
+    numbers.put("Effect", cite.constant("analysis.prompts.seeds.EFFECT"), "g")
     numbers.put("SeedsNeeded", cite.largest(plan[plan["metric"] == "accuracy"],
                                             "seeds_for_effect"), ",")
     numbers.put("PassSeedsNeeded", cite.largest(plan[plan["metric"] == "pass_rate"],
                                                 "seeds_for_effect"), ",")
     numbers.put_constant("PowerTarget", cite.constant("analysis.power.TARGET_POWER"), ".0%")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
-    numbers.put("Half", cite.constant("analysis.prompts.HALF"), "g")
+    numbers.put("Half", cite.constant("analysis.prompts.budget_to_target.HALF"), "g")
     numbers.put("FewerRolloutsOracle", cite.count(ratios, _on(
         "accuracy", f"{ESTIMABLE} and interval_against_one == 'below' and "
                     "allocation == 'oracle_variance'")), ",")
@@ -215,7 +216,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         for placement in Placement:
             numbers.put(f"{name}Prediction{placement.value.capitalize()}", cite.count(
                 predictions, _on(metric, f"prediction == {placement.value!r}")), ",")
-    numbers.put("PoorFactor", cite.constant("analysis.prompts.POOR_FIT"), "g")
+    numbers.put("PoorFactor", cite.constant("analysis.prompts.compute_curve.POOR_FIT"), "g")
     curve = curve[curve["metric"] == "accuracy"]
     predictions = predictions[predictions["metric"] == "accuracy"]
     starts = starts[starts["metric"] == "accuracy"]

@@ -1,0 +1,121 @@
+"""The runs table of a many-prompts study, read per seed, and the cells compared with uniform
+allocation.
+
+The runs table of such a study has one row per (cell, seed, budget, band) (``CELL_COLUMNS``,
+then the seed, the budget C in rollouts, the difficulty band and what the kernel
+``study.core.prompts`` records of it). A seed's accuracy at a budget is the share of its P prompts
+whose greedy arm is a best arm, summed over the bands: a fraction k / P, so a mean over seeds
+gets the package's interval (``analysis.cost.mean_interval``: a t interval once at least
+``SETTLED_SEEDS`` seeds differ from the most common value, else bounds from the counts of seeds
+above and below it, valid however many seeds agree). Cells that differ only in their allocation
+rule share every seed's prompts and draws (common random numbers), so a rule is compared with
+uniform allocation seed by seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.cost import Support
+from study.model.grid import SAME_UNDER_EITHER
+
+CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size", "lr",
+                "environment", "prompts"]
+"""What describes a cell of a many-prompts study."""
+PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr", "normalization"]
+"""Cells equal in these share every seed's dataset and draws: they differ in allocation only."""
+READ_COLUMNS = [*CELL_COLUMNS, "seed", "budget", "band", "band_prompts", "correct_prompts",
+                "pass_rate_sum", "best_value_sum", "rollouts", "groups", "zero_signal_groups"]
+"""The columns of the tidy runs table the analysis reads (the rest would only take memory)."""
+METRICS = ("accuracy", "pass_rate")
+"""The outcomes every verdict of the study is stated on, each its own Holm family: best-arm
+accuracy (a seed's share of prompts whose greedy arm is a best arm) and the pass rate (a seed's
+mean over prompts of its policy's sum pi[k] v[k], what GRESO and Knapsack RL report as
+accuracy)."""
+REFERENCE = "uniform"
+"""The allocation rule every other rule is compared with."""
+
+
+_SUMMED = ["correct_prompts", "band_prompts", "pass_rate_sum", "best_value_sum"]
+
+
+def seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget``, ``columns``
+    summed over the bands, ``accuracy``, the seed's share of prompts right (correct_prompts
+    over band_prompts; a prompt that is not finite counts as wrong), ``pass_rate``, the mean
+    over its prompts of their policies' pass rates (a prompt that is not finite counts 0), and
+    ``regret``, the mean over its prompts of the best value less the pass rate."""
+    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
+              [list(dict.fromkeys([*_SUMMED, *columns]))].sum().reset_index())
+    prompts = totals["band_prompts"]
+    return totals.assign(accuracy=totals["correct_prompts"] / prompts,
+                         pass_rate=totals["pass_rate_sum"] / prompts,
+                         regret=(totals["best_value_sum"] - totals["pass_rate_sum"]) / prompts)
+
+
+def seed_outcomes(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (cell, seed, budget): the cell's columns, ``seed``, ``budget`` and each of
+    ``METRICS`` of the seed over all bands, and its ``regret``."""
+    return seed_totals(runs, []).drop(columns=_SUMMED)
+
+
+def seed_frames(runs: pd.DataFrame, metric: str) -> dict[int, pd.DataFrame]:
+    """Per cell, ``metric`` of each seed as a (seeds, budgets) frame."""
+    return _by_seed(seed_outcomes(runs), metric)
+
+
+def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell, its ``CELL_COLUMNS``, in cell order."""
+    return runs[CELL_COLUMNS].drop_duplicates("cell").sort_values("cell").reset_index(drop=True)
+
+
+def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
+    """Per cell, ``column`` as a (seeds, budgets) frame, seeds and budgets sorted; ValueError
+    unless every cell has every one of its seeds at every one of its budgets."""
+    wide = {}
+    for cell, frame in long.groupby("cell", sort=True):
+        table = frame.pivot(index="seed", columns="budget", values=column)
+        if table.isna().to_numpy().any():
+            raise ValueError(f"cell {cell}: not every seed is recorded at every budget")
+        wide[int(cell)] = table
+    return wide
+
+
+def repeats_another(cells: pd.DataFrame) -> pd.Series:
+    """Whether each cell repeats another's runs: normalised per batch under a rule whose groups
+    all have the configured size (``study.model.grid.SAME_UNDER_EITHER``), it is the per-group
+    cell's simulation, one hypothesis, compared once (as the per-group cell)."""
+    return (cells["normalization"] == "per_batch") & cells["allocation"].isin(SAME_UNDER_EITHER)
+
+
+def uniform_pairs(cells: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
+    """Every (rule, uniform) pair of cells that differ in their allocation only, but for a rule
+    cell that repeats another's runs (``repeats_another``)."""
+    pairs = []
+    repeats = repeats_another(cells)
+    for _, group in cells.groupby(PAIRED_BY, sort=False):
+        reference = group[group["allocation"] == REFERENCE]
+        if reference.empty:
+            continue
+        pairs.extend((rule, reference.iloc[0]) for index, rule in group.iterrows()
+                     if rule["allocation"] != REFERENCE and not repeats[index])
+    return pairs
+
+
+def check_aligned(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """ValueError unless two cells' per-seed frames hold the same seeds and budgets: a pairing
+    by seed needs them."""
+    if not (a.index.equals(b.index) and a.columns.equals(b.columns)):
+        raise ValueError("cells paired by seed must hold the same seeds and budgets")
+
+
+def accuracy_support(prompts: int) -> Support:
+    """What a seed's accuracy over ``prompts`` prompts can be: k / P for k = 0..P."""
+    return Support(tuple(np.arange(prompts + 1) / prompts))
+
+
+def difference_support(prompts: int) -> Support:
+    """What the difference of two seeds' accuracies over ``prompts`` prompts can be: k / P for
+    k = -P..P (``Support.difference`` of two ``accuracy_support``, without its P^2 pairs)."""
+    return Support(tuple(np.arange(-prompts, prompts + 1) / prompts))

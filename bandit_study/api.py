@@ -14,6 +14,11 @@ Examples
 ...                     "grid": {"probs": [[0.5, 0.6]], "budgets": [10, 100, 1000]}},
 ...                    out="out/mine")
 >>> bandits.accuracy(runs)[["budget", "accuracy", "ci_low", "ci_high"]]
+
+A large study is loaded with its description once per cell, and analysed the same way:
+
+>>> study = bandits.load("out/budget_sweep")
+>>> bandits.accuracy(study)
 """
 
 from __future__ import annotations
@@ -32,13 +37,14 @@ from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
 from analysis.budget_to_target import budget_ratio as _budget_ratio
 from analysis.budget_to_target import budget_to_target as _budget_to_target
 from analysis.families import ALPHA
-from analysis.outcomes import Outcomes
+from analysis.outcomes import READ_COLUMNS, Outcomes
 from analysis.paired import compare_cells
 from analysis.plan import Plan, RatioPlan, select_cell
 from study.model.config import ConfigError, StudyConfig, config_from_dict, load_config
-from study.model.schema import CURVES_FILE
+from study.model.schema import CELL_COLUMNS, CURVES_FILE, LIST_COLUMNS
 from study.orchestration.outputs import run_config
-from study.orchestration.storage import read_manifest, read_runs
+from study.orchestration.storage import read_cells, read_manifest, read_runs, read_stored_runs
+from study.orchestration.storage import tidy as _tidy
 
 __all__ = ["ConfigError", "Plan", "RatioPlan", "Study", "accuracy", "budget_ratio",
            "budget_to_target", "cell", "cells", "compare", "load", "plan_binomial", "plan_mcnemar",
@@ -47,12 +53,23 @@ __all__ = ["ConfigError", "Plan", "RatioPlan", "Study", "accuracy", "budget_rati
 
 @dataclass(frozen=True)
 class Study:
-    """A finished study as ``load`` reads it.
+    """A finished study as ``load`` reads it: its runs, and its cells' description once per cell.
+
+    Every function below that takes a runs table also takes a ``Study``, and looks each run's
+    cell up in ``cells`` by id.
 
     Attributes
     ----------
     runs : pandas.DataFrame
-        One row per (cell, seed, budget checkpoint) (``study.model.schema``).
+        ``runs.parquet`` as stored: one row per (cell, seed, budget checkpoint) (and band, in a
+        many-prompts study), ``cell`` (the cell's id, a key into ``cells``) and the run columns
+        (``study.model.schema.STORED_RUN_COLUMNS``), numbers and flags only (114 bytes a row:
+        680 MB for the 6 million rows of ``budget_sweep``). The description is not repeated on
+        every row: ``tidy`` joins it, or ``runs.merge(cells[["cell", "algorithm"]],
+        on="cell")`` the columns needed.
+    cells : pandas.DataFrame
+        ``cells.parquet``: one row per cell in cell order, the columns that describe it
+        (``study.model.schema.CELL_COLUMNS``, the list columns as tuples).
     manifest : dict
         The config, root seed, versions and timings the run recorded.
     curves : pandas.DataFrame or None
@@ -60,14 +77,55 @@ class Study:
     """
 
     runs: pd.DataFrame
+    cells: pd.DataFrame
     manifest: dict[str, Any]
     curves: pd.DataFrame | None
 
+    def tidy(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """The tidy runs table: every description column on every row, as ``run`` returns it.
 
-def _outcomes(runs: pd.DataFrame) -> Outcomes:
+        Parameters
+        ----------
+        columns : list of str, optional
+            Only these cell and run columns, in this order. All of them take about 180 bytes a
+            row (text columns as categoricals, lists as one shared tuple per cell): for a large
+            study, take the ones needed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``runs`` joined with ``cells`` on ``cell`` (``study.orchestration.storage.read_runs``).
+        """
+        return _tidy(self.cells, self.runs, columns)
+
+
+def _outcomes(runs: pd.DataFrame | Study) -> Outcomes:
     """The outcomes of a runs table, built anew for every call: a cache keyed by the frame would
     miss an edit made in place between two calls."""
+    if isinstance(runs, Study):
+        return Outcomes.from_runs(_described(runs))
+    missing = [c for c in CELL_COLUMNS if c not in runs]
+    if missing == list(CELL_COLUMNS[1:]) and "cell" in runs:
+        # Study.runs alone: its description is in Study.cells.
+        raise ValueError(f"the runs table has no column {', '.join(missing)}: pass the Study "
+                         "that load returned, whose cells are in Study.cells")
     return Outcomes.from_runs(runs)
+
+
+def _described(study: Study) -> pd.DataFrame:
+    """The columns of ``study.runs`` the analysis reads (not copied) and, on every row, its cell's
+    description from ``study.cells``, each column a categorical: a byte a row and column."""
+    runs = study.runs
+    position = pd.Index(study.cells["cell"]).get_indexer(runs["cell"].to_numpy())
+    if (position < 0).any():
+        raise ValueError("the runs table has cells that Study.cells does not")
+    frame = {name: runs[name].to_numpy() for name in READ_COLUMNS if name in runs}
+    for name in CELL_COLUMNS[1:]:
+        values = study.cells[name]
+        codes, uniques = pd.factorize(values.to_numpy() if name in LIST_COLUMNS else values)
+        categories = pd.CategoricalDtype(pd.Index(uniques, tupleize_cols=False))
+        frame[name] = pd.Categorical.from_codes(codes[position], dtype=categories)
+    return pd.DataFrame(frame, copy=False)
 
 
 def _config(config: Mapping[str, Any] | str | Path | StudyConfig) -> StudyConfig:
@@ -118,7 +176,7 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
 
 
 def load(out: str | Path) -> Study:
-    """Read a finished study's folder (the tidy runs table, the manifest and the curves).
+    """Read a finished study's folder: its runs and cells (kept apart), manifest and curves.
 
     Parameters
     ----------
@@ -128,6 +186,10 @@ def load(out: str | Path) -> Study:
     Returns
     -------
     Study
+        The runs hold the cell's id on each row and the cells its description once, and the
+        runs are read a column of a row group at a time into their arrays, so loading holds
+        little more than the runs' own bytes (``budget_sweep``'s 6 million rows: under 1 GB,
+        the Python process included); ``Study.tidy`` joins the two.
 
     Raises
     ------
@@ -136,19 +198,22 @@ def load(out: str | Path) -> Study:
     """
     folder = Path(out)
     try:
-        runs = read_runs(folder)
+        cells = read_cells(folder)
+        runs = read_stored_runs(folder, cells)
     except ValueError as error:
         raise ConfigError("out", str(folder), str(error)) from None
     curves = folder / CURVES_FILE
-    return Study(runs, read_manifest(folder), pd.read_parquet(curves) if curves.is_file() else None)
+    return Study(runs, cells, read_manifest(folder),
+                 pd.read_parquet(curves) if curves.is_file() else None)
 
 
-def cells(runs: pd.DataFrame) -> pd.DataFrame:
+def cells(runs: pd.DataFrame | Study) -> pd.DataFrame:
     """The cells of a runs table, one row each, with the columns that define them.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
 
     Returns
     -------
@@ -159,12 +224,13 @@ def cells(runs: pd.DataFrame) -> pd.DataFrame:
     return cells_frame(_outcomes(runs))
 
 
-def cell(runs: pd.DataFrame, **where: object) -> int:
+def cell(runs: pd.DataFrame | Study, **where: object) -> int:
     """The one cell whose columns equal ``where``, e.g. ``cell(runs, algorithm="uniform")``.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     **where
         Cell columns and their values (numbers compared as numbers).
 
@@ -187,13 +253,14 @@ def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object]) -> int:
     return select_cell(cells_frame(outcomes), {key: str(value) for key, value in chosen.items()})
 
 
-def accuracy(runs: pd.DataFrame, confidence: float = 0.95,
+def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
              method: str = "wilson") -> pd.DataFrame:
     """Best-arm accuracy per (cell, budget) with its interval over seeds.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     confidence : float
         Level of the interval.
     method : {"wilson", "exact"}
@@ -208,13 +275,14 @@ def accuracy(runs: pd.DataFrame, confidence: float = 0.95,
     return accuracy_table(_outcomes(runs), method=method, confidence=confidence)
 
 
-def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[str, object],
-            seeds: np.ndarray | None = None) -> pd.DataFrame:
+def compare(runs: pd.DataFrame | Study, a: int | Mapping[str, object],
+            b: int | Mapping[str, object], seeds: np.ndarray | None = None) -> pd.DataFrame:
     """Cell A against cell B at each budget, paired by seed (common random numbers).
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     a, b : int or dict
         Cell ids, or column values that pick one cell each (as ``cell``).
     seeds : numpy.ndarray, optional
@@ -231,13 +299,14 @@ def compare(runs: pd.DataFrame, a: int | Mapping[str, object], b: int | Mapping[
                          None if seeds is None else outcomes.mask(seeds))
 
 
-def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
+def budget_to_target(runs: pd.DataFrame | Study, chosen: int | Mapping[str, object],
                      target: float = TARGET) -> BudgetEstimate:
     """The budget at which a cell's accuracy reaches ``target``, with a seed-bootstrap interval.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     chosen : int or dict
         The cell, by id or by column values.
     target : float
@@ -254,13 +323,14 @@ def budget_to_target(runs: pd.DataFrame, chosen: int | Mapping[str, object],
                              target)
 
 
-def budget_ratio(runs: pd.DataFrame, a: int | Mapping[str, object],
+def budget_ratio(runs: pd.DataFrame | Study, a: int | Mapping[str, object],
                  b: int | Mapping[str, object], target: float = TARGET) -> BudgetRatio:
     """A's budget to ``target`` over B's, seeds paired, with percentile bootstrap intervals.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
+    runs : pandas.DataFrame or Study
+        A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     a, b : int or dict
         The cells, by id or by column values.
     target : float
@@ -352,15 +422,15 @@ def plan_mcnemar(only_a: float, only_b: float, power: float = 0.8,
     return _plan.plan_mcnemar(only_a, only_b, power, alpha)
 
 
-def plan_ratio(pilot: pd.DataFrame, a: int | Mapping[str, object],
+def plan_ratio(pilot: pd.DataFrame | Study, a: int | Mapping[str, object],
                b: int | Mapping[str, object], ratio: float, margin: float | None = None,
                power: float = 0.8) -> RatioPlan:
     """Seeds the paired bootstrap test of two cells' budgets to 0.9 needs, from a pilot.
 
     Parameters
     ----------
-    pilot : pandas.DataFrame
-        A pilot study's runs table.
+    pilot : pandas.DataFrame or Study
+        A pilot study's runs table, or the study ``load`` read.
     a, b : int or dict
         The two cells, by id or by column values.
     ratio : float

@@ -208,6 +208,36 @@ def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
     return tidy(cells, runs.to_pandas(), columns)
 
 
+def read_stored_runs(out_dir: Path, cells: pd.DataFrame) -> pd.DataFrame:
+    """``runs.parquet`` of the study in ``out_dir`` as stored: ``cell`` and the run columns, one
+    row per (cell, seed, budget checkpoint), the description left to ``cells``
+    (``read_cells(out_dir)``, which checks that the two were written together);
+    ``MismatchedRunError`` if a run's cell is not one of them.
+    The columns keep their stored types (numbers and flags, each its own block) and are filled a
+    column of a row group at a time into arrays allocated once, so the reading holds the frame
+    and a few MB, where ``pyarrow.parquet.read_table(...).to_pandas()`` holds the table twice."""
+    known = cells["cell"].to_numpy()
+    pool = pa.default_memory_pool()
+    with pq.ParquetFile(out_dir / RUNS_FILE, pre_buffer=False) as source:
+        arrays = {field.name: np.empty(source.metadata.num_rows,
+                                       dtype=field.type.to_pandas_dtype())
+                  for field in source.schema_arrow}
+        start = 0
+        for group in range(source.num_row_groups):
+            rows = source.metadata.row_group(group).num_rows
+            for name, array in arrays.items():
+                values = source.read_row_group(group, columns=[name], use_threads=False)
+                array[start:start + rows] = values.column(0).to_numpy()
+                del values
+                # Give the column's buffers back before the next: the allocator would otherwise
+                # keep tens of MB beside the frame.
+                pool.release_unused()
+            if not np.isin(arrays["cell"][start:start + rows], known).all():
+                raise MismatchedRunError("the runs table has cells that the cells table does not")
+            start += rows
+    return pd.DataFrame(arrays, copy=False)
+
+
 def read_manifest(out_dir: Path) -> dict[str, Any]:
     """The manifest a study wrote into ``out_dir``."""
     return json.loads((out_dir / MANIFEST_FILE).read_text())

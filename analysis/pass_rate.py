@@ -116,7 +116,7 @@ def policy_table(outcomes: Outcomes) -> pd.DataFrame:
             continue
         env = environments[int(cell.cell)]
         gain = achievable(env)
-        low, high = _value_range(env)
+        low, high = value_range(env)
         support = Support((low, high), discrete=False)
         rates = seed_pass_rates(outcomes, cell.cell)
         regrets = outcomes.best_value[outcomes.row(cell.cell)][:, None] - rates
@@ -134,7 +134,7 @@ def policy_table(outcomes: Outcomes) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _value_range(env: Environment) -> tuple[float, float]:
+def value_range(env: Environment) -> tuple[float, float]:
     """The least and the largest value an arm of ``env`` can have: its own for a fixed bandit,
     [0, 1] for drawn probabilities, unbounded for drawn Gaussian means."""
     if env.values is not None:

@@ -583,7 +583,7 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
         tables.update(group_tables(outcomes, pass_rates(outcomes), study, margin, reference,
                                    analysis.pass_rate_margin))
     for question in questions.modules():
-        found = question.table(outcomes, cells)
+        found = question.table(outcomes, cells, tables[SETTINGS].iloc[0])
         if len(found):
             tables[question.TABLE] = found
     if (run_dir / CURVES_FILE).is_file():

@@ -93,8 +93,10 @@ def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
     the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
     from its config's ``[analysis]``) name them: the numbers the write-up leads with."""
     cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
+    # A config that declares no compared budgets is described at every checkpoint.
+    budgets = settings["compared_budgets"]
     return accuracy[(cell == settings["headline_cell"])
-                    & accuracy["budget"].isin(settings["compared_budgets"])]
+                    & (accuracy["budget"].isin(budgets) if len(budgets) else True)]
 
 
 def named_numbers(cite: Tables) -> Registry:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import questions
 from analysis.tables import readable
 from figures import prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
@@ -54,8 +55,15 @@ TESTS = {
                     "two-sided paired t-test of mean pass rate over seeds (the bound's p-value "
                     "where few seeds differ)"),
 }
-"""The test behind each family, by the family's name within its study (else its table's), for
-the Methods section."""
+"""The test behind each family of the tables ``analysis.study_tables`` builds itself, by the
+family's name within its study (else its table's), for the Methods section; a question module's
+(``analysis.questions``) is its ``TEST`` (``methods_tests``)."""
+
+
+def methods_tests() -> dict[str, str]:
+    """``TESTS`` and each question module's ``TEST`` by its table's name."""
+    return {**TESTS, **{module.TABLE: module.TEST for module in questions.modules()
+                        if module.TEST}}
 
 
 class Report:
@@ -140,6 +148,7 @@ class Report:
         """The Methods section: the families of this run's tables, with their sizes, tests and
         seeds, and the tests and intervals the report uses."""
         rows = []
+        tests = methods_tests()
         for path in sorted(self.cite.tables.glob("*/*.parquet")):
             table = self.table(path.parent.name, path.stem)
             if table is None:
@@ -148,11 +157,15 @@ class Report:
                 if column not in table or adjusted_column(table.columns, column) not in table:
                     continue  # no family, or names the family of a test planned elsewhere
                 for name in table[column].drop_duplicates():
-                    test = TESTS.get(str(name).split("/")[-1] if column == "family"
-                                     else "equivalence", TESTS.get(path.stem, ""))
+                    test = tests.get(str(name).split("/")[-1] if column == "family"
+                                     else "equivalence", tests.get(path.stem, ""))
                     counted = table.query(family_query(table, name, column), engine="python")
                     if counted.empty:
                         continue  # tested in another table
+                    if not test:
+                        # Methods would list a family without its test.
+                        raise ValueError(f"the family {name} of the table {path.stem} has no "
+                                         "test for Methods: give its question module a TEST")
                     seeds = counted["seeds"]
                     rows.append({"family": name, "hypotheses": len(counted), "test": test,
                                  "seeds per test": f"{seeds.min():,}" if seeds.min() == seeds.max()

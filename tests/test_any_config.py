@@ -99,10 +99,26 @@ def test_the_header_names_the_studies_and_folders(outputs: Path) -> None:
 
 
 def test_the_paper_refuses_studies_it_is_not_written_about_in_one_line(outputs: Path) -> None:
-    # The paper is the project's write-up of its own studies: for other tables it exits 2 with
-    # one line naming the studies it needs, and writes nothing.
+    # The paper names its studies by role: for tables where no config takes its roles
+    # ([analysis] paper_role) it exits 2 with one line naming the roles it needs, and writes
+    # nothing.
     done = run_module("figures.paper", "--tables", "tables", "--figures", "figures", "--runs",
                       "runs", "--out", "paper.pdf", cwd=outputs)
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
-    assert done.stderr.startswith("error: --tables: ") and "budget_sweep" in done.stderr
+    assert done.stderr.startswith("error: --tables: ") and "paper_role" in done.stderr
+    assert all(role in done.stderr for role in ("headline", "narrow", "groups"))
     assert not (outputs / "paper.pdf").exists() and not (outputs / "paper").exists()
+
+
+def test_a_family_without_a_methods_test_stops_the_report(outputs: Path, monkeypatch) -> None:
+    # Methods names the test of every family: a question module whose table has a family and
+    # whose TEST is empty is a fault the report refuses, not an empty cell in Methods.
+    from analysis.questions import pass_rate_regret
+    from figures.report import Report
+
+    report = Report(outputs / "tables", outputs / "figures", outputs / "runs",
+                    outputs / "unused.md")
+    report.methods()
+    monkeypatch.setattr(pass_rate_regret, "TEST", "")
+    with pytest.raises(ValueError, match="pass_rate_regret has no test for Methods"):
+        report.methods()

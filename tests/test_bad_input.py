@@ -160,9 +160,9 @@ CASES = {
     "report: --out a folder": Case("figures.report", report(out=FIGURES), "--out",
                                    f"'{FIGURES}'"),
     # python -m figures.paper (an earlier paper.pdf stays; no paper/ folder is made)
-    "paper: tables without the cited studies": Case(
-        "figures.paper", report("figures.paper"), "--tables", f"'{TABLES}' lacks the tables of "
-        "the studies the paper cites: budget_sweep", (write("paper.pdf", "earlier"),)),
+    "paper: tables without the cited roles": Case(
+        "figures.paper", report("figures.paper"), "--tables", f"'{TABLES}' has no study of the "
+        "paper roles headline, narrow, groups", (write("paper.pdf", "earlier"),)),
     "paper: missing tables": Case("figures.paper", report("figures.paper", tables="nowhere"),
                                   "--tables", "'nowhere'"),
     # python -m figures.curves TABLE_DIR --out FIGURE_DIR

@@ -64,3 +64,67 @@ def test_the_policy_table_summarises_the_runs_pass_rates() -> None:
         assert trained.loc[budget, "pass_rate_interval"] == "t"
         assert trained.loc[budget, "pass_rate_low"] < rates.mean() < trained.loc[
             budget, "pass_rate_high"]
+
+
+def test_the_regret_table_is_the_runs_regret_tested_against_the_untrained_policy() -> None:
+    # An independent recomputation from the runs: regret = best value (0.6) - pass rate per
+    # seed, as the runs table stores both, scipy's
+    # one-sample t-test against the never-training policy's 0.6 - mean(0.2, 0.5, 0.6), Holm by
+    # statsmodels, Wilson intervals by statsmodels (not the scipy call the module makes).
+    # Computed from the same single-precision pass rates as the analysis, means and p-values
+    # agree to float rounding.
+    import pandas as pd
+    from scipy.stats import ttest_1samp
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analysis.accuracy import cells_frame
+    from analysis.questions import pass_rate_regret
+
+    config = make_config({"seeds": 200}, algorithm=["reinforce", "uniform"], lr=[0.0, 0.5],
+                         probs=[[0.2, 0.5, 0.6]], budgets=[10, 100, 300])
+    runs = run_study(config, progress=False).runs
+    outcomes = Outcomes.from_runs(runs)
+    cells = cells_frame(outcomes)
+    trained = int(cells[(cells["algorithm"] == "reinforce") & (cells["lr"] == 0.5)]["cell"].iat[0])
+    settings = pd.Series({"study": "t", "headline_cell": trained, "compared_budgets": [10, 300]})
+    table = pass_rate_regret.table(outcomes, cells, settings).set_index("budget")
+    assert list(table.index) == [10, 300]
+    untrained = 0.6 - np.mean([0.2, 0.5, 0.6])
+    mine = runs[runs["cell"] == trained]
+    p_values = []
+    for budget in (10, 300):
+        seeds = mine[mine["budget"] == budget].sort_values("seed")
+        best = seeds["best_value"].to_numpy(dtype=np.float64)
+        exact = best - seeds["pass_rate"].to_numpy(dtype=np.float64)
+        # The analysis holds pass rates in single precision (analysis.outcomes): each within
+        # 2^-25 of the runs' value in [0.5, 1), 2^-26 below, so the mean regret within 2^-25.
+        regret = best - seeds["pass_rate"].to_numpy(dtype=np.float32).astype(np.float64)
+        row = table.loc[budget]
+        assert row["regret"] == pytest.approx(exact.mean(), abs=2.0**-25)
+        assert row["regret"] == pytest.approx(regret.mean(), rel=1e-12)
+        assert row["untrained_regret"] == pytest.approx(untrained, abs=1e-15)
+        low, high = proportion_confint(int(seeds["correct"].sum()), len(seeds), 0.05, "wilson")
+        assert (row["accuracy_low"], row["accuracy_high"]) == (pytest.approx(low, abs=1e-12),
+                                                               pytest.approx(high, abs=1e-12))
+        assert row["regret_interval"] == "t"
+        p_values.append(ttest_1samp(regret, untrained, alternative="less").pvalue)
+        assert row["p_value"] == pytest.approx(p_values[-1], rel=1e-9, abs=1e-300)
+    holm = multipletests(p_values, method="holm")[1]
+    np.testing.assert_allclose(table["p_value_holm"], holm, rtol=1e-9, atol=1e-300)
+    assert (table["family"] == "t/pass_rate_regret").all()
+    # Training at lr 0.5 for 300 pulls on gaps of 0.1 lowers the regret: the test sees it.
+    assert table.loc[300, "p_value_holm"] < 1e-6
+    # lr 0 never moves: its regret is the untrained one on every seed, a constant without an
+    # interval or a test (no hypothesis enters the family).
+    still = int(cells[(cells["algorithm"] == "reinforce") & (cells["lr"] == 0.0)]["cell"].iat[0])
+    frozen = settings.copy()
+    frozen["headline_cell"] = still
+    flat = pass_rate_regret.table(outcomes, cells, frozen)
+    assert (flat["regret_interval"] == "constant").all() and flat["p_value"].isna().all()
+    np.testing.assert_allclose(flat["regret"], untrained, rtol=2.0**-22)
+    # A learner without a policy gets no table.
+    uniform = int(cells[cells["algorithm"] == "uniform"]["cell"].iat[0])
+    none = settings.copy()
+    none["headline_cell"] = uniform
+    assert pass_rate_regret.table(outcomes, cells, none).empty

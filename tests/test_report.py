@@ -23,9 +23,12 @@ from analysis.pass_rate import FRACTIONS
 from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
+from figures import sections
 from figures.cite import expected_text
+from figures.named import role_prefix, roles
+from figures.numbers import study_prefix
 from figures.paper import PAPER_DIR, macros_used
-from figures.report import SOURCES_FILE, TESTS
+from figures.report import SOURCES_FILE, methods_tests
 from figures.sections.prompt_allocation import RULE_NAMES, law
 from figures.words import pvalue
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
@@ -60,23 +63,31 @@ def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) -> None:
     report = (study_outputs / "report.md").read_text()
-    for heading in ("## 1. How accuracy rises with the budget", "## 2. Above the never-training",
-                    "## 3. Per-arm baseline", "## 4. Narrow margins",
-                    "## 5. REINFORCE against best-arm identification",
-                    "## 6. With a per-pull cost", "## 7. How many seeds",
-                    "## 8. Learning curves (the textbook check", "## 9. Group rollouts",
-                    "## 10. Budget against hardness",
-                    "## 11. What a noisy verifier costs (`noisy_verifier`)",
-                    "## 12. Many prompts, one rollout budget (`many_prompts`)", "## Methods",
-                    "## Provenance"):
-        assert heading in report
+    tables = study_outputs / "tables"
+    # The headings from the sections (their titles, numbered in the report's order; a study's
+    # name after the title of a section that is not shared), in that order; the project's
+    # studies are given every section there is.
+    headed = sections.headed(tables)
+    assert {module for module, _ in headed} == set(sections.modules())
+    headings = [f"## {number}. {module.SECTION.title}"
+                + ("" if module.SECTION.shared else f" (`{studies[0]}`)")
+                for number, (module, studies) in enumerate(headed, start=1)]
+    found = [line for line in report.splitlines() if line.startswith("## ")]
+    left = ["## Sections not given"] if sections.not_given(tables) else []
+    assert found == [*headings, *left, "## Methods", "## Provenance"]
     assert "has not been analysed" not in report and "not drawn" not in report
-    for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report):
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    for link in links:
         assert (study_outputs / link).is_file(), link
-    # 11 figures of sections 1 to 8 (section 5 draws one for each of its two studies), 3 for
-    # each of the two group studies (section 9) and the hardness figure (section 10), the noisy
-    # verifier's (section 11) and the many-prompts study's (section 12).
-    assert report.count("*Figure:") == 20 and "Wilson" in report and "Newcombe" in report
+    # Each figure shown is one its section drew, and each section with figures shows one for
+    # each study given it.
+    drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
+    shown = [Path(link).stem for link in links]
+    assert len(shown) == len(set(shown)) == report.count("*Figure:") and set(shown) <= set(drawn)
+    for module, study in sections.given(tables):
+        stems = {sections.figure_name(study, stem) for stem in module.SECTION.figures}
+        assert not stems or stems & set(shown), (module.__name__, study)
+    assert "Wilson" in report and "Newcombe" in report
     # The tables show p-values floored as the prose does, and no rounding residue as a number.
     for header, cells in table_cells(report):
         for column, cell in zip(header, cells, strict=True):
@@ -106,11 +117,13 @@ def table_cells(report: str) -> list[tuple[list[str], list[str]]]:
 
 def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
-    # The headline study's 3, its references', baselines', seeds' and best-arm-identification
-    # figures, the narrow study's and its best-arm-identification figure, the cost study's, the
-    # curves of the textbook check and its book-layout figure, 3 for each group study, the noisy
-    # verifier's and the many-prompts study's.
-    assert len(drawn) == 21
+    # Each figure is one a section declares for a study given it (figures.sections), and each
+    # such section drew at least one of its figures for each of its studies.
+    declared = {(module.__name__, study): {sections.figure_name(study, stem)
+                                           for stem in module.SECTION.figures}
+                for module, study in sections.given(study_outputs / "tables")}
+    assert set(drawn) <= set().union(*declared.values())
+    assert all(names & set(drawn) for names in declared.values() if names)
     for files in drawn.values():
         assert sorted(Path(f).suffix for f in files) == [".pdf", ".png"]
         for name in files:
@@ -137,8 +150,13 @@ def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs
     # One value, one name: no two names print the same source the same way.
     printed = sources[["source", "spec", "formatter"]]
     assert not printed.duplicated().any(), sources[printed.duplicated(keep=False)]
-    # The paper's macros are names of the registry.
-    assert macros_used((PAPER_DIR / "paper.typ").read_text()) <= set(names)
+    # The paper's macros are names of the registry: a role's (``#HeadlineSeeds``) that of its
+    # study (``BudgetSweepSeeds``), the study whose config takes the role.
+    studies = roles(study_outputs / "tables")
+    assert studies == {"headline": "budget_sweep", "narrow": "narrow_margins",
+                       "groups": "group_rollouts"}
+    assert {macro if macro in names else registry_name(macro, studies)
+            for macro in macros_used((PAPER_DIR / "paper.typ").read_text())} <= set(names)
     for row in sources.itertuples():
         at = lines.index(f"% {row.name}: {row.source}")
         assert lines[at + 1].startswith(f"\\newcommand{{\\{row.name}}}{{")
@@ -147,6 +165,14 @@ def test_tables_are_parquet_csv_and_markdown_and_numbers_are_latex(study_outputs
                              study_outputs) == row.text
     assert any(m.startswith("\\newcommand{\\BudgetSweepAccAtFiveThousand}") for m in macros)
     assert any("NarrowMarginsBudgetToNinety" in m for m in macros)
+
+
+def registry_name(macro: str, studies: dict[str, str]) -> str:
+    """The registry's name of a paper macro: a role's prefix replaced by its study's."""
+    for role, study in studies.items():
+        if macro.startswith(role_prefix(role)):
+            return study_prefix(study) + macro[len(role_prefix(role)):]
+    return macro
 
 
 def paragraph(report: str, start: str) -> str:
@@ -286,16 +312,24 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
     used = macros_used(source)
     macros = pd.read_csv(study_outputs / "paper" / "numbers.csv", keep_default_na=False)
     assert used <= set(macros["macro"]) and len(used) > 50
-    # The paper builds the registry the report builds: the same names, printed the same.
+    # The paper builds the registry the report builds: the same names, printed the same, and
+    # each of a role's names again under the role's prefix.
     named = pd.read_csv(study_outputs / "number_sources.csv", keep_default_na=False)
-    assert (macros.set_index("macro")["text"].to_dict()
-            == named.set_index("name")["text"].to_dict())
+    studies = roles(study_outputs / "tables")
+    shown = macros.set_index("macro")["text"].to_dict()
+    registry = named.set_index("name")["text"].to_dict()
+    assert set(registry) <= set(shown)
+    for macro, printed in shown.items():
+        assert registry.get(macro, registry.get(registry_name(macro, studies))) == printed, macro
+    assert all(any(macro.startswith(role_prefix(role)) for macro in shown) for role in studies)
     for entry in macros[macros["macro"].isin(used)].to_dict("records"):
         # Each number read again from its table (or constant) and formatted as the macro was;
         # and the PDF shows that text.
         assert expected_text(entry, study_outputs / "tables", study_outputs) == entry["text"]
         assert number_token(entry["text"]).search(text), entry["macro"]
-    figures = re.findall(r'#fig\("(\w+)"', source)
+    studies = roles(study_outputs / "tables")
+    figures = [(studies[role] if role else "") + name
+               for role, name in re.findall(r'#fig\((?:study\.(\w+) \+ )?"(\w+)"', source)]
     assert len(figures) == 6
     for number, name in enumerate(figures, start=1):
         assert (study_outputs / "figures" / f"{name}.pdf").is_file()
@@ -943,7 +977,7 @@ def test_every_markdown_table_of_the_report_is_its_table_files_rows(study_output
     tables = study_outputs / "tables"
     files = {(path.parent.name, path.stem): checks.TableFile(pd.read_parquet(path))
              for path in sorted(tables.glob("*/*.parquet"))}
-    families = checks.family_rows(tables, TESTS)
+    families = checks.family_rows(tables, methods_tests())
     found = checks.markdown_tables(report, {study for study, _ in files})
     unmatched = []
     for table in found:

@@ -16,9 +16,12 @@ from analysis.outcomes import Outcomes
 from study.model import registry
 
 TABLE = "effective_hardness"
+TEST = ""
+"""No p-values: a budget per unit of hardness with its interval, per cell."""
 
 
-def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
+def table(outcomes: Outcomes, cells: pd.DataFrame,
+          settings: pd.Series) -> pd.DataFrame:
     """One row per cell of fixed arm values whose reward model has a ``gap_factor``: H, the
     factor f, H / f^2, the budget to 0.9 with its interval, and the budget per unit of H / f^2
     with that interval. Empty when no cell has such a model. First cost only (cost does not

@@ -83,6 +83,9 @@ from study.model.environment import Environment
 
 TABLE = "reward_noise_cost"
 SLOPE_TABLE = "reward_noise_slope"
+TEST = ""
+"""No p-values: each table's family is checked by simultaneous intervals (``bonferroni_family``),
+which the report's Methods lists with their resamples."""
 FAMILY_ALPHA = ALPHA
 """Family-wise level of each family: the prediction checks of one metric's rows, the slopes."""
 FAMILY_RESAMPLES = 10_000
@@ -323,7 +326,8 @@ def tables(outcomes: Outcomes, cells: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return _LATEST["tables"]
 
 
-def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
+def table(outcomes: Outcomes, cells: pd.DataFrame,
+          settings: pd.Series) -> pd.DataFrame:
     """``TABLE``: one row per pair (a noisy cell and its exact verifier) and target: accuracy to
     ``TARGET`` and, where both learners have a policy, pass rate to each of ``FRACTIONS`` of the
     achievable gain (``target`` is then that pass rate, ``start`` and ``best`` the gain's ends,
@@ -340,7 +344,8 @@ def table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
     return tables(outcomes, cells)[TABLE]
 
 
-def slope_table(outcomes: Outcomes, cells: pd.DataFrame) -> pd.DataFrame:
+def slope_table(outcomes: Outcomes, cells: pd.DataFrame,
+                settings: pd.Series) -> pd.DataFrame:
     """``SLOPE_TABLE``: one row per exact verifier, target (as ``table``'s) and prediction
     (``margin``, ``variance``) with at least two distinct predicted ratios among its noisy
     verifiers: the slope of their log ratios on the log predictions (``joint_slope``) with its

@@ -5,6 +5,7 @@ which draws it from the resamples of the costs' table, so that both tables share
 from __future__ import annotations
 
 from analysis.questions.reward_noise import SLOPE_TABLE as TABLE
+from analysis.questions.reward_noise import TEST
 from analysis.questions.reward_noise import slope_table as table
 
-__all__ = ["TABLE", "table"]
+__all__ = ["TABLE", "TEST", "table"]

@@ -1,0 +1,112 @@
+"""The code of README.md and CONTRIBUTING.md runs as printed: the README's own study to its
+report, the recipe for a table with its section written into a copy of the packages and run to a
+report that shows it, the recipe's study config valid. (The README's notebook block is run by
+``tests/test_api.py``, its seed exercise's output by ``tests/test_cli.py``.)"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from study.model.config import parse_config
+
+FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.S | re.M)
+RECIPE_FILES = ("analysis/questions/greedy_value.py", "figures/sections/greedy_value.py",
+                "figures/templates/greedy_value.md.j2")
+"""Where the recipe for a table with its section puts its three blocks, in order."""
+
+
+def blocks(name: str) -> list[tuple[str, str]]:
+    """Every fenced code block of the file ``name``: (language, text), dedented."""
+    text = (REPO / name).read_text()
+    return [(language, textwrap.dedent(body)) for indent, language, body in FENCE.findall(text)]
+
+
+def test_every_block_is_one_a_test_runs() -> None:
+    # A new block without a test fails here. The README's: the two commands (what CI runs),
+    # the seed exercise's output, the own study, the notebook and the citation (no code);
+    # CONTRIBUTING's: the table recipe's three files and the study's config.
+    readme = [language for language, _ in blocks("README.md")]
+    assert readme == ["sh", "", "sh", "python", "bibtex"]
+    assert blocks("README.md")[0][1].splitlines() == [
+        "make all    # regenerate every output under out/: runs, tables, figures, report.md, "
+        "numbers.tex, paper.pdf", "make test   # run the test suite"]
+    assert [language for language, _ in blocks("CONTRIBUTING.md")] == [
+        "python", "python", "jinja", "toml"]
+
+
+def test_the_recipe_study_is_a_valid_config() -> None:
+    (_, text), = [block for block in blocks("CONTRIBUTING.md") if block[0] == "toml"]
+    config = parse_config(text)
+    assert config.name == "wider_gap" and config.analysis.sections == ("headline", "references")
+
+
+def _python_first() -> dict[str, str]:
+    """An environment whose ``python`` is this interpreter's venv's, as after ``make venv`` and
+    activating it."""
+    bin_dir = Path(sys.executable).parent
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.mark.slow
+def test_the_readme_own_study_runs_to_its_report(tmp_path: Path) -> None:
+    (_, script), = blocks("README.md")[2:3]
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work,
+                          env=_python_first(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = (work / "report.md").read_text()
+    assert "## 1. How accuracy rises with the budget" in report
+    assert "](figures/mine_accuracy_vs_budget.png)" in report
+    assert "## 2. Above the never-training sampler and above uniform allocation" in report
+    # Only where the commands were told: the runs (with their shard cache beside them), the
+    # tables, the figures, and the report with its sources and named numbers.
+    assert sorted(p.name for p in work.iterdir()) == [
+        "figures", "mine.toml", "number_sources.csv", "numbers.tex", "report.md",
+        "report_sources.csv", "runs", "tables"]
+    assert sorted(p.name for p in (work / "runs").iterdir()) == ["cache", "mine"]
+
+
+@pytest.mark.slow
+def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
+    # The recipe's three blocks into a copy of the analysis and the write-up (the simulation
+    # is the installed one: the recipe does not touch it), then a study that declares the
+    # section, through analysis, figures and report.
+    packages = tmp_path / "packages"
+    for package in ("bandit_study", "analysis", "figures"):
+        shutil.copytree(REPO / package, packages / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"]
+    for path, text in zip(RECIPE_FILES, recipe, strict=True):
+        (packages / path).write_text(text)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.toml").write_text(
+        '[study]\nname = "mine"\nroot_seed = 2\nseeds = 64\n[grid]\n'
+        'algorithm = ["reinforce", "uniform"]\nprobs = [[0.4, 0.5, 0.6]]\nbudgets = [20, 100]\n'
+        '[analysis]\nsections = ["headline", "greedy_value"]\n')
+    env = {**os.environ, "PYTHONPATH": str(packages)}
+    for args in (("bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet"),
+                 ("analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine"),
+                 ("figures", "tables", "--out", "figures"),
+                 ("figures.report", "--tables", "tables", "--figures", "figures", "--runs",
+                  "runs", "--out", "report.md")):
+        done = subprocess.run([sys.executable, "-m", *args], cwd=work, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr[-6000:])
+    assert (work / "tables" / "mine" / "greedy_value.parquet").is_file()
+    report = (work / "report.md").read_text()
+    heading = "The value of the greedy arm (`mine`)"
+    assert re.search(rf"^## \d+\. {re.escape(heading)}$", report, re.M)
+    part = report.split(heading, 1)[1].split("\n## ", 1)[0]
+    assert "over 64 seeds, with its 95% interval" in part
+    assert re.search(r"\| *greedy_value_low *\|", part)

@@ -88,15 +88,18 @@ def short_of_target(power: float) -> str:
     return "only " if power < TARGET_POWER else ""
 
 
-def headline_rows(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+def headline_rows(accuracy: pd.DataFrame, settings: pd.Series, *,
+                  or_every: bool = False) -> pd.DataFrame:
     """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
     the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
-    from its config's ``[analysis]``) name them: the numbers the write-up leads with."""
+    from its config's ``[analysis]``) name them: the numbers the write-up leads with. Where the
+    config names no compared budgets, none, or with ``or_every`` (a section that describes the
+    headline curve) every checkpoint."""
     cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
-    # A config that declares no compared budgets is described at every checkpoint.
     budgets = settings["compared_budgets"]
+    every = or_every and not len(budgets)
     return accuracy[(cell == settings["headline_cell"])
-                    & (accuracy["budget"].isin(budgets) if len(budgets) else True)]
+                    & (True if every else accuracy["budget"].isin(budgets))]
 
 
 def named_numbers(cite: Tables) -> Registry:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numba as nb
 import numpy as np
+import pandas as pd
 import pytest
 from numba.core.errors import TypingError
 
@@ -39,6 +40,10 @@ from study.model.environment import Environment
 from study.model.grid import Simulation
 from study.orchestration.outputs import run_and_write
 from study.orchestration.simulate import simulate
+
+NO_SETTINGS = pd.Series(dtype=object)
+"""A study's settings row, which the noisy-verifier questions do not read (their questions
+follow from the cells alone)."""
 
 INSTANCE_C2 = 2
 """c2 of the instance draws' counter (numpy's Philox4x64, ``study.core.streams.INSTANCE``)."""
@@ -134,7 +139,7 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(
                                       budgets=[10, 100, 1000, 10000]))
     run_and_write(config, tmp_path, quiet=True)
     outcomes, _ = load(tmp_path)
-    table = reward_noise_cost(outcomes, cells_frame(outcomes))
+    table = reward_noise_cost(outcomes, cells_frame(outcomes), NO_SETTINGS)
     # Three noisy verifiers per baseline, each paired with the exact verifier of its baseline,
     # on accuracy and on the pass rate at each share of the achievable gain: one family per
     # metric.
@@ -155,12 +160,12 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(
         assert row.ci_low <= row.ratio <= row.ci_high
         assert row.simultaneous_low <= row.ci_low and row.ci_high <= row.simultaneous_high
     # One slope per metric's target and prediction, all one family.
-    slopes = reward_noise_slope(outcomes, cells_frame(outcomes))
+    slopes = reward_noise_slope(outcomes, cells_frame(outcomes), NO_SETTINGS)
     assert len(slopes) == 2 * (1 + len(FRACTIONS)) * 2
     assert set(slopes["family_size"]) == {len(slopes)} and set(slopes["verifiers"]) == {3}
     # Per unit of effective hardness: H of (0.5, 0.55, 0.6) is 1 / 0.05^2 + 1 / 0.1^2 = 500,
     # shrunk gaps make it 500 / (1 - fp - fn)^2, and the budget is divided by that alone.
-    effective = effective_hardness(outcomes, cells_frame(outcomes))
+    effective = effective_hardness(outcomes, cells_frame(outcomes), NO_SETTINGS)
     assert len(effective) == 8
     for row in effective.itertuples():
         factor = 1.0 - row.false_positive - row.false_negative

@@ -23,6 +23,10 @@ from study.orchestration.storage import read_runs
 # 8 shards of about half a second each, so a kill lands between shards.
 SLOW = config_text({"seeds": 1024}, algorithm=["reinforce", "uniform"], budgets=[1000, 200000])
 SLOW_SHARDS = ["--shard-seeds", "256"]
+SPREAD = config_text({"seeds": 2048}, algorithm=["reinforce"], budgets=[1000, 400000])
+"""Eight shards of about a second each on one thread, finished one after another: a signal sent
+when the first is written lands between shards (uniform allocation's shards take milliseconds,
+so a study with them finishes within a poll of its first shard on a loaded machine)."""
 SMALL = config_text({"seeds": 300}, algorithm=["reinforce", "uniform"], lr=[0.1, 0.5],
                     budgets=[10, 2000])
 
@@ -94,16 +98,17 @@ def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_conf
                                                tmp_path) -> None:
     # Killed, nothing runs after the signal; interrupted (Ctrl-C), the run says so in one line,
     # exits 130, and leaves what a killed run leaves: the shards it finished, no runs table.
-    path = write_config(SLOW)
+    path = write_config(SPREAD)
     whole = tmp_path / "whole"
     assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
     process = subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
-                                str(out), "--quiet", *SLOW_SHARDS], cwd=REPO,
+                                str(out), "--quiet", "--threads", "1", *SLOW_SHARDS], cwd=REPO,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert process.poll() is None, "the run ended before the signal could be sent"
     process.send_signal(stop)
     _, stderr = process.communicate()
     if stop == signal.SIGINT:

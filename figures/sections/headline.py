@@ -36,7 +36,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """The headline cell's accuracy at the compared budgets, the band's ends, and the most
     accurate trained cells at the largest budget (every one of them where they tie)."""
     accuracy = cite.read(study, SECTION.table)
-    rows = headline_rows(accuracy, cite.read(study, SETTINGS).iloc[0])
+    rows = headline_rows(accuracy, cite.read(study, SETTINGS).iloc[0], or_every=True)
     one = cite.first(rows)
     band = cite.read(study, "accuracy_band")
     trained = accuracy[accuracy["algorithm"].isin(registry.trained())]

@@ -51,8 +51,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     accuracy = cite.read(study, SECTION.table)
     settings = cite.read(study, SETTINGS).iloc[0]
     versus = cite.read(study, f"vs_{settings['reference']}")
-    head = headline_rows(accuracy, settings)
-    rows = headline_rows(versus, settings)
+    head = headline_rows(accuracy, settings, or_every=True)
+    rows = headline_rows(versus, settings, or_every=True)
     headline = (f"cell_a == {plain(settings['headline_cell'])} and budget in "
                 f"{[int(b) for b in settings['compared_budgets']]!r}")
     gaps = []

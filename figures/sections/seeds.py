@@ -50,7 +50,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     chance = power[against & (power["budget"] == power[against]["budget"].min())]
     paired = power[~against & (power["effect_of_interest"]
                                == power["effect_of_interest"].max())]
-    sweep = headline_rows(cite.read(study, "accuracy"), cite.read(study, SETTINGS).iloc[0])
+    sweep = headline_rows(cite.read(study, "accuracy"), cite.read(study, SETTINGS).iloc[0],
+                          or_every=True)
     return {
         "effects": [Named(e, "g") for e in distinct(cite, power, "effect_of_interest")],
         "claim": cite.constant("analysis.study_tables.CLAIM_SEEDS"),

@@ -102,9 +102,13 @@ def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_conf
     whole = tmp_path / "whole"
     assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "killed", tmp_path / "cache" / "killed"
+    # As in a terminal, Ctrl-C's default action in the run: a shell that started these tests in
+    # the background (`make test &`) ignores SIGINT, and Python then installs no handler of its
+    # own in a child that inherits that.
     process = subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
                                 str(out), "--quiet", "--threads", "1", *SLOW_SHARDS], cwd=REPO,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -70,17 +70,27 @@ def write_config(tmp_path: Path):
     return write
 
 
-# The reference implementation is imported by the tests as a plain module.
+# The tests' helper modules (conftest, report_checks, textbook, runs_checksum) are imported as
+# plain modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+LONGEST_FIRST = ("test_report.py", "test_prompts.py", "test_prompts_analysis.py",
+                 "test_reproducibility.py")
+"""The test files that take longest, in that order: scheduled first (``--dist loadfile`` hands
+files out in collection order), so that the longest one, a whole pipeline of every study, does
+not start after most of the rest and end alone."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that reads the whole pipeline's outputs (the ``study_outputs`` fixture: every study
     run, analysed, drawn and written up) is slow, whether or not it says so: ``make test-fast``
-    runs no whole pipeline."""
+    runs no whole pipeline. The files of ``LONGEST_FIRST`` run first."""
     for item in items:
         if "study_outputs" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
 
 
 SAME_WORKER = {"tests/test_prompts_analysis.py": "tests/test_prompts.py"}

@@ -82,13 +82,17 @@ files out in collection order), so that the longest one, a whole pipeline of eve
 not start after most of the rest and end alone."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that reads the whole pipeline's outputs (the ``study_outputs`` fixture: every study
     run, analysed, drawn and written up) is slow, whether or not it says so: ``make test-fast``
-    runs no whole pipeline. The files of ``LONGEST_FIRST`` run first."""
+    runs no whole pipeline. With the slow tests, the files of ``LONGEST_FIRST`` run first
+    (without them the order is the files', whose first ones compile the kernels on one worker
+    while the other runs tests that need none)."""
     for item in items:
         if "study_outputs" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    if config.getoption("markexpr") == "not slow":
+        return
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
 

@@ -77,7 +77,7 @@ class Paper:
             if section.paper:
                 self.sections.append(prose.render(
                     section.paper, n=Macros(scope), title=section.title,
-                    figure=sections.figure_name(study, next(iter(section.figures), "")),
+                    figure=sections.figure_name(study, section.figure),
                     **{k: v for k, v in context.items() if not isinstance(v, pd.DataFrame)}))
 
 

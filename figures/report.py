@@ -130,8 +130,7 @@ class Report:
         for study in studies:
             numbers = self.numbers.scope(study_prefix(study))
             context = {"study": study, **module.claims(self.cite, study, numbers)}
-            self.add(self.prose(section.template, numbers, context, study,
-                                next(iter(section.figures), "")))
+            self.add(self.prose(section.template, numbers, context, study, section.figure))
 
     def prose(self, template: str, numbers: Scope, context: dict[str, Any], study: str = "",
               figure: str = "") -> str:

@@ -34,6 +34,7 @@ from analysis.families import hypothesis_query
 from analysis.study_tables import SETTINGS
 from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
+from study.model import registry
 from study.model.config import ConfigError
 from study.model.schema import INDEX_FILE
 
@@ -51,7 +52,7 @@ class Section:
     figures: tuple[str, ...] = ()
     """The stems of the figures the module's ``draw`` makes (those its study's tables allow),
     each saved as ``<study>_<stem>`` (``figure_name``); a template's ``figure(caption)`` shows the
-    first, ``figure(caption, name=stem)`` another."""
+    first (``figure``), ``figure(caption, name=stem)`` another."""
     paper: str = ""
     """The Typst template of the section's paragraph of the paper ("" for none)."""
     declared: bool = False
@@ -65,6 +66,11 @@ class Section:
     parts: tuple[str, ...] = ()
     """Names besides the module's that a study may declare in ``[analysis] sections``, for a part
     of this section that reads its tables."""
+
+    @property
+    def figure(self) -> str:
+        """The stem of the section's first figure ("" for none): a template's default."""
+        return next(iter(self.figures), "")
 
 
 def modules() -> list[ModuleType]:
@@ -105,11 +111,11 @@ def figure_name(study: str, stem: str) -> str:
     return f"{study}_{stem}"
 
 
-def figure_table(tables: Path, name: str) -> pd.DataFrame | None:
-    """The table ``name`` of a study's tables folder as a figure reads it (plain columns), or
-    None where the analysis did not make it."""
-    path = tables / f"{name}.parquet"
-    return pd.read_parquet(path) if path.is_file() else None
+def without_reinforce(tables: Path, table: str) -> str:
+    """A section's ``unfit`` where it describes REINFORCE: why a study whose ``table`` (in its
+    tables folder ``tables``) has no REINFORCE row does not fit ("" where it has one)."""
+    trained = read_table(tables, table)["algorithm"].isin(registry.trained()).any()
+    return "" if trained else "which has no REINFORCE cell"
 
 
 def unfit(module: ModuleType, tables: Path, study: str) -> str:

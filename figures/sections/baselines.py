@@ -11,7 +11,7 @@ from analysis.families import ALPHA, plain
 from analysis.roles import Finding
 from analysis.study_tables import SETTINGS
 from figures import plots
-from figures.cite import Row, Tables
+from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
 from figures.sections import (
     Section,
@@ -19,7 +19,6 @@ from figures.sections import (
     distinct,
     families,
     figure_name,
-    figure_table,
     printed,
 )
 from figures.words import pvalue
@@ -100,7 +99,7 @@ def against_chance(cite: Tables, chance: Any) -> dict[str, Any]:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Per-arm minus running-mean accuracy, per lr."""
-    paired = figure_table(tables, "per_arm_vs_running_mean")
+    paired = read_table(tables, "per_arm_vs_running_mean")
     if paired is None:
         return {}
     name = figure_name(study, "per_arm_vs_running_mean")

@@ -11,7 +11,7 @@ from typing import Any
 from analysis.roles import LrRole
 from analysis.study_tables import SETTINGS
 from figures import plots
-from figures.cite import Row, Tables
+from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
 from figures.sections import (
     Section,
@@ -19,7 +19,6 @@ from figures.sections import (
     distinct,
     families,
     figure_name,
-    figure_table,
     printed,
 )
 from figures.sections.narrow import SHOWN
@@ -93,8 +92,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Every algorithm's accuracy against budget on the study's bandit."""
-    accuracy = figure_table(tables, "accuracy")
+    accuracy = read_table(tables, "accuracy")
     name = figure_name(study, "best_arm_identification")
     title = f"arms {bandit(accuracy['environment'].iat[0])}"
     return {name: plots.best_arm_identification(
-        {title: (accuracy, figure_table(tables, "budget_to_target"))}, out_dir, name)}
+        {title: (accuracy, read_table(tables, "budget_to_target"))}, out_dir, name)}

@@ -10,9 +10,9 @@ from typing import Any
 
 from analysis.study_tables import SETTINGS
 from figures import plots
-from figures.cite import Tables
+from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, distinct, figure_name, figure_table, printed
+from figures.sections import Section, distinct, figure_name, printed
 from figures.words import display, pvalue
 from study.model import registry
 
@@ -72,5 +72,5 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Expected net value against budget, a line per cost, the best budgets marked."""
     name = figure_name(study, "net_value")
-    return {name: plots.net_value(figure_table(tables, "net_value"),
-                                  figure_table(tables, SECTION.table), out_dir, name)}
+    return {name: plots.net_value(read_table(tables, "net_value"),
+                                  read_table(tables, SECTION.table), out_dir, name)}

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from figures import groups as plots
-from figures.cite import Tables
+from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, figure_table, with_intervals
+from figures.sections import Section, figure_name, with_intervals
 from figures.words import bandit
 
 SECTION = Section(table="group_best_lr",
@@ -103,7 +103,7 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
                               ("group_budget", "group_budget_to_target", plots.budget_by_group),
                               ("group_zero_signal", "group_zero_signal",
                                plots.zero_signal_by_group)):
-        frame = figure_table(tables, table)
+        frame = read_table(tables, table)
         if frame is not None:
             drawn[figure_name(study, stem)] = plot(frame, out_dir, figure_name(study, stem))
     return drawn

@@ -13,7 +13,7 @@ from figures import plots
 from figures.cite import Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, figure_table, printed
+from figures.sections import Section, figure_name, printed, without_reinforce
 from figures.words import bandit, baseline_name, fraction
 from study.model import registry
 
@@ -27,9 +27,7 @@ SHOWN = ["lr", "baseline", "budget", "seeds", "accuracy", "ci_low", "ci_high", "
 
 def unfit(tables: Path, study: str) -> str:
     """The section describes REINFORCE's curve: a study without REINFORCE does not fit."""
-    accuracy = read_table(tables, SECTION.table)
-    trained = accuracy["algorithm"].isin(registry.trained()).any()
-    return "" if trained else "which has no REINFORCE cell"
+    return without_reinforce(tables, SECTION.table)
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
@@ -67,11 +65,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Accuracy against budget and over lr x budget, and the headline cell's simultaneous band
     where the analysis made it."""
-    accuracy = figure_table(tables, SECTION.table)
+    accuracy = read_table(tables, SECTION.table)
     drawn = {name: plot(accuracy, out_dir, name) for name, plot in (
         (figure_name(study, "accuracy_vs_budget"), plots.accuracy_vs_budget),
         (figure_name(study, "lr_heatmap"), plots.lr_heatmap))}
-    band = figure_table(tables, "accuracy_band")
+    band = read_table(tables, "accuracy_band")
     if band is not None:
         name = figure_name(study, "accuracy_band")
         drawn[name] = plots.accuracy_band(band, out_dir, name)

@@ -12,9 +12,8 @@ from analysis.study_tables import SETTINGS
 from figures import plots
 from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, figure_table
+from figures.sections import Section, figure_name, without_reinforce
 from figures.words import bandit, baseline_name
-from study.model import registry
 
 SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",
                   template="narrow.md.j2", order=4, declared=True, shared=True,
@@ -27,9 +26,7 @@ SHOWN = ["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds", "summar
 def unfit(tables: Path, study: str) -> str:
     """The section gives REINFORCE's budget at its best lr: a study without REINFORCE does not
     fit."""
-    budgets = read_table(tables, SECTION.table)
-    trained = budgets["algorithm"].isin(registry.trained()).any()
-    return "" if trained else "which has no REINFORCE cell"
+    return without_reinforce(tables, SECTION.table)
 
 
 def in_h(row: Row) -> dict[str, Any]:
@@ -66,5 +63,5 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Accuracy against budget, each lr's budget to the target marked on the target's line."""
     name = figure_name(study, "accuracy_to_target")
-    return {name: plots.accuracy_vs_budget(figure_table(tables, "accuracy"), out_dir, name,
-                                           figure_table(tables, SECTION.table))}
+    return {name: plots.accuracy_vs_budget(read_table(tables, "accuracy"), out_dir, name,
+                                           read_table(tables, SECTION.table))}

@@ -19,7 +19,6 @@ from figures.sections import (
     agreement,
     families,
     figure_name,
-    figure_table,
     printed,
 )
 from figures.words import baseline_name, display, fraction, pvalue
@@ -81,9 +80,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """REINFORCE minus the reference learner, per lr, at the headline cell's baseline."""
-    settings = figure_table(tables, SETTINGS).iloc[0]
-    versus = figure_table(tables, f"vs_{settings['reference']}")
-    cells = figure_table(tables, "cells").set_index("cell")
+    settings = read_table(tables, SETTINGS).iloc[0]
+    versus = read_table(tables, f"vs_{settings['reference']}")
+    cells = read_table(tables, "cells").set_index("cell")
     baseline = cells.loc[settings["headline_cell"], "baseline"]
     name = figure_name(study, SECTION.figures[0])
     return {name: plots.paired_difference(

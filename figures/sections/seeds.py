@@ -11,7 +11,7 @@ from typing import Any
 
 from analysis.study_tables import CLAIM_COLUMN, SETTINGS
 from figures import plots
-from figures.cite import Row, Tables
+from figures.cite import Row, Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import (
@@ -19,7 +19,6 @@ from figures.sections import (
     declaring,
     distinct,
     figure_name,
-    figure_table,
     printed,
 )
 
@@ -85,7 +84,7 @@ def exercise(cite: Tables, study: str, sweep: Any) -> dict[str, Any]:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Power against seeds at the rates the run observed."""
-    curves = figure_table(tables, "power_curves")
+    curves = read_table(tables, "power_curves")
     if curves is None:
         return {}
     name = figure_name(study, "power_curves")

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from figures import curves as plots
-from figures.cite import Tables
+from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, figure_table, printed, with_intervals
+from figures.sections import Section, figure_name, printed, with_intervals
 from figures.words import bandit, display
 
 SECTION = Section(table="curve_points",
@@ -63,7 +63,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """The learning curves, and the book's figure where the curves are the book's grid."""
-    curves = figure_table(tables, "curves")
+    curves = read_table(tables, "curves")
     drawn = {figure_name(study, "learning_curves"): plots.learning_curves(
         curves, out_dir, figure_name(study, "learning_curves"))}
     if plots.in_book_layout(curves):

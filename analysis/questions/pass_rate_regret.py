@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, ttest_1samp
+from scipy.stats import ttest_1samp
 
-from analysis.accuracy import cell_environments
+from analysis.accuracy import accuracy_table, cell_environments
 from analysis.cost import CONFIDENCE, Support
 from analysis.families import declare, family_name
 from analysis.outcomes import Outcomes
@@ -48,20 +48,19 @@ def table(outcomes: Outcomes, cells: pd.DataFrame, settings: pd.Series) -> pd.Da
     low, high = value_range(env)
     rates = seed_pass_rates(outcomes, cell)
     regrets = outcomes.best_value[outcomes.row(cell)][:, None] - rates
-    correct = outcomes.outcomes(cell)
+    accuracy = accuracy_table(outcomes, confidence=CONFIDENCE)
+    accuracy = accuracy[accuracy["cell"] == cell].set_index("budget")
     budgets = list(outcomes.budgets)
     rows = []
     for budget in settings["compared_budgets"]:
         c = budgets.index(int(budget))
-        seeds = len(rates)
-        wins = int(correct[:, c].sum())
-        accuracy = binomtest(wins, seeds).proportion_ci(CONFIDENCE, method="wilson")
         regret = interval_columns("regret", regrets[:, c], Support((0.0, high - low), False))
         asked = regret["regret_interval"] == "t"
+        at = accuracy.loc[int(budget)]
         rows.append({
-            "cell": cell, "budget": int(budget), "seeds": seeds,
-            "accuracy": wins / seeds, "accuracy_low": accuracy.low,
-            "accuracy_high": accuracy.high,
+            "cell": cell, "budget": int(budget), "seeds": len(rates),
+            "accuracy": at["accuracy"], "accuracy_low": at["ci_low"],
+            "accuracy_high": at["ci_high"],
             **interval_columns("pass_rate", rates[:, c], Support((low, high), False)),
             **regret, "untrained_regret": untrained,
             "p_value": (float(ttest_1samp(regrets[:, c], untrained, alternative="less").pvalue)

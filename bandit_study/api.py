@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plan as _plan
-from analysis.accuracy import accuracy_table, cells_frame
+from analysis.accuracy import CELL_KEYS, accuracy_table, cells_frame
 from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
 from analysis.budget_to_target import budget_ratio as _budget_ratio
 from analysis.budget_to_target import budget_to_target as _budget_to_target
@@ -221,6 +221,9 @@ def cells(runs: pd.DataFrame | Study) -> pd.DataFrame:
         Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...), in cell
         order.
     """
+    if isinstance(runs, Study):
+        # The study holds its cells: no need to build its outcomes, millions of rows, for them.
+        return runs.cells[CELL_KEYS].reset_index(drop=True)
     return cells_frame(_outcomes(runs))
 
 
@@ -244,13 +247,19 @@ def cell(runs: pd.DataFrame | Study, **where: object) -> int:
     ValueError
         No cell, or more than one, matches.
     """
-    return _cell_id(_outcomes(runs), where)
+    return _chosen(cells(runs), where)
+
+
+def _chosen(frame: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
+    """The id of the cell of ``frame`` (a cells frame) that ``chosen`` names: an id, or columns
+    and their values."""
+    if not isinstance(chosen, Mapping):
+        return int(chosen)
+    return select_cell(frame, {key: str(value) for key, value in chosen.items()})
 
 
 def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object]) -> int:
-    if not isinstance(chosen, Mapping):
-        return int(chosen)
-    return select_cell(cells_frame(outcomes), {key: str(value) for key, value in chosen.items()})
+    return _chosen(cells_frame(outcomes), chosen)
 
 
 def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,

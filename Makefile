@@ -31,7 +31,7 @@ STUDY_STAMPS := $(STUDIES:%=$(OUT)/%/simulation.json)
 # The simulation's code (the entry points in bandit_study/ only call it, so changing them re-runs
 # nothing).
 SIMULATION_CODE := $(wildcard study/*.py study/*/*.py)
-ANALYSIS_CODE := $(wildcard analysis/*.py analysis/*/*.py)
+ANALYSIS_CODE := $(wildcard analysis/*.py analysis/*/*.py analysis/*/*/*.py)
 # With the sections that follow from a study's tables and their templates (figures/sections/,
 # figures/templates/), which the figures, the report and the paper all read.
 FIGURE_CODE := $(filter-out figures/report.py figures/paper.py,$(wildcard figures/*.py)) \

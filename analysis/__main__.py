@@ -61,7 +61,8 @@ def main() -> int:
         return 2
     if many:
         tables = prompts_tables(read_runs(args.run_dir, PROMPTS_COLUMNS), manifest["study"],
-                                config.analysis, {env.text: env for env in config.environments})
+                                config.analysis, {env.text: env for env in config.environments},
+                                args.run_dir)
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     write_tables(tables, args.out)

@@ -113,16 +113,6 @@ class BudgetEstimate:
     seeds: int
     at_first: bool = False
 
-    def describe(self) -> str:
-        """The estimate as a sentence fragment, e.g. ``27,300 [25,900, 28,800]``."""
-        largest = f"{self.largest_budget:,.0f}"
-        if not self.reached:
-            return f"not reached by {largest} (budget > {largest})"
-        if self.at_first:
-            return f"reached by the first checkpoint (budget <= {self.estimate:,.0f})"
-        high = f"> {largest}" if math.isinf(self.ci_high) else f"{self.ci_high:,.0f}"
-        return f"{self.estimate:,.0f} [{self.ci_low:,.0f}, {high}]"
-
 
 def budget_to_target(correct: np.ndarray, budgets: np.ndarray, target: float = TARGET,
                      resamples: int = BOOTSTRAP, seed: int = 0,

@@ -31,7 +31,7 @@ from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes, judge, paired_difference
 from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
 from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
-from analysis.roles import LrRole, typed
+from analysis.roles import Finding, LrRole, typed
 from study.model import registry
 from study.model.config import DEFAULT_LR
 
@@ -91,7 +91,7 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
 def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
     """Accuracy against rollouts per arm on the odd seeds, at its best lr and at the package's
     default lr (question 1), with 95% Wilson intervals; ``lr_role`` says which of the two a row
-    is (``analysis.roles.LrRole``), ``selection`` says it for people."""
+    is (``analysis.roles.LrRole``)."""
     rows = []
     cells = outcomes.cells
     _, odd = outcomes.halves()
@@ -99,8 +99,7 @@ def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
         ["environment", "baseline", "group_size"])["cell"]
     for arm in best.itertuples():
         key = (arm.environment, arm.baseline, arm.group_size)
-        for role, selection, cell in ((LrRole.BEST, "best lr (chosen on even seeds)", arm.cell),
-                                      (LrRole.DEFAULT, f"lr {DEFAULT_LR:g}", fixed.get(key))):
+        for role, cell in ((LrRole.BEST, arm.cell), (LrRole.DEFAULT, fixed.get(key))):
             if cell is None:
                 continue
             tested = outcomes.outcomes(int(cell), odd)
@@ -109,8 +108,7 @@ def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
                 k, n = int(tested[:, c].sum()), tested.shape[0]
                 low, high = _wilson(k, n)
                 rows.append({"environment": arm.environment, "baseline": arm.baseline,
-                             "group_size": arm.group_size, "selection": selection,
-                             "lr_role": role, "lr": lr,
+                             "group_size": arm.group_size, "lr_role": role, "lr": lr,
                              "budget": int(budget),
                              "rollouts": int(outcomes.spent(int(cell))[c]),
                              "seeds": n, "accuracy": k / n, "ci_low": low, "ci_high": high})
@@ -190,8 +188,12 @@ def best_arm_table(best: pd.DataFrame, versus: pd.DataFrame) -> pd.DataFrame:
         for row in found.itertuples():
             rows.append({**base, "budget": row.budget, "difference": row.difference,
                          "ci_low": row.ci_low, "ci_high": row.ci_high,
-                         "p_value_holm": row.p_value_holm, "verdict": row.verdict})
-    return pd.DataFrame(rows)
+                         "p_value_holm": row.p_value_holm, "margin": row.margin,
+                         "within_margin": row.within_margin, "finding": row.finding})
+    table = pd.DataFrame(rows)
+    if "finding" in table:
+        table["finding"] = typed(table["finding"], Finding)
+    return table
 
 
 def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.DataFrame:
@@ -217,7 +219,8 @@ def budget_table(outcomes: Outcomes, best: pd.DataFrame, reference: str) -> pd.D
                    "group_size": arm.group_size, "lr": arm.best_lr,
                    "rollouts_to_target": estimate.estimate, "ci_low": estimate.ci_low,
                    "ci_high": estimate.ci_high, "reached": estimate.reached,
-                   "summary": estimate.describe()}
+                   "at_first_checkpoint": estimate.at_first,
+                   "largest_budget": estimate.largest_budget}
             for name, other in references.items():
                 if other is None or other == arm.cell:
                     continue

@@ -159,29 +159,15 @@ def paired_difference(differences: np.ndarray, support: Support, alpha: float = 
             "interval_method": interval.method, "p_value": p_value}
 
 
-def verdict(row: pd.Series, margin: float, alpha: float = ALPHA) -> str:
-    """What a paired row supports: a difference (Holm-adjusted p < ``alpha``; "by less than the
-    margin" when its 90% interval also lies inside +-margin), equivalence within the margin (the
-    90% interval inside +-margin: two one-sided tests at ``alpha``, per row, when the row's
-    ``ci90_*`` interval is at 1 - 2 ``alpha``), or neither ("unresolved"). The printed 95%
-    interval is not adjusted for the family, so it can exclude 0 in a row whose Holm p is above
-    0.05."""
-    inside = row["ci90_low"] > -margin and row["ci90_high"] < margin
-    if row["p_value_holm"] < alpha:
-        found = "A better" if row["difference"] > 0 else "A worse"
-        return f"{found}, by less than {margin:g}" if inside else found
-    if inside:
-        return f"equivalent within +-{margin:g}"
-    return "unresolved"
-
-
 def judge(table: pd.DataFrame, margin: float, alpha: float = ALPHA) -> pd.DataFrame:
-    """``table`` (paired rows with Holm p-values) with the equivalence ``margin``, each row's
-    ``verdict`` for people (``verdict``, at ``alpha``) and the same for code: ``within_margin``
-    (the 90% interval inside +-margin) and ``finding`` (``analysis.roles.Finding``: ``higher``
-    where A is shown better, ``lower`` worse, else ``equivalent`` or ``unresolved``)."""
+    """``table`` (paired rows with Holm p-values) with the equivalence ``margin`` and what each
+    row supports: ``within_margin`` (the 90% interval inside +-margin: two one-sided tests at
+    ``alpha``, per row, when the row's ``ci90_*`` interval is at 1 - 2 ``alpha``) and ``finding``
+    (``analysis.roles.Finding``: ``higher`` where A is shown better, Holm-adjusted p < ``alpha``,
+    ``lower`` worse, else ``equivalent`` where within the margin, or ``unresolved``). The printed
+    95% interval is not adjusted for the family, so it can exclude 0 in a row whose Holm p is
+    above 0.05."""
     table = table.assign(margin=margin)
-    table["verdict"] = table.apply(verdict, axis=1, margin=margin, alpha=alpha)
     table["within_margin"] = (table["ci90_low"] > -margin) & (table["ci90_high"] < margin)
     shown = table["p_value_holm"] < alpha
     table["finding"] = typed([finding(s and d > 0, s and d <= 0, w) for s, d, w in zip(

@@ -153,13 +153,16 @@ def budget_columns(rates: np.ndarray, budgets: np.ndarray, target: float,
     its paired bootstrap interval and the Monte Carlo ranges of its limits.
 
     Keys: ``budget_to_target`` (the largest budget, a lower bound, where ``reached`` is False),
-    ``budget_low``, ``budget_high``, ``reached``, ``summary``; with a reference also ``ratio``,
+    ``budget_low``, ``budget_high``, ``reached``, ``at_first_checkpoint``, ``largest_budget``;
+    with a reference also ``ratio``,
     ``ratio_low``, ``ratio_high`` and ``ratio_low_mc_low`` ... ``ratio_high_mc_high``."""
     draws = crossings.resampled_crossings(rates, budgets, target, resamples, seed)
     estimate = crossings.budget_to_target(rates, budgets, target, resamples, seed, draws)
     found: dict[str, object] = {"budget_to_target": estimate.estimate,
                                 "budget_low": estimate.ci_low, "budget_high": estimate.ci_high,
-                                "reached": estimate.reached, "summary": estimate.describe()}
+                                "reached": estimate.reached,
+                                "at_first_checkpoint": estimate.at_first,
+                                "largest_budget": estimate.largest_budget}
     if reference is not None:
         ratio = crossings.budget_ratio(rates, reference, budgets, target, resamples, seed,
                                        budgets_b=reference_budgets, resampled_a=draws)

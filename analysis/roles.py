@@ -1,7 +1,7 @@
 """The typed columns of the analysis tables: what a row is, as a value code can select on.
 
-A table's display text (``selection``, ``verdict``, ``comparison``) is for people and may be
-reworded; code that picks rows reads these columns instead. Each is written as a pandas
+Tables hold no sentences: the report words these values (``figures.words``), and code that
+picks rows reads them. Each is written as a pandas
 categorical whose categories are every value of its enum, in the enum's order, so a Parquet
 file keeps the type and a reader compares with the enum (``table["lr_role"] == LrRole.BEST``).
 """

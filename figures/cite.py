@@ -178,6 +178,15 @@ class Cited:
                             parts=parts)
         return Cited(value, source, cited[0].ledger)
 
+    @staticmethod
+    def gather(*values: Cited) -> Cited:
+        """The tuple of ``values``, for a formatter that prints them together (a budget with its
+        interval and its bounds); its source is ``derived`` from each."""
+        names = ", ".join(f"x{i}" for i in range(len(values)))
+        return Cited(tuple(v.value for v in values),
+                     Source("derived", expression=f"({names},)",
+                            parts=tuple(v.source for v in values)), values[0].ledger)
+
     __add__, __radd__ = _binary("+", operator.add), _binary("+", operator.add, True)
     __sub__, __rsub__ = _binary("-", operator.sub), _binary("-", operator.sub, True)
     __mul__, __rmul__ = _binary("*", operator.mul), _binary("*", operator.mul, True)
@@ -215,6 +224,14 @@ class Row:
         return Cited(self._frame.at[self._label, column],
                      Source("cell", self._frame.attrs["table"], int(self._label), column),
                      self._ledger)
+
+    def estimate(self, value: str = "budget_to_target", low: str = "ci_low",
+                 high: str = "ci_high") -> Cited:
+        """A budget to a target of this row with its interval and the columns that say how to
+        read it (``figures.words.ESTIMATE``), gathered for ``figures.words.budget_estimate``."""
+        return Cited.gather(self[value], self[low], self[high],
+                            *(self[column] for column in ("reached", "at_first_checkpoint",
+                                                          "largest_budget")))
 
     def evaluated(self, expression: str) -> Cited:
         """A column, or a ``DataFrame.eval`` expression of this row's columns, e.g.

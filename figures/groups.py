@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
+from analysis.roles import LrRole
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 
 ROLLOUTS_LABEL = "rollouts spent (log scale)"
@@ -28,9 +29,10 @@ def accuracy_by_group(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[
     the default lr; a line per G for Dr. GRPO's group mean (single-rollout REINFORCE with the
     running-mean baseline for G = 1), odd seeds, 95% Wilson bands."""
     environments = list(dict.fromkeys(accuracy["environment"]))
-    # One row per lr role, in the table's order, titled with the table's words for it.
+    # One row per lr role, in the table's order: the best lr, or the one lr of the default rows.
     roles = accuracy.drop_duplicates("lr_role")
-    selections = list(zip(roles["lr_role"], roles["selection"], strict=True))
+    selections = [(role, "best lr (chosen on even seeds)" if role == LrRole.BEST else f"lr {lr:g}")
+                  for role, lr in zip(roles["lr_role"], roles["lr"], strict=True)]
     figure, axes = plt.subplots(len(selections), len(environments), sharex=True, sharey=True,
                                 figsize=(3.4 * len(environments), 2.7 * len(selections) + 0.9),
                                 squeeze=False, layout="constrained")

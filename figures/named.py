@@ -23,12 +23,12 @@ from typing import Any
 import pandas as pd
 
 from analysis.power import TARGET_POWER
+from analysis.questions import SETTINGS
 from analysis.roles import Against, Finding, LrRole
-from analysis.study_tables import SETTINGS
 from figures import sections
 from figures.cite import Cited, Tables, formatter, read_table
 from figures.numbers import Registry, Scope, macro_name, number_word, study_prefix
-from figures.words import bandit, fraction, pvalue
+from figures.words import bandit, budget_estimate, fraction, pvalue
 from study.model import registry
 from study.model.config import ConfigError
 
@@ -178,10 +178,9 @@ def headline(cite: Tables, study: str, numbers: Scope) -> None:
     power = cite.read(study, "power")
     if power is not None:
         for r in cite.rows(power[power["budget"] == SEEDS_NEEDED_AT]):
-            words = [w.capitalize() for w in r.comparison.value.replace("-", " ").split()
-                     if w.isalpha()]
             effect = number_word(round(100 * r.effect_of_interest.value))
-            latest[macro_name("SeedsNeeded", *words, "For", effect, "Points")] = (
+            latest[macro_name("SeedsNeededAgainst", *r.against.value.split("_"), "For", effect,
+                              "Points")] = (
                 r.seeds_exact, "", planned_seeds)
     steps = cite.read(study, "break_even")
     if steps is not None:
@@ -260,12 +259,13 @@ def baselines(cite: Tables, study: str, numbers: Scope) -> None:
                       & (budgets["lr_role"] == LrRole.GRID)]
     for r in cite.rows(default):
         numbers.put(macro_name("DefaultLrBudgetToNinety", *r.baseline.value.split("_")),
-                    r.summary, "")
+                    r.estimate(), shown=budget_estimate)
     best = budgets[(budgets["lr_role"] == LrRole.BEST) & (budgets["group_size"] == 1)
                    & budgets["environment"].eq(budgets["environment"].iat[0])]
     for r in cite.rows(best):
         words = r.baseline.value.split("_")
-        numbers.put(macro_name("BestLrBudgetToNinety", *words), r.summary, "")
+        numbers.put(macro_name("BestLrBudgetToNinety", *words), r.estimate(),
+                    shown=budget_estimate)
         numbers.put(macro_name("BestLr", *words), r.lr, "g")
 
 
@@ -280,7 +280,7 @@ def narrow_margin(cite: Tables, study: str, numbers: Scope) -> None:
     best = cite.first(budgets[(budgets["lr_role"] == LrRole.BEST)
                               & (budgets["baseline"] == "running_mean")])
     numbers.put("BestLr", best.lr, "g")
-    numbers.put("Best", best.summary, "")
+    numbers.put("Best", best.estimate(), shown=budget_estimate)
     numbers.put("BestInH", best.ratio_to_H, ".1f")
     numbers.put("BestSeeds", best.seeds, ",")
     learner = _settings(cite, study)["reference"]
@@ -320,9 +320,9 @@ def grouped(cite: Tables, study: str, numbers: Scope) -> None:
     single = cite.first(budgets[budgets["group_size"] == 1])
     grouped = budgets[budgets["baseline"] == "group_mean"]
     largest = cite.first(grouped[grouped["group_size"] == grouped["group_size"].max()])
-    numbers.put("Single", single.summary, "")
+    numbers.put("Single", single.estimate("rollouts_to_target"), shown=budget_estimate)
     numbers.put("Size", largest.group_size, "")
-    numbers.put("ToTarget", largest.summary, "")
+    numbers.put("ToTarget", largest.estimate("rollouts_to_target"), shown=budget_estimate)
     numbers.put("Ratio", largest.ratio_to_single, ".2f")
     numbers.put("RatioLow", largest.ratio_to_single_low, ".2f")
     numbers.put("RatioHigh", largest.ratio_to_single_high, ".2f")

@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter
 
 from analysis.roles import LrRole
+from figures import words
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, ordered_colours, outside_legend, save
 from study.model import registry
 from study.model.config import DEFAULT_LR
@@ -187,17 +188,18 @@ def best_arm_identification(studies: dict[str, tuple[pd.DataFrame, pd.DataFrame]
     return save(figure, out_dir, name)
 
 
-def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
-    """Power against seeds, one panel per comparison, a colour per budget: analytic (line) and
-    Monte Carlo resampling of seeds (points); 80% power and 40 seeds marked."""
-    comparisons = list(dict.fromkeys(curves["comparison"]))
+def power_curves(curves: pd.DataFrame, out_dir: Path, name: str, reference: str) -> list[Path]:
+    """Power against seeds, one panel per comparison (``against``; ``reference``: the study's
+    reference learner), a colour per budget: analytic (line) and Monte Carlo resampling of seeds
+    (points); 80% power and 40 seeds marked."""
+    comparisons = list(dict.fromkeys(curves["against"]))
     budgets = sorted(curves["budget"].unique())
     colours = dict(zip(budgets, OKABE_ITO, strict=False))
     figure, axes = plt.subplots(1, len(comparisons), figsize=(3.4 * len(comparisons), 3.1),
                                 sharey=True, squeeze=False, layout="constrained")
     for ax, comparison in zip(axes[0], comparisons, strict=True):
         for budget in budgets:
-            rows = curves[(curves["comparison"] == comparison) & (curves["budget"] == budget)]
+            rows = curves[(curves["against"] == comparison) & (curves["budget"] == budget)]
             ax.plot(rows["seeds"], rows["analytic"], color=colours[budget], label=f"B = {budget}")
             ax.plot(rows["seeds"], rows["monte_carlo"], "o", color=colours[budget],
                     markersize=3, markerfacecolor="none")
@@ -205,7 +207,7 @@ def power_curves(curves: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
         ax.axvline(40, color="0.6", linewidth=0.8, linestyle=":")
         ax.set_xscale("log")
         ax.set_xlabel("seeds per cell (log scale)")
-        ax.set_title(comparison)
+        ax.set_title(words.comparison((comparison, reference)))
     axes[0][0].set_ylabel("power at alpha = 0.05")
     outside_legend(figure, axes[0][0], title="line: normal approx.\nrings: Monte Carlo")
     return save(figure, out_dir, name)

@@ -40,32 +40,6 @@ SOURCES_FILE = "report_sources.csv"
 """Beside the report: one row per number in its prose, with where it comes from."""
 NUMBER_SOURCES_FILE = "number_sources.csv"
 """The named numbers (``figures.numbers``) with their sources, beside ``numbers.tex``."""
-TESTS = {
-    "accuracy": "one-sided exact binomial test of accuracy > chance",
-    "per_arm_vs_chance": "two-sided exact binomial test of accuracy = chance",
-    "equivalence": "two one-sided exact binomial tests of accuracy within chance +- margin",
-    **dict.fromkeys(("vs_uniform", "per_arm_vs_running_mean", "vs_best_arm_identification",
-                     "best_lr_vs_references", "group_vs_single", "group_zscore_vs_mean"),
-                    "two-sided exact McNemar test (paired by seed)"),
-    "prompts_vs_uniform": "two-sided paired t-test of mean accuracy over seeds (the bound's "
-                          "p-value where few seeds differ)",
-    "break_even": "two-sided exact sign test of the seeds whose deployed value rose over a "
-                  "step against those whose value fell",
-    **dict.fromkeys(("prompts_vs_uniform_pass_rate", "group_vs_single_pass_rate"),
-                    "two-sided paired t-test of mean pass rate over seeds (the bound's p-value "
-                    "where few seeds differ)"),
-}
-"""The test behind each family of the tables ``analysis.study_tables`` builds itself, by the
-family's name within its study (else its table's), for the Methods section; a question module's
-(``analysis.questions``) is its ``TEST`` (``methods_tests``)."""
-
-
-def methods_tests() -> dict[str, str]:
-    """``TESTS`` and each question module's ``TEST`` by its table's name."""
-    return {**TESTS, **{module.TABLE: module.TEST for module in questions.modules()
-                        if module.TEST}}
-
-
 class Report:
     """Reads the tables of each study under ``tables`` and renders the Markdown report; every
     number it writes into prose is cited (``figures.cite``)."""
@@ -147,7 +121,6 @@ class Report:
         """The Methods section: the families of this run's tables, with their sizes, tests and
         seeds, and the tests and intervals the report uses."""
         rows = []
-        tests = methods_tests()
         for path in sorted(self.cite.tables.glob("*/*.parquet")):
             table = self.table(path.parent.name, path.stem)
             if table is None:
@@ -156,8 +129,7 @@ class Report:
                 if column not in table or adjusted_column(table.columns, column) not in table:
                     continue  # no family, or names the family of a test planned elsewhere
                 for name in table[column].drop_duplicates():
-                    test = tests.get(str(name).split("/")[-1] if column == "family"
-                                     else "equivalence", tests.get(path.stem, ""))
+                    test = questions.methods_test(path.stem, str(name).split("/")[-1])
                     counted = table.query(family_query(table, name, column), engine="python")
                     if counted.empty:
                         continue  # tested in another table

@@ -3,6 +3,7 @@ that print a cited value as prose (``figures.cite.formatter``)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from analysis.tables import p_text
@@ -39,6 +40,44 @@ def fraction(x: float) -> str:
     """A chance level as the fraction it is (1/3), else to four decimals."""
     near = Fraction(x).limit_denominator(1000)
     return f"{near.numerator}/{near.denominator}" if abs(float(near) - x) < 1e-12 else f"{x:.4f}"
+
+
+@formatter
+def budget_estimate(values: tuple[float, float, float, bool, bool, float]) -> str:
+    """A budget to a target with its interval (estimate, low, high, reached, reached at the first
+    checkpoint, the largest budget: ``figures.cite.Row.estimate``) as prose: "27,300 [25,900,
+    28,800]", a
+    bound where the target was not reached or reached at once, "> largest" for an unbounded
+    upper limit."""
+    estimate, low, high, reached, at_first, largest = values
+    if not reached:
+        return f"not reached by {largest:,.0f} (budget > {largest:,.0f})"
+    if at_first:
+        return f"reached by the first checkpoint (budget <= {estimate:,.0f})"
+    shown = f"> {largest:,.0f}" if math.isinf(high) else f"{high:,.0f}"
+    return f"{estimate:,.0f} [{low:,.0f}, {shown}]"
+
+
+@formatter
+def paired_verdict(values: tuple[str, bool, float]) -> str:
+    """What a paired row supports (its ``finding``, ``within_margin`` and ``margin``,
+    ``analysis.paired.judge``) in words: "A better", "A worse" (", by less than" the margin where
+    its 90% interval lies inside it), "equivalent within +-margin" or "unresolved"."""
+    finding, within, margin = values
+    if finding in ("higher", "lower"):
+        found = "A better" if finding == "higher" else "A worse"
+        return f"{found}, by less than {margin:g}" if within else found
+    return f"equivalent within +-{margin:g}" if finding == "equivalent" else "unresolved"
+
+
+@formatter
+def comparison(values: tuple[str, str]) -> str:
+    """A planned comparison of the power table (its ``against``, ``analysis.roles.Against``, and
+    the study's reference learner) in words: "trained vs uniform allocation"."""
+    against, reference = values
+    return {"chance": "trained vs never-training sampler",
+            "reference": f"trained vs {display(reference)}",
+            "per_arm": "running-mean vs per-arm baseline"}[str(against)]
 
 
 @formatter

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
+from figures.words import budget_estimate
 from study.orchestration.storage import read_runs
 
 LEVEL = 0.95
@@ -352,11 +353,49 @@ INTERVALS = {
                                         "ratio_to_uniform_high")])}
 """The report's columns that join a value and its interval as "value [low, high]": the format
 each is printed with and the columns (value, low, high) it may come from."""
+ESTIMATES = {
+    "budget [95%]": [("budget_to_target", "ci_low", "ci_high")],
+    "rollouts [95%]": [("rollouts_to_target", "ci_low", "ci_high"),
+                       ("budget_to_target", "budget_low", "budget_high")]}
+"""The report's columns that print a budget with its interval as ``budget_estimate`` does, and the
+columns (value, low, high) they may come from, beside ``ESTIMATE_COLUMNS``."""
+ESTIMATE_COLUMNS = ("reached", "at_first_checkpoint", "largest_budget")
 FINDINGS = {"higher": "higher", "lower": "lower", "equivalent": "within +-{margin:g}",
             "unresolved": "unresolved"}
 """A finding of the many-prompts verdict table in the report's words."""
 SAME_RUNS = "as per group (the same runs)"
 """The verdict table's entry where a rule's two normalizations are one simulation."""
+
+
+def verdict_texts(frame: pd.DataFrame) -> list[str] | None:
+    """Each paired row's verdict as the report words it: from its difference, 90% interval,
+    Holm p-value and margin (``verdict``) where the file has them, else from its ``finding``
+    (empty where it has none); None for a file that has neither."""
+    if {"difference", "ci90_low", "ci90_high", "p_value_holm", "margin"} <= set(frame.columns):
+        return [verdict(d, (low, high), p, m) for d, low, high, p, m in frame[
+            ["difference", "ci90_low", "ci90_high", "p_value_holm", "margin"]].itertuples(
+                index=False)]
+    if not {"finding", "within_margin", "margin"} <= set(frame.columns):
+        return None
+    words = {"higher": "A better", "lower": "A worse"}
+    texts = []
+    for finding, within, margin in frame[["finding", "within_margin", "margin"]].itertuples(
+            index=False):
+        if pd.isna(finding):
+            texts.append("")
+        elif str(finding) in words:
+            texts.append(words[str(finding)] + (f", by less than {margin:g}" if within else ""))
+        else:
+            texts.append(f"equivalent within +-{margin:g}" if str(finding) == "equivalent"
+                         else "unresolved")
+    return texts
+
+
+def estimate_texts(frame: pd.DataFrame, names: tuple[str, str, str]) -> list[str]:
+    """Each row's budget (the columns ``names``: value, low, high) as ``budget_estimate`` prints
+    it."""
+    return [budget_estimate(tuple(values)) for values in
+            frame[[*names, *ESTIMATE_COLUMNS]].itertuples(index=False)]
 
 
 def _is_p_value(column: str) -> bool:
@@ -412,6 +451,11 @@ class TableFile:
         column = self.source(header)
         if column is not None:
             return self.cells(column, as_float)
+        if header == "verdict":
+            return verdict_texts(self.frame)
+        for names in ESTIMATES.get(header, []):
+            if all(name in self.frame for name in (*names, *ESTIMATE_COLUMNS)):
+                return estimate_texts(self.frame, names)
         spec, choices = INTERVALS.get(header, ("", []))
         for names in choices:
             if all(name in self.frame for name in names):
@@ -436,23 +480,25 @@ def _in_order(rows: list[list[str]], candidates: list[list[str]]) -> bool:
 def rows_of(table: Markdown, file: TableFile) -> bool:
     """Whether ``table`` shows rows of the table file, cell for cell and in the file's order: a
     selection of the file's rows and columns, its paired columns renamed, a value and its
-    interval joined; or the file's ``summary`` by target, one column "to <target>" per target of
-    its rows (the narrow margins' wide table of budgets by target)."""
+    interval joined; or the file's budgets (``ESTIMATES``) by target, one column "to <target>" per
+    target of its rows (the narrow margins' wide table of budgets by target)."""
     frame = file.frame
     wide = [h for h in table.header if re.fullmatch(r"to [0-9.]+", h)]
     if wide:
         keys = [h for h in table.header if h not in wide]
-        if not {"target", "summary", *keys} <= set(frame.columns) or sorted(wide) != sorted(
-                {f"to {t:g}" for t in frame["target"]}):
+        names = ESTIMATES["budget [95%]"][0]
+        if not {"target", *names, *ESTIMATE_COLUMNS, *keys} <= set(frame.columns) or sorted(
+                wide) != sorted({f"to {t:g}" for t in frame["target"]}):
             return False
         summaries = {(*key, f"to {target:g}"): summary for *key, target, summary in zip(
-            *(file.cells(k) for k in keys), frame["target"], frame["summary"], strict=True)}
+            *(file.cells(k) for k in keys), frame["target"], estimate_texts(frame, names),
+            strict=True)}
         cells = [[*key, *(summaries.get((*key, to), "") for to in wide)]
                  for key in dict.fromkeys(key[:-1] for key in summaries)]
         return _in_order(table.rows, cells)
     sources = [file.source(header) for header in table.header]
-    if any(c is None and h not in INTERVALS for c, h in zip(sources, table.header,
-                                                            strict=True)):
+    if any(c is None and h not in INTERVALS and h not in ESTIMATES and h != "verdict"
+           for c, h in zip(sources, table.header, strict=True)):
         return False
     # The writer reads a table of numbers only (no text, no booleans, no p-values, which it
     # shows as text) as one array of floats.
@@ -469,9 +515,11 @@ def rows_of(table: Markdown, file: TableFile) -> bool:
 def counts_of(table: Markdown, frame: pd.DataFrame) -> bool:
     """Whether ``table`` is the count of the file's rows by environment and verdict, a column
     per verdict that occurs (the group study's tables of verdicts per bandit)."""
-    if not {"environment", "verdict"} <= set(frame.columns) or table.header[0] != "environment":
+    texts = verdict_texts(frame)
+    if texts is None or "environment" not in frame or table.header[0] != "environment":
         return False
-    counts = frame.groupby(["environment", "verdict"]).size().unstack(fill_value=0)
+    counts = frame.assign(verdict=texts).groupby(["environment", "verdict"]).size().unstack(
+        fill_value=0)
     return (table.header[1:] == [str(c) for c in counts.columns]
             and table.rows == [[str(env), *map(str, counts.loc[env])] for env in counts.index])
 
@@ -499,13 +547,13 @@ def verdicts_of(table: Markdown, frame: pd.DataFrame, rules: dict[str, str],
     return table.header == ["rule", "law", *columns] and table.rows == expected
 
 
-def family_rows(tables: Path, tests: dict[str, str]) -> list[list[str]]:
+def family_rows(tables: Path, test: Callable[[str, str], str]) -> list[list[str]]:
     """The rows the Methods section's table of families should have, read from every table
     file under ``tables``: each family of a table's ``family`` column (its Holm p-values in
     ``p_vs_chance_holm`` or ``p_value_holm``) or ``equivalence_family`` column
     (``p_equivalence_holm``), with the hypotheses it holds there (rows with an adjusted p-value,
     at the table's first cost: a row at another cost is the same simulation), the test
-    (``tests``: by the family's last name, else the table's) and the seeds of its rows; and each
+    (``test`` of the table's name and the family's last name) and the seeds of its rows; and each
     Bonferroni family with its size and resamples. Cells as ``cell_text`` writes them."""
     rows = []
     for path in sorted(tables.glob("*/*.parquet")):
@@ -522,9 +570,8 @@ def family_rows(tables: Path, tests: dict[str, str]) -> list[list[str]]:
             for name, members in frame[frame[adjusted].notna()].groupby(column, sort=False,
                                                                           observed=True):
                 seeds = members["seeds"]
-                test = tests.get(str(name).split("/")[-1] if column == "family"
-                                 else "equivalence", tests.get(path.stem, ""))
-                rows.append([str(name), str(len(members)), test,
+                rows.append([str(name), str(len(members)),
+                             test(path.stem, str(name).split("/")[-1]),
                              f"{seeds.min():,}" if seeds.min() == seeds.max()
                              else f"{seeds.min():,} to {seeds.max():,}"])
         if "bonferroni_family" in frame:

@@ -44,9 +44,10 @@ from analysis.power import (
     paired_power_mc,
     seeds_for_power,
 )
+from analysis.questions.per_arm_vs_chance import chance_equivalence
 from analysis.roles import LrRole
-from analysis.study_tables import chance_equivalence
 from analysis.tables import write_tables
+from figures.words import budget_estimate
 from study.model.schema import RUNS_FILE
 
 
@@ -214,13 +215,17 @@ def test_budget_to_target_interval_covers_a_known_logistic_crossing() -> None:
 def test_budget_not_reached_is_a_lower_bound() -> None:
     estimate = budget_to_target(np.zeros((50, 3), dtype=bool), np.array([10, 100, 1000]))
     assert not estimate.reached and estimate.estimate == 1000
-    assert "not reached" in estimate.describe()
+    shown = (estimate.estimate, estimate.ci_low, estimate.ci_high, estimate.reached,
+             estimate.at_first, estimate.largest_budget)
+    assert budget_estimate(shown) == "not reached by 1,000 (budget > 1,000)"
 
 
 def test_budget_reached_at_the_first_checkpoint_is_an_upper_bound() -> None:
     estimate = budget_to_target(np.ones((50, 3), dtype=bool), np.array([10, 100, 1000]))
     assert estimate.reached and estimate.at_first and estimate.estimate == 10
-    assert "budget <= 10" in estimate.describe()
+    shown = (estimate.estimate, estimate.ci_low, estimate.ci_high, estimate.reached,
+             estimate.at_first, estimate.largest_budget)
+    assert budget_estimate(shown) == "reached by the first checkpoint (budget <= 10)"
 
 
 def test_budget_ratio_counts_resamples_where_neither_reaches_the_target() -> None:
@@ -301,8 +306,8 @@ def test_chance_equivalence_names_above_below_and_equivalent() -> None:
         correct[:right] = True
         frames.append(runs_frame(correct, [100], cell=cell))
     table = chance_equivalence(outcomes_of(*frames), [0, 1, 2], "s", 0.05)
-    assert table["verdict"].tolist() == ["equivalent to chance within +-0.05", "above chance",
-                                         "below chance"]
+    assert table["finding"].tolist() == ["equivalent", "higher", "lower"]
+    assert table["within_margin"].tolist() == [True, False, False]
     # TOST's p-value is the larger of the two one-sided exact tail probabilities.
     tails = (binom.sf(299, 900, 1 / 3 - 0.05), binom.cdf(300, 900, 1 / 3 + 0.05))
     assert table["p_equivalence"].iat[0] == pytest.approx(max(tails), rel=1e-9)

@@ -17,8 +17,9 @@ from analysis.groups import (
     zscore_scale,
 )
 from analysis.outcomes import Outcomes
-from analysis.paired import verdict
+from analysis.paired import judge
 from conftest import make_config
+from figures.words import paired_verdict
 from study.model.config import DEFAULT_EQUIVALENCE_MARGIN
 from study.orchestration.runner import run_study
 
@@ -86,7 +87,10 @@ def test_a_table_that_is_not_a_full_grid_is_refused() -> None:
      "unresolved"),
 ])
 def test_verdicts(row: dict[str, float], expected: str) -> None:
-    assert verdict(pd.Series(row), DEFAULT_EQUIVALENCE_MARGIN) == expected
+    # judge's typed finding, worded by the report's formatter, is the verdict.
+    judged = judge(pd.DataFrame([row]), DEFAULT_EQUIVALENCE_MARGIN).iloc[0]
+    assert paired_verdict((judged["finding"], judged["within_margin"],
+                           judged["margin"])) == expected
 
 
 def test_an_all_zero_share_gets_an_interval_of_positive_width() -> None:

@@ -4,6 +4,7 @@ and the per-cell table against the runs it summarises."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,7 +80,8 @@ def test_the_regret_table_is_the_runs_regret_tested_against_the_untrained_policy
     from statsmodels.stats.proportion import proportion_confint
 
     from analysis.accuracy import cells_frame
-    from analysis.questions import pass_rate_regret
+    from analysis.questions import Inputs, pass_rate_regret
+    from study.model.config import AnalysisConfig
 
     config = make_config({"seeds": 200}, algorithm=["reinforce", "uniform"], lr=[0.0, 0.5],
                          probs=[[0.2, 0.5, 0.6]], budgets=[10, 100, 300])
@@ -88,7 +90,12 @@ def test_the_regret_table_is_the_runs_regret_tested_against_the_untrained_policy
     cells = cells_frame(outcomes)
     trained = int(cells[(cells["algorithm"] == "reinforce") & (cells["lr"] == 0.5)]["cell"].iat[0])
     settings = pd.Series({"study": "t", "headline_cell": trained, "compared_budgets": [10, 300]})
-    table = pass_rate_regret.table(outcomes, cells, settings).set_index("budget")
+    def regret_table(settings: pd.Series) -> pd.DataFrame:
+        return pass_rate_regret.table(Inputs(
+            study="t", analysis=AnalysisConfig(), settings_frame=settings.to_frame().T,
+            cells=cells, run_dir=Path("."), outcomes=outcomes))
+
+    table = regret_table(settings).set_index("budget")
     assert list(table.index) == [10, 300]
     untrained = 0.6 - np.mean([0.2, 0.5, 0.6])
     mine = runs[runs["cell"] == trained]
@@ -120,11 +127,11 @@ def test_the_regret_table_is_the_runs_regret_tested_against_the_untrained_policy
     still = int(cells[(cells["algorithm"] == "reinforce") & (cells["lr"] == 0.0)]["cell"].iat[0])
     frozen = settings.copy()
     frozen["headline_cell"] = still
-    flat = pass_rate_regret.table(outcomes, cells, frozen)
+    flat = regret_table(frozen)
     assert (flat["regret_interval"] == "constant").all() and flat["p_value"].isna().all()
     np.testing.assert_allclose(flat["regret"], untrained, rtol=2.0**-22)
     # A learner without a policy gets no table.
     uniform = int(cells[cells["algorithm"] == "uniform"]["cell"].iat[0])
     none = settings.copy()
     none["headline_cell"] = uniform
-    assert pass_rate_regret.table(outcomes, cells, none).empty
+    assert regret_table(none).empty

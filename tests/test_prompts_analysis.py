@@ -281,7 +281,7 @@ def test_budget_to_target_on_a_hand_made_curve_is_the_exact_crossing() -> None:
     assert table.loc[("uniform", 0.875), "budget_to_target"] == pytest.approx(uniform_high)
     assert pd.isna(table.loc[("uniform", 0.75), "ratio_to_uniform"])
     variance = table.loc[("variance", 0.75)]
-    assert variance["at_first"] and variance["budget_to_target"] == 100
+    assert variance["at_first_checkpoint"] and variance["budget_to_target"] == 100
     assert variance["ratio_to_uniform"] == pytest.approx(100 / uniform_low)
     assert (variance["ratio_low"], variance["ratio_high"]) == pytest.approx(
         (100 / uniform_low,) * 2)

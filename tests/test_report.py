@@ -20,6 +20,7 @@ from scipy.stats import beta as beta_law
 from scipy.stats import binomtest
 
 from analysis.pass_rate import FRACTIONS
+from analysis.questions import methods_test
 from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
 from conftest import REPO
@@ -28,7 +29,7 @@ from figures.cite import expected_text
 from figures.named import role_prefix, roles
 from figures.numbers import study_prefix
 from figures.paper import PAPER_DIR, macros_used
-from figures.report import SOURCES_FILE, methods_tests
+from figures.report import SOURCES_FILE
 from figures.sections.prompt_allocation import RULE_NAMES, law
 from figures.words import pvalue
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
@@ -346,7 +347,7 @@ def declaring(section_name: str) -> list[str]:
 
 
 def budget_text(budget: float, budgets: list[float]) -> str:
-    """The start of a budget to 0.9's summary in the tables: the budget and its interval, or
+    """The start of a budget to 0.9 as the tables print it: the budget and its interval, or
     the bound where the first checkpoint reaches 0.9 or the largest does not."""
     if math.isinf(budget):
         return f"not reached by {budgets[-1]:,.0f} (budget > {budgets[-1]:,.0f})"
@@ -434,9 +435,9 @@ def test_best_arm_identification_section_is_recomputed_from_the_runs(study_outpu
                              budget_text(budget, budgets),
                              checks.cell_text(budget / h if math.isfinite(budget)
                                               else math.nan)])
-        table = next(t for t in tables if "summary" in t.header)
+        table = next(t for t in tables if "budget [95%]" in t.header)
         found = [[r[table.header.index(c)] for c in ("algorithm", "baseline", "lr", "seeds",
-                                                     "summary", "ratio_to_H")]
+                                                     "budget [95%]", "ratio_to_H")]
                  for r in table.rows]
         for row, want in zip(found, expected, strict=True):
             assert [*row[:4], *row[5:]] == [*want[:4], *want[5:]] and row[4].startswith(want[4])
@@ -977,7 +978,7 @@ def test_every_markdown_table_of_the_report_is_its_table_files_rows(study_output
     tables = study_outputs / "tables"
     files = {(path.parent.name, path.stem): checks.TableFile(pd.read_parquet(path))
              for path in sorted(tables.glob("*/*.parquet"))}
-    families = checks.family_rows(tables, methods_tests())
+    families = checks.family_rows(tables, methods_test)
     found = checks.markdown_tables(report, {study for study, _ in files})
     unmatched = []
     for table in found:

@@ -16,8 +16,9 @@ from numba.core.errors import TypingError
 import reference
 from analysis import budget_to_target
 from analysis.accuracy import cells_frame
+from analysis.outcomes import Outcomes
 from analysis.pass_rate import FRACTIONS, achievable, seed_pass_rates
-from analysis.questions import reward_noise
+from analysis.questions import Inputs, reward_noise
 from analysis.questions.effective_hardness import table as effective_hardness
 from analysis.questions.reward_noise import (
     Metric,
@@ -35,15 +36,18 @@ from conftest import config_text
 from study.core.reward_hooks import implement, own_pair, own_stream
 from study.core.streams import MAIN_C2, MAIN_C3, NOISE_C2, NOISE_C3, TIE_BREAK_C3, run_keys
 from study.model import registry
-from study.model.config import parse_config
+from study.model.config import AnalysisConfig, parse_config
 from study.model.environment import Environment
 from study.model.grid import Simulation
 from study.orchestration.outputs import run_and_write
 from study.orchestration.simulate import simulate
 
-NO_SETTINGS = pd.Series(dtype=object)
-"""A study's settings row, which the noisy-verifier questions do not read (their questions
-follow from the cells alone)."""
+
+def study_inputs(outcomes: Outcomes, run_dir: Path) -> Inputs:
+    """A study's inputs to its question modules, without settings, which the noisy-verifier
+    questions do not read (their questions follow from the cells alone)."""
+    return Inputs(study="t", analysis=AnalysisConfig(), settings_frame=pd.DataFrame([{}]),
+                  cells=cells_frame(outcomes), run_dir=run_dir, outcomes=outcomes)
 
 INSTANCE_C2 = 2
 """c2 of the instance draws' counter (numpy's Philox4x64, ``study.core.streams.INSTANCE``)."""
@@ -139,7 +143,8 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(
                                       budgets=[10, 100, 1000, 10000]))
     run_and_write(config, tmp_path, quiet=True)
     outcomes, _ = load(tmp_path)
-    table = reward_noise_cost(outcomes, cells_frame(outcomes), NO_SETTINGS)
+    inputs = study_inputs(outcomes, tmp_path)
+    table = reward_noise_cost(inputs)
     # Three noisy verifiers per baseline, each paired with the exact verifier of its baseline,
     # on accuracy and on the pass rate at each share of the achievable gain: one family per
     # metric.
@@ -160,12 +165,12 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(
         assert row.ci_low <= row.ratio <= row.ci_high
         assert row.simultaneous_low <= row.ci_low and row.ci_high <= row.simultaneous_high
     # One slope per metric's target and prediction, all one family.
-    slopes = reward_noise_slope(outcomes, cells_frame(outcomes), NO_SETTINGS)
+    slopes = reward_noise_slope(inputs)
     assert len(slopes) == 2 * (1 + len(FRACTIONS)) * 2
     assert set(slopes["family_size"]) == {len(slopes)} and set(slopes["verifiers"]) == {3}
     # Per unit of effective hardness: H of (0.5, 0.55, 0.6) is 1 / 0.05^2 + 1 / 0.1^2 = 500,
     # shrunk gaps make it 500 / (1 - fp - fn)^2, and the budget is divided by that alone.
-    effective = effective_hardness(outcomes, cells_frame(outcomes), NO_SETTINGS)
+    effective = effective_hardness(inputs)
     assert len(effective) == 8
     for row in effective.itertuples():
         factor = 1.0 - row.false_positive - row.false_negative

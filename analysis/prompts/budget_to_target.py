@@ -59,7 +59,8 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
     Columns: ``CELL_COLUMNS``, ``metric``, ``fraction`` (the share of the achievable gain; NaN
     for accuracy), ``target``, ``seeds``, ``budget_to_target`` (the largest budget,
     a lower bound, where ``reached`` is False), ``budget_low``, ``budget_high``, ``reached``,
-    ``at_first`` (reached by the first budget: an upper bound), ``summary``, ``uniform_cell``,
+    ``at_first_checkpoint`` (reached by the first budget: an upper bound), ``largest_budget``,
+    ``uniform_cell``,
     ``ratio_to_uniform``, ``ratio_low``, ``ratio_high``, ``undefined_resamples``, the Monte Carlo
     ranges of the ratio's limits (``ratio_low_mc_low`` ... ``ratio_high_mc_high``,
     ``analysis.budget_to_target.range_columns``), ``ratio_bound``, ``interval_against_one``,
@@ -88,7 +89,8 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
                    "target": target, "seeds": estimate.seeds,
                    "budget_to_target": estimate.estimate, "budget_low": estimate.ci_low,
                    "budget_high": estimate.ci_high, "reached": estimate.reached,
-                   "at_first": estimate.at_first, "summary": estimate.describe()}
+                   "at_first_checkpoint": estimate.at_first,
+                   "largest_budget": estimate.largest_budget}
             if cell.cell in partner:
                 row |= _ratio_columns(ours, per_seed[partner[cell.cell]], partner[cell.cell],
                                       target, resamples, seed, resampled, draws)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis.accuracy import cell_environments
 from analysis.budget_to_target import budget_to_target, environment_hardness
-from analysis.outcomes import Outcomes
+from analysis.questions import Inputs
 from study.model import registry
 
 TABLE = "effective_hardness"
@@ -20,12 +20,12 @@ TEST = ""
 """No p-values: a budget per unit of hardness with its interval, per cell."""
 
 
-def table(outcomes: Outcomes, cells: pd.DataFrame,
-          settings: pd.Series) -> pd.DataFrame:
+def table(inputs: Inputs) -> pd.DataFrame:
     """One row per cell of fixed arm values whose reward model has a ``gap_factor``: H, the
     factor f, H / f^2, the budget to 0.9 with its interval, and the budget per unit of H / f^2
     with that interval. Empty when no cell has such a model. First cost only (cost does not
     change the simulation)."""
+    outcomes, cells = inputs.outcomes, inputs.cells
     environments = cell_environments(outcomes)
     rows = []
     for cell in cells[cells["cost"] == cells["cost"].min()].itertuples():

@@ -18,7 +18,6 @@ from scipy.stats import ttest_1samp
 from analysis.accuracy import accuracy_table, cell_environments
 from analysis.cost import CONFIDENCE, Support
 from analysis.families import declare, family_name
-from analysis.outcomes import Outcomes
 from analysis.pass_rate import (
     achievable,
     has_policy,
@@ -26,19 +25,21 @@ from analysis.pass_rate import (
     seed_pass_rates,
     value_range,
 )
+from analysis.questions import Inputs
 
 TABLE = "pass_rate_regret"
 TEST = ("one-sided one-sample t-test over seeds of mean pass-rate regret below the "
         "never-training policy's")
 
 
-def table(outcomes: Outcomes, cells: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+def table(inputs: Inputs) -> pd.DataFrame:
     """One row per compared budget (``settings["compared_budgets"]``) of the headline cell
     (``settings["headline_cell"]``), where its learner has a policy: best-arm accuracy with its
     95% Wilson interval, the mean pass rate and the mean regret with their intervals
     (``analysis.pass_rate.interval_columns``), the never-training policy's regret (a constant,
     no interval), and the t-test's p-value and Holm-adjusted p-value. Empty where the headline
     cell has no policy."""
+    outcomes, cells, settings = inputs.outcomes, inputs.cells, inputs.settings
     cell = int(settings["headline_cell"])
     if cell not in set(cells["cell"]) or not has_policy(outcomes, cell):
         return pd.DataFrame()

@@ -77,6 +77,7 @@ from analysis.pass_rate import (
     has_policy,
     seed_pass_rates,
 )
+from analysis.questions import Inputs
 from analysis.roles import Placement, typed
 from study.model import registry
 from study.model.environment import Environment
@@ -311,23 +312,14 @@ def _matrix(outcomes: Outcomes, cell: int, metric: Metric) -> np.ndarray:
     return seed_pass_rates(outcomes, cell)
 
 
-_LATEST: dict[str, Any] = {}
-"""The outcomes and cells ``tables`` last computed for, and its tables (the objects held, so
-that their identity is never another object's)."""
-
-
-def tables(outcomes: Outcomes, cells: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def tables(inputs: Inputs) -> dict[str, pd.DataFrame]:
     """``TABLE`` and ``SLOPE_TABLE`` (``table``, ``slope_table``) from one set of resamples, made
-    once for the outcomes and cells of the latest call: the two question modules ask for the
-    same ones in turn, and the resamples take minutes at a study's seeds."""
-    if _LATEST.get("outcomes") is not outcomes or _LATEST.get("cells") is not cells:
-        _LATEST.clear()
-        _LATEST.update(outcomes=outcomes, cells=cells, tables=_tables(outcomes, cells))
-    return _LATEST["tables"]
+    once per study: the two question modules ask for the same ones in turn, and the resamples take
+    minutes at a study's seeds."""
+    return inputs.shared(TABLE, lambda: _tables(inputs.outcomes, inputs.cells))
 
 
-def table(outcomes: Outcomes, cells: pd.DataFrame,
-          settings: pd.Series) -> pd.DataFrame:
+def table(inputs: Inputs) -> pd.DataFrame:
     """``TABLE``: one row per pair (a noisy cell and its exact verifier) and target: accuracy to
     ``TARGET`` and, where both learners have a policy, pass rate to each of ``FRACTIONS`` of the
     achievable gain (``target`` is then that pass rate, ``start`` and ``best`` the gain's ends,
@@ -341,11 +333,10 @@ def table(outcomes: Outcomes, cells: pd.DataFrame,
     ``family_size`` rows, ``resamples`` resamples); and where each prediction lies against it
     (``prediction``, ``variance_prediction``). Empty when no cell has such a partner. First
     cost only (cost does not change the simulation)."""
-    return tables(outcomes, cells)[TABLE]
+    return tables(inputs)[TABLE]
 
 
-def slope_table(outcomes: Outcomes, cells: pd.DataFrame,
-                settings: pd.Series) -> pd.DataFrame:
+def slope_table(inputs: Inputs) -> pd.DataFrame:
     """``SLOPE_TABLE``: one row per exact verifier, target (as ``table``'s) and prediction
     (``margin``, ``variance``) with at least two distinct predicted ratios among its noisy
     verifiers: the slope of their log ratios on the log predictions (``joint_slope``) with its
@@ -355,7 +346,7 @@ def slope_table(outcomes: Outcomes, cells: pd.DataFrame,
     ranges of their limits, from the metric's ``RESAMPLES``); and where slope 1 lies against it
     (``slope_one``: ``inside`` is not rejected). ``undefined_resamples``: resamples of the
     family without a slope. Empty when ``table`` is."""
-    return tables(outcomes, cells)[SLOPE_TABLE]
+    return tables(inputs)[SLOPE_TABLE]
 
 
 Draws = Callable[[int, Metric, float], Crossings]

@@ -31,9 +31,10 @@ from typing import Any
 import pandas as pd
 
 from analysis.families import hypothesis_query
-from analysis.study_tables import SETTINGS
+from analysis.questions import SETTINGS
 from figures.cite import Cited, Row, Tables, read_table, unmark
 from figures.numbers import Named
+from figures.words import budget_estimate, paired_verdict
 from study.model import registry
 from study.model.config import ConfigError
 from study.model.schema import INDEX_FILE
@@ -223,6 +224,27 @@ def distinct(cite: Tables, frame: pd.DataFrame, column: str) -> list[Cited]:
     """The distinct values of a column, sorted, each cited from its first row."""
     firsts = frame.drop_duplicates(column).sort_values(column)
     return [r[column] for r in cite.rows(firsts)]
+
+
+def with_estimates(cite: Tables, frame: pd.DataFrame,
+                   **columns: tuple[str, str, str]) -> pd.DataFrame:
+    """``frame`` with a text column for each keyword: the budget to a target of the three columns
+    it names (value, low, high) as ``figures.words.budget_estimate`` prints it, recorded as it
+    goes into its cell (so a section calls this where its template shows the table)."""
+    return frame.assign(**{name: [unmark(r.estimate(*names).shown(budget_estimate))
+                                  for r in cite.rows(frame)] for name, names in columns.items()})
+
+
+def with_verdicts(cite: Tables, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (paired rows, ``analysis.paired.judge``) with a text column ``verdict``: each
+    row's finding as ``figures.words.paired_verdict`` words it (empty where a row has none),
+    recorded as it goes into its cell."""
+    def text(r: Row) -> str:
+        if pd.isna(r.finding.value):
+            return ""
+        return unmark(Cited.gather(r.finding, r.within_margin, r.margin).shown(paired_verdict))
+
+    return frame.assign(verdict=[text(r) for r in cite.rows(frame)])
 
 
 def with_intervals(cite: Tables, frame: pd.DataFrame, spec: str,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.families import ALPHA, plain
+from analysis.questions import SETTINGS
 from analysis.roles import Finding
-from analysis.study_tables import SETTINGS
 from figures import plots
 from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
@@ -20,6 +20,7 @@ from figures.sections import (
     families,
     figure_name,
     printed,
+    with_verdicts,
 )
 from figures.words import pvalue
 
@@ -48,7 +49,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "worse": cite.count(paired, f"{significant} and difference < 0"),
         "better": cite.count(paired, f"{significant} and difference > 0"),
         "agreement": agreement(cite, paired),
-        "table": rows[SHOWN].rename(columns={"accuracy_a": "per_arm",
+        "table": with_verdicts(cite, rows)[SHOWN].rename(columns={"accuracy_a": "per_arm",
                                              "accuracy_b": "running_mean"}),
         **against_chance(cite, cite.read(study, SECTION.table))}
 

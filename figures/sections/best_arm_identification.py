@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analysis.questions import SETTINGS
 from analysis.roles import LrRole
-from analysis.study_tables import SETTINGS
 from figures import plots
 from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
@@ -20,8 +20,10 @@ from figures.sections import (
     families,
     figure_name,
     printed,
+    with_estimates,
+    with_verdicts,
 )
-from figures.sections.narrow import SHOWN
+from figures.sections.narrow import ESTIMATE, SHOWN
 from figures.words import bandit, display
 from study.model import registry
 
@@ -73,10 +75,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         if len(head):
             paired.append({"who": who, "families": families(cite, table),
                            "agreement": agreement(cite, table),
-                           "table": head[PAIRED].rename(columns={"accuracy_a": "reinforce"})})
+                           "table": with_verdicts(cite, head)[PAIRED].rename(
+                               columns={"accuracy_a": "reinforce"})})
     return {
         "H": Named(cite.first(budgets).hardness_H, ",.0f"),
-        "budgets": rows[rows["baseline"].isin(["none", "running_mean"])][SHOWN],
+        "budgets": lambda: with_estimates(
+            cite, rows[rows["baseline"].isin(["none", "running_mean"])], **ESTIMATE)[SHOWN],
         "lr": Named(first.lr, "g"),
         "ratios": [printed(r, ratio=".2f", ci_low=".2f", ci_high=".2f", reference=display)
                    | {"verdict": verdict(r)} for r in cite.rows(ratios)],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analysis.study_tables import SETTINGS
+from analysis.questions import SETTINGS
 from figures import plots
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope

@@ -12,7 +12,13 @@ from typing import Any
 from figures import groups as plots
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, with_intervals
+from figures.sections import (
+    Section,
+    figure_name,
+    with_estimates,
+    with_intervals,
+    with_verdicts,
+)
 from figures.words import bandit
 
 SECTION = Section(table="group_best_lr",
@@ -52,6 +58,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     zscore = cite.read(study, "group_zscore_vs_mean")
     zero = cite.read(study, "group_zero_signal")
     passing = cite.read(study, "group_vs_single_pass_rate")
+    top = cite.read(study, "group_best_arm")
     pass_budgets = cite.read(study, "group_pass_rate_budgets")
     paired = versus is not None and len(versus) > 0
     ratios = {f"{c} [95%]": (c, f"{c}_low", f"{c}_high") for c in RATIOS if c in budgets}
@@ -65,31 +72,33 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             ("single", "budget", "zscore", "robust", "zero"), start=1)},
         "single_rule": cite.declared("G = 1"), "group_rule": cite.declared("G > 1"),
         "one": cite.declared("1"),
-        "top": cite.read(study, "group_best_arm"),
+        "top": with_verdicts(cite, top).drop(columns=["margin", "within_margin", "finding"]),
         "versus": paired and {
             "seeds": Named(cite.first(versus).seeds, ","), "rows": cite.count(versus),
-            "counts": versus.groupby(["environment", "verdict"]).size()
+            "counts": with_verdicts(cite, versus).groupby(["environment", "verdict"]).size()
                             .unstack(fill_value=0).reset_index(),
-            "dr": lambda: with_intervals(cite, dr, "+.4f", **DIFFERENCE)[
+            "dr": lambda: with_intervals(cite, with_verdicts(cite, dr), "+.4f", **DIFFERENCE)[
                 ["environment", "group_size", "lr", "budget", "rollouts", "difference [95%]",
                  "p_value_holm", "verdict"]],
             "error": Named(0.5 / (2 * cite.first(versus).seeds) ** 0.5, ".3f")},
         "passing": passing is not None and len(passing) > 0 and {
             "rows": cite.count(passing), "margin": Named(cite.first(passing).margin, "g"),
-            "counts": passing.groupby(["environment", "verdict"]).size()
+            "counts": with_verdicts(cite, passing).groupby(["environment", "verdict"]).size()
                              .unstack(fill_value=0).reset_index()},
         "pass_budgets": pass_budgets is not None and len(pass_budgets) > 0 and (
-            lambda: with_intervals(cite, pass_budgets, ".2f",
-                                   **{"ratio_to_single [95%]": ("ratio", "ratio_low",
-                                                                "ratio_high")})[
+            lambda: with_intervals(cite, with_estimates(cite, pass_budgets, **{
+                "rollouts [95%]": ("budget_to_target", "budget_low", "budget_high")}), ".2f",
+                **{"ratio_to_single [95%]": ("ratio", "ratio_low", "ratio_high")})[
                 ["environment", "baseline", "group_size", "lr", "fraction", "target",
-                 "summary", "ratio_to_single [95%]", "against_one"]]),
-        "budgets": lambda: with_intervals(cite, budgets, ".2f", **ratios)[
-            ["environment", "baseline", "group_size", "lr", "summary", *ratios]],
+                 "rollouts [95%]", "ratio_to_single [95%]", "against_one"]]),
+        "budgets": lambda: with_intervals(cite, with_estimates(cite, budgets, **{
+            "rollouts [95%]": ("rollouts_to_target", "ci_low", "ci_high")}), ".2f", **ratios)[
+            ["environment", "baseline", "group_size", "lr", "rollouts [95%]", *ratios]],
         "zscore": zscore is not None and len(zscore) > 0 and {
             "rows": cite.count(zscore), "one": cite.declared("1"),
             "epsilon": Named(cite.constant("study.learners.reinforce.ZSCORE_EPSILON"), "g"),
-            "table": lambda: with_intervals(cite, zscore, "+.4f", **DIFFERENCE)[ZSCORE]},
+            "table": lambda: with_intervals(cite, with_verdicts(cite, zscore), "+.4f",
+                                            **DIFFERENCE)[ZSCORE]},
         "robust": Named(cite.constant("analysis.groups.ROBUST"), "g"), "best": best[ROBUST],
         "zero": zero is not None and {
             "settled": cite.constant("analysis.cost.SETTLED_SEEDS"), "table": zero[ZERO]}}

@@ -7,20 +7,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analysis.questions import SETTINGS
 from analysis.roles import LrRole
-from analysis.study_tables import SETTINGS
 from figures import plots
 from figures.cite import Row, Tables, read_table
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, without_reinforce
-from figures.words import bandit, baseline_name
+from figures.sections import Section, figure_name, with_estimates, without_reinforce
+from figures.words import bandit, baseline_name, budget_estimate
 
 SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",
                   template="narrow.md.j2", order=4, declared=True, shared=True,
                   figures=("accuracy_to_target",))
 
-SHOWN = ["algorithm", "baseline", "lr", "selection", "tied_lr", "seeds", "summary", "ratio_to_H"]
-"""The columns of the section's table (and of section 5's tables of budgets)."""
+ESTIMATE = {"budget [95%]": ("budget_to_target", "ci_low", "ci_high")}
+"""The column that prints a budget with its interval (``figures.sections.with_estimates``)."""
+SHOWN = ["algorithm", "baseline", "lr", "lr_role", "tied_lr", "seeds", *ESTIMATE, "ratio_to_H"]
+"""The columns of the section's table (and of section 5's table of budgets)."""
 
 
 def unfit(tables: Path, study: str) -> str:
@@ -45,19 +47,22 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     one = cite.first(budgets)
     targets = cite.read(study, "budget_by_target")
     if targets is not None:
-        targets = targets.pivot_table(index=["algorithm", "baseline", "lr"], columns="target",
-                                      values="summary", aggfunc="first", sort=False)
+        targets = with_estimates(cite, targets, **ESTIMATE).pivot_table(
+            index=["algorithm", "baseline", "lr"], columns="target", values=next(iter(ESTIMATE)),
+            aggfunc="first", sort=False)
         targets.columns = [f"to {t:g}" for t in targets.columns]
         targets = targets.reset_index()
     return {
         "bandit": Named(one.environment, shown=bandit), "H": Named(one.hardness_H, ",.0f"),
         "formula": cite.declared("1/gap^2"),
-        "best": [{"summary": Named(r.summary), "baseline": baseline_name(r.baseline.value),
+        "best": [{"budget": Named(r.estimate(), shown=budget_estimate),
+                  "baseline": baseline_name(r.baseline.value),
                   "lr": Named(r.lr, "g"), "h": in_h(r),
                   "tied": isinstance(r.tied_lr.value, str) and Named(r.tied_lr)}
                  for r in cite.rows(best)],
-        "reference": [{"summary": Named(r.summary), "h": in_h(r)} for r in cite.rows(reference)],
-        "table": budgets[SHOWN], "targets": targets}
+        "reference": [{"budget": Named(r.estimate(), shown=budget_estimate), "h": in_h(r)}
+                      for r in cite.rows(reference)],
+        "table": lambda: with_estimates(cite, budgets, **ESTIMATE)[SHOWN], "targets": targets}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:

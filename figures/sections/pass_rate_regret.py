@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.families import ALPHA
-from analysis.study_tables import SETTINGS
+from analysis.questions import SETTINGS
 from figures.cite import Tables
 from figures.numbers import Named, Scope
 from figures.sections import Section, families, printed

@@ -17,8 +17,8 @@ import analysis.budget_to_target as crossings
 from analysis.pass_rate import FRACTIONS
 from analysis.prompts.compute_curve import scaling_curve
 from analysis.prompts.outcomes import REFERENCE
+from analysis.questions import SETTINGS
 from analysis.roles import Censoring, Finding, Placement
-from analysis.study_tables import SETTINGS
 from figures.cite import Row, Tables, formatter
 from figures.numbers import Scope, number_word
 from figures.sections import Section, figure_name

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.families import ALPHA, plain
+from analysis.questions import SETTINGS
 from analysis.roles import Finding
-from analysis.study_tables import SETTINGS
 from figures import plots
 from figures.cite import Tables, read_table
 from figures.named import headline_rows
@@ -20,6 +20,7 @@ from figures.sections import (
     families,
     figure_name,
     printed,
+    with_verdicts,
 )
 from figures.words import baseline_name, display, fraction, pvalue
 
@@ -65,7 +66,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "primary": families(cite, head[head["primary"]]),
         "others": families(cite, accuracy[~accuracy["primary"]]),
         "versus": families(cite, versus),
-        "table": rows[SHOWN].rename(columns={"accuracy_a": "reinforce",
+        "table": with_verdicts(cite, rows)[SHOWN].rename(columns={"accuracy_a": "reinforce",
                                              "accuracy_b": str(settings["reference"])}),
         "significant": cite.count(versus, f"{headline} and p_value_holm < {ALPHA!r}"),
         "headline": cite.count(versus, headline),
@@ -74,7 +75,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                   for r in cite.rows(rows[rows["p_value_holm"] < ALPHA])],
         "equivalent": cite.count(versus, f"finding == {Finding.EQUIVALENT.value!r}"),
         "rows": cite.count(versus), "margin": Named(cite.first(versus).margin, "g"),
-        "unresolved": cite.count(versus, "verdict == " + repr("unresolved")),
+        "unresolved": cite.count(versus, f"finding == {Finding.UNRESOLVED.value!r}"),
         "agreement": agreement(cite, versus)}
 
 

@@ -9,9 +9,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-from analysis.study_tables import CLAIM_COLUMN, SETTINGS
+from analysis.questions import SETTINGS
+from analysis.questions.power import CLAIM_COLUMN
+from analysis.roles import Against
 from figures import plots
-from figures.cite import Row, Tables, read_table
+from figures.cite import Cited, Row, Tables, read_table
 from figures.named import headline_rows
 from figures.numbers import Named, Scope
 from figures.sections import (
@@ -21,6 +23,7 @@ from figures.sections import (
     figure_name,
     printed,
 )
+from figures.words import comparison
 
 EXERCISE = "seed_exercise"
 """The part of this section a study declares to be read as a seed exercise (``quick``'s)."""
@@ -45,22 +48,26 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """The power table, the exact power of the claimed seeds against chance at the smallest
     planned budget, the seeds the largest paired effect needs, and the seed exercises."""
     power = cite.read(study, SECTION.table)
-    against = power["comparison"] == "trained vs never-training sampler"
+    against = power["against"] == Against.CHANCE
     chance = power[against & (power["budget"] == power[against]["budget"].min())]
     paired = power[~against & (power["effect_of_interest"]
                                == power["effect_of_interest"].max())]
+    settings = cite.first(cite.read(study, SETTINGS))
     sweep = headline_rows(cite.read(study, "accuracy"), cite.read(study, SETTINGS).iloc[0],
                           or_every=True)
     return {
         "effects": [Named(e, "g") for e in distinct(cite, power, "effect_of_interest")],
-        "claim": cite.constant("analysis.study_tables.CLAIM_SEEDS"),
-        # The comparison's words say what its typed column ``against`` says.
-        "table": power.drop(columns="against"),
+        "claim": cite.constant("analysis.questions.power.CLAIM_SEEDS"),
+        "table": power,
+        "against": [f"`{kind.value}`, {comparison((kind.value, settings.reference.value))}"
+                    for kind in Against if (power["against"] == kind).any()],
         "level": Named(cite.first(chance).alpha_per_test, ".3g"),
         "chance": [{"power": Named(r[CLAIM_COLUMN], ".2f"),
                     "effect": Named(r.effect_of_interest, "g")} for r in cite.rows(chance)],
         "largest": Named(cite.largest(power, "effect_of_interest"), "g"),
-        "paired": [{"seeds": needed(r), "comparison": Named(r.comparison),
+        "paired": [{"seeds": needed(r),
+                    "comparison": Named(Cited.gather(r.against, settings.reference),
+                                        shown=comparison),
                     "budget": Named(r.budget, ",")} for r in cite.rows(paired)],
         "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables, EXERCISE)],
         "section": cite.declared("section 1")}
@@ -88,4 +95,5 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     if curves is None:
         return {}
     name = figure_name(study, "power_curves")
-    return {name: plots.power_curves(curves, out_dir, name)}
+    reference = str(read_table(tables, SETTINGS)["reference"].iat[0])
+    return {name: plots.power_curves(curves, out_dir, name, reference)}

@@ -22,11 +22,16 @@ def cells_frame(outcomes: Outcomes) -> pd.DataFrame:
 
 
 def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:
-    """The bandit of every cell, from its structured columns."""
-    return {int(row.cell): Environment.from_columns(
-        row.reward_model, row.draw, row.arms, row.arm_values, row.draw_parameters,
-        row.reward_parameters)
-        for row in outcomes.cells[["cell", *ENVIRONMENT_COLUMNS]].itertuples()}
+    """The bandit of every cell, from its structured columns (with its answers' lengths where
+    they cost tokens)."""
+    found = {}
+    for row in outcomes.cells.itertuples():
+        env = Environment.from_columns(row.reward_model, row.draw, row.arms, row.arm_values,
+                                       row.draw_parameters, row.reward_parameters)
+        if "arm_lengths" in outcomes.cells:
+            env = env.with_lengths(row.arm_lengths, row.length_law)
+        found[int(row.cell)] = env
+    return found
 
 
 def chance_levels(outcomes: Outcomes) -> dict[int, float]:

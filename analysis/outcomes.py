@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from study.model.schema import CELL_COLUMNS, RUNS_FILE
+from study.model.schema import CELL_COLUMNS, RUNS_FILE, TOKEN_CELL_COLUMNS
 from study.orchestration.storage import read_cells
 
 ARRAY_COLUMNS = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
@@ -31,6 +31,30 @@ ARRAY_COLUMNS = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.flo
 """The run columns kept per (cell, seed, checkpoint), and the type each is kept as."""
 READ_COLUMNS = ("cell", "seed", "budget", "rollouts", "best_value", *ARRAY_COLUMNS)
 """The columns of ``runs.parquet`` the analysis reads."""
+ANSWER_COLUMNS = {"rollouts": np.int64, "tokens": np.float64, "expected_length": np.float64,
+                  "p_best": np.float64}
+"""The run columns kept per (cell, seed, checkpoint) of a study whose answers cost tokens
+(``study.model.schema.TOKEN_RUN_COLUMNS``): what each run spent by each checkpoint, its policy's
+expected answer length, and its policy's mass on the best arms (which says whether it
+collapsed onto another)."""
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What each run of a study whose answers cost tokens spent by each checkpoint, arrays of
+    shape (cells, seeds, checkpoints): ``rollouts``, ``tokens``, the policy's expected answer
+    length ``expected_length`` and its mass on the best arms ``p_best`` (NaN for a learner
+    without a policy)."""
+
+    rollouts: np.ndarray
+    tokens: np.ndarray
+    expected_length: np.ndarray
+    p_best: np.ndarray
+
+    def only(self, rows: np.ndarray) -> Answers:
+        """The rows ``rows`` of the arrays' first axis."""
+        return Answers(self.rollouts[rows], self.tokens[rows], self.expected_length[rows],
+                       self.p_best[rows])
 
 
 @dataclass(eq=False)
@@ -38,13 +62,15 @@ class Outcomes:
     """A study's outcomes.
 
     ``cells``: one row per cell in cell order, the columns ``study.model.schema.CELL_COLUMNS``
-    (``arm_values`` and ``draw_parameters`` as tuples); ``seeds`` and ``budgets``: the sorted
+    (``arm_values`` and ``draw_parameters`` as tuples; and ``arm_lengths`` and ``length_law``
+    where answers cost tokens); ``seeds`` and ``budgets``: the sorted
     seed ids and checkpoints every cell shares; ``correct``, ``finite``, ``greedy_value``,
     ``zero_signal`` and ``pass_rate`` (NaN for a learner without a policy): arrays of shape
     (cells, seeds, checkpoints); ``rollouts``: the rollouts each cell has spent by each
     checkpoint, (cells, checkpoints); ``best_value``: each seed's largest arm value, (cells,
-    seeds). Seeds are selected everywhere by a
-    boolean mask over ``seeds`` (``halves``, ``mask``).
+    seeds); ``answers``: for a study whose answers cost tokens, what each run spent
+    (``Answers``; its rollouts differ by seed, so ``rollouts`` is not read), else None. Seeds are
+    selected everywhere by a boolean mask over ``seeds`` (``halves``, ``mask``).
     """
 
     cells: pd.DataFrame
@@ -57,6 +83,7 @@ class Outcomes:
     rollouts: np.ndarray
     pass_rate: np.ndarray
     best_value: np.ndarray
+    answers: Answers | None = None
     _rows: dict[int, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -80,19 +107,23 @@ class Outcomes:
             keys = [k[order] for k in keys]
             if not _is_grid(keys, uniques, shape):
                 raise ValueError("the runs table is not one row per (cell, seed, checkpoint)")
-        cells = frame.drop_duplicates("cell")[list(CELL_COLUMNS)].reset_index(drop=True)
+        cells = frame.drop_duplicates("cell")[_described(frame)].reset_index(drop=True)
         # Text columns may be categoricals (``read_runs``: a few bytes a row); one row per cell
         # holds them as text, as ``load`` reads them.
         cells = cells.astype({name: column.cat.categories.dtype for name, column in cells.items()
                               if isinstance(column.dtype, pd.CategoricalDtype)})
         arrays = {name: frame[name].to_numpy(dtype=dtype).reshape(shape)
                   for name, dtype in ARRAY_COLUMNS.items()}
+        answers = (Answers(*(frame[name].to_numpy(dtype=dtype).reshape(shape)
+                             for name, dtype in ANSWER_COLUMNS.items()))
+                   if "tokens" in frame else None)
         return cls(cells, uniques[1].astype(np.int64), uniques[2].astype(np.int64),
                    arrays["correct"], arrays["finite"], arrays["greedy_value"],
                    arrays["zero_signal_updates"],
                    frame["rollouts"].to_numpy(dtype=np.int64).reshape(shape)[:, 0, :].copy(),
                    arrays["pass_rate"],
-                   frame["best_value"].to_numpy(dtype=np.float64).reshape(shape)[:, :, 0].copy())
+                   frame["best_value"].to_numpy(dtype=np.float64).reshape(shape)[:, :, 0].copy(),
+                   answers)
 
     @classmethod
     def load(cls, run_dir: Path) -> Outcomes:
@@ -101,7 +132,8 @@ class Outcomes:
         ``READ_COLUMNS`` of ``runs.parquet`` (ordered by cell, seed and checkpoint), read a batch
         at a time into arrays allocated once; ValueError unless the rows are one per (cell, seed,
         checkpoint) in that order, every cell on the first cell's seeds and checkpoints."""
-        cells = read_cells(run_dir)[list(CELL_COLUMNS)]
+        cells = read_cells(run_dir)
+        cells = cells[_described(cells)]
         source = pq.ParquetFile(run_dir / RUNS_FILE)
         per_cell = source.metadata.num_rows // max(len(cells), 1)
         first = _first_rows(source, per_cell)
@@ -110,16 +142,21 @@ class Outcomes:
         if source.metadata.num_rows != math.prod(shape):
             raise ValueError(f"has a {RUNS_FILE} that is not one row per (cell, seed, "
                              f"checkpoint) of {len(cells)} cells")
-        arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in ARRAY_COLUMNS.items()}
+        counted = "tokens" in source.schema_arrow.names
+        kept = {**ARRAY_COLUMNS, **({f"answer_{name}": dtype for name, dtype
+                                     in ANSWER_COLUMNS.items()} if counted else {})}
+        arrays = {name: np.empty(shape, dtype=dtype) for name, dtype in kept.items()}
         rollouts = np.empty(shape[::2], dtype=np.int64)
         best_value = np.empty(shape[:2])
         flat = {name: array.reshape(-1) for name, array in arrays.items()}
         ids = cells["cell"].to_numpy(dtype=np.int64)
         start = 0
-        for batch in source.iter_batches(columns=list(READ_COLUMNS)):
+        read = [*READ_COLUMNS, *(("tokens", "expected_length", "p_best") if counted else ())]
+        for batch in source.iter_batches(columns=read):
             rows = np.arange(start, start + batch.num_rows)
-            column = {name: batch.column(name).to_numpy(zero_copy_only=False)
-                      for name in READ_COLUMNS}
+            column = {name: batch.column(name).to_numpy(zero_copy_only=False) for name in read}
+            column |= {f"answer_{name}": column[name] for name in ANSWER_COLUMNS
+                       if counted}
             cell, rest = np.divmod(rows, per_cell)
             seed, budget = np.divmod(rest, len(budgets))
             if not (np.array_equal(column["cell"], ids[cell])
@@ -133,9 +170,12 @@ class Outcomes:
             rollouts[cell, budget] = column["rollouts"]
             best_value[cell, seed] = column["best_value"]
             start += batch.num_rows
+        answers = (Answers(*(arrays[f"answer_{name}"] for name in ANSWER_COLUMNS))
+                   if counted else None)
         return cls(cells, seeds.astype(np.int64), budgets.astype(np.int64),
                    arrays["correct"], arrays["finite"], arrays["greedy_value"],
-                   arrays["zero_signal_updates"], rollouts, arrays["pass_rate"], best_value)
+                   arrays["zero_signal_updates"], rollouts, arrays["pass_rate"], best_value,
+                   answers)
 
     def row(self, cell: int) -> int:
         """The position of ``cell`` (its id) along the arrays' first axis."""
@@ -148,8 +188,19 @@ class Outcomes:
         return found if seeds is None else found[seeds]
 
     def spent(self, cell: int) -> np.ndarray:
-        """The rollouts ``cell`` has spent by each checkpoint."""
+        """The rollouts ``cell`` has spent by each checkpoint; ValueError for a study whose
+        answers cost tokens, where they differ by seed (``answers``)."""
+        if self.answers is not None:
+            raise ValueError("the rollouts spent differ by seed in a study whose answers cost "
+                             "tokens: read Outcomes.answers")
         return self.rollouts[self.row(cell)]
+
+    def mean_spent(self, cell: int) -> np.ndarray:
+        """The rollouts ``cell`` has spent by each checkpoint (``spent``), or, in a study whose
+        answers cost tokens, their mean over its seeds."""
+        if self.answers is None:
+            return self.spent(cell)
+        return self.answers.rollouts[self.row(cell)].mean(axis=0)
 
     def deployed(self, cell: int) -> np.ndarray:
         """(seeds, checkpoints) value of the arm each run of ``cell`` would deploy, its greedy
@@ -172,7 +223,14 @@ class Outcomes:
         return Outcomes(self.cells.iloc[rows].reset_index(drop=True), self.seeds, self.budgets,
                         self.correct[rows], self.finite[rows], self.greedy_value[rows],
                         self.zero_signal[rows], self.rollouts[rows], self.pass_rate[rows],
-                        self.best_value[rows])
+                        self.best_value[rows],
+                        None if self.answers is None else self.answers.only(rows))
+
+
+def _described(frame: pd.DataFrame) -> list[str]:
+    """The cell columns of ``frame``: ``CELL_COLUMNS``, and the answers' lengths where they cost
+    tokens (``TOKEN_CELL_COLUMNS``)."""
+    return [c for c in TOKEN_CELL_COLUMNS if c in frame]
 
 
 def _is_grid(keys: list[np.ndarray], uniques: list[np.ndarray],

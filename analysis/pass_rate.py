@@ -107,7 +107,8 @@ def policy_table(outcomes: Outcomes) -> pd.DataFrame:
     interval (``interval_columns``), and the achievable gain's two ends (``start``, ``best``).
 
     Columns: ``cell``, ``algorithm``, ``baseline``, ``lr``, ``group_size``, ``environment``,
-    ``budget``, ``rollouts``, ``seeds``, ``pass_rate`` (with ``_low``, ``_high``,
+    ``budget``, ``rollouts`` (their mean over seeds where answers cost tokens), ``seeds``,
+    ``pass_rate`` (with ``_low``, ``_high``,
     ``_interval``), ``regret`` (likewise), ``start``, ``best``."""
     environments = cell_environments(outcomes)
     rows = []
@@ -125,7 +126,7 @@ def policy_table(outcomes: Outcomes) -> pd.DataFrame:
                          "baseline": cell.baseline, "lr": cell.lr,
                          "group_size": cell.group_size, "environment": cell.environment,
                          "budget": int(budget),
-                         "rollouts": int(outcomes.spent(cell.cell)[c]),
+                         "rollouts": outcomes.mean_spent(cell.cell)[c],
                          "seeds": len(rates),
                          **interval_columns("pass_rate", rates[:, c], support),
                          **interval_columns("regret", regrets[:, c],

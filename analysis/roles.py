@@ -41,6 +41,14 @@ class Against(StrEnum):
     PER_ARM = "per_arm"
 
 
+class Schedule(StrEnum):
+    """What a cell whose length penalty is lifted part way is set against
+    (``analysis.questions.speciale``): the same penalty kept throughout, or no penalty at all."""
+
+    THROUGHOUT = "penalty_throughout"
+    NEVER = "no_penalty"
+
+
 class RatioFinding(StrEnum):
     """The equivalence verdict of a ratio of budgets (``analysis.budget_to_target``)."""
 

@@ -42,6 +42,13 @@ REPEATS = 5
 KERNEL_1 = "package kernel, 1 thread"
 GAUSSIAN = "package kernel, Gaussian rewards, 1 thread"
 GROUPS_8 = "package kernel, groups of 8 (group_mean), per rollout, 1 thread"
+LENGTHS = (1, 2, 4)
+"""The answers' lengths of the token-counting rows (the length study's headline bandit)."""
+ANSWERS = {"answers of lengths 1, 2, 4 (running_mean), per rollout": ("running_mean", 1),
+           "answers of lengths 1, 2, 4, groups of 8 (group_mean), per rollout": ("group_mean", 8)}
+"""The token-counting rows (budgets in rollouts: per rollout the work of the rows they are set
+against), by their workload's name: baseline and group size."""
+TOKENS, TOKENS_8 = (f"package kernel, {name}, 1 thread" for name in ANSWERS)
 PROMPTS = 256
 """The many-prompts rows' dataset: the many-prompts study's size."""
 PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 8 (group_mean), "
@@ -134,10 +141,13 @@ def references() -> list[dict[str, object]]:
     # per-step curves (two integer sums per episode); and group rollouts (G per update, the
     # group mean as baseline), per rollout; each on the same workload.
     gaussian = Simulation("reinforce", Environment.fixed(PROBS, "gaussian"), LR, "running_mean")
+    answers = Environment.fixed(PROBS).with_lengths(LENGTHS)
     variants = [("Gaussian rewards", gaussian, False), ("per-step curves", SIM, True),
                 *((f"groups of {g} (group_mean), per rollout",
                    Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", g), False)
-                  for g in (8, 64))]
+                  for g in (8, 64)),
+                *((name, Simulation("reinforce", answers, LR, baseline, group), False)
+                  for name, (baseline, group) in ANSWERS.items())]
     # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
     # prompts drawn from beta(2, 2), 400 rollouts per prompt (the many-prompts study goes to
     # 1,024; drawing a seed's 768 values with numpy costs as much as thousands of rollouts, so
@@ -243,6 +253,9 @@ def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         (f"1 thread / {numba.config.NUMBA_NUM_THREADS} threads", one / every_thread, ">=", 1.8),
         ("Gaussian / Bernoulli episode", ns[GAUSSIAN] / one, "<=", 1.5),
         ("groups of 8, per rollout / single rollouts", ns[GROUPS_8] / one, "<=", 1.0),
+        ("answers that cost tokens / single rollouts, per rollout", ns[TOKENS] / one, "<=", 1.3),
+        ("answers that cost tokens / groups of 8, per rollout", ns[TOKENS_8] / ns[GROUPS_8], "<=",
+         1.3),
         (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",

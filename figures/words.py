@@ -84,3 +84,13 @@ def comparison(values: tuple[str, str]) -> str:
 def bandit(environment: str) -> str:
     """A bandit's name as prose: "0.5, 0.55, 0.6"."""
     return environment.replace(",", ", ")
+
+
+@formatter
+def answers(environment: str) -> str:
+    """A bandit of answers that cost tokens as prose, without its reward model: "0.5, 0.55, 0.6
+    with geometric lengths 1, 2, 4"."""
+    values, *rest = environment.split(" ")
+    lengths = next(word for word in rest if word.startswith("lengths("))
+    law = "geometric " if "geometric" in rest else ""
+    return f"{bandit(values)} with {law}lengths {bandit(lengths[len('lengths('):-1])}"

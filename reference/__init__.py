@@ -24,7 +24,7 @@ from types import ModuleType
 
 import numpy as np
 
-from reference.elementary import exp
+from reference.elementary import exp, log
 
 __all__ = ["exp"]  # the learners' references take the softmax's exp from here
 
@@ -123,6 +123,9 @@ class Checkpoint:
     scores: list[float]
     finite: bool
     zero_signal: int = 0
+    rollouts: int = 0
+    tokens: float = 0.0
+    expected_length: float = math.nan
 
 
 @dataclass
@@ -150,57 +153,104 @@ def empirical_means(state: State) -> tuple[list[float], bool]:
             for k in range(len(state.pulls))], True
 
 
+def length_draws(key: np.ndarray, n: int) -> list[float]:
+    """u_0 .. u_n-1 of the answers' lengths: word t mod 4 of length block (t div 4, 0, 4, 0)."""
+    out = []
+    for j in range((n + 3) // 4):
+        out += [unit32(w) for w in philox((j, 0, 4, 0), key_words(key))]
+    return out[:n]
+
+
+def length_scale(mean: float) -> float:
+    """1 / ln(1 - 1 / l) of a geometric length of mean l (0 for l = 1: every answer 1 token)."""
+    return 0.0 if mean == 1.0 else 1.0 / math.log1p(-1.0 / mean)
+
+
+def answer_length(mean: float, law: str, u: float) -> float:
+    """An answer's tokens: the arm's length ``mean`` (law ``fixed``), or (``geometric``) 1 +
+    floor(ln(1 - u) / ln(1 - 1 / l)), geometric on 1, 2, ... with mean l, by inversion of its
+    draw u, the division taken as a product with ``length_scale``."""
+    if law == "fixed":
+        return mean
+    return 1.0 + math.floor(log(1.0 - u) * length_scale(mean))
+
+
 def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: float,
         baseline: str, budgets: list[int], group_size: int = 1,
-        reward_parameters: tuple[float, ...] = ()) -> tuple[list[Checkpoint], list[Step]]:
+        reward_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
+        law: str = "fixed", tokens: bool = False) -> tuple[list[Checkpoint], list[Step]]:
     """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
     ``values`` (pass probabilities, or Gaussian means) under the reward model ``reward``:
-    floor(max(budgets) / G) updates of G = ``group_size`` rollouts, rollout j of update u being
-    rollout t = u G + j of the stream; one Checkpoint per budget B (after floor(B / G) updates)
-    and one Step per rollout."""
+    updates of G = ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the
+    stream; one Step per rollout of an update learned from.
+
+    Each rollout is an answer of the pulled arm's length (``lengths``, all 1 when None; drawn by
+    ``law``, ``answer_length``); a model with ``shaped`` rewards it by its length (while
+    ``lifted_at`` times the largest budget is not yet spent when the update starts), an answer
+    longer than the model's ``cut`` costs that many tokens. ``budgets`` count tokens when
+    ``tokens``, else rollouts: the Checkpoint of budget B is the state after the most updates
+    whose spending stays within B (after floor(B / G) updates when counting rollouts)."""
     part = learner(algorithm)
+    model = reward_model(reward)
     n_arms = len(values)
     top_p = max(values)
-    updates = budgets[-1] // group_size
-    uniforms = draws(key, updates * group_size)
-    pay = payoff(key, values, reward, reward_parameters, updates * group_size)
+    means = [1.0] * n_arms if lengths is None else list(lengths)
+    longest = model.cut(reward_parameters) if hasattr(model, "cut") else math.inf
+    lifted = (model.lifted_at(reward_parameters) if hasattr(model, "lifted_at") else 1.0) * float(
+        budgets[-1])
+    # Every rollout costs at least one token, so a run stops by this many rollouts.
+    most = (budgets[-1] // group_size + 1) * group_size
+    uniforms = draws(key, most)
+    own = model.own(key, most)
+    answers = length_draws(key, most) if law != "fixed" else [0.0] * most
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
-    record = []
+    record: list[Checkpoint] = []
     steps = []
     zero_signal = 0
-
-    def checkpoints(done: int) -> None:
-        for budget in budgets:
-            if budget // group_size != done:
-                continue
-            scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
-            greedy = tie_break(scores, key, budget) if finite else -1
-            p_best = pass_rate = math.nan
-            if hasattr(part, "policy_mean") and finite:
-                p_best = part.policy_mean(scores, [float(v == top_p) for v in values])
-                pass_rate = part.policy_mean(scores, values)
-            record.append(Checkpoint(budget, greedy, p_best, pass_rate, state.total,
-                                     list(state.pulls), scores, finite, zero_signal))
-
-    checkpoints(0)
-    for update in range(updates):
+    spent = spent_tokens = 0.0
+    due = update = 0
+    while due < len(budgets):
         shared = part.prepare(state) if hasattr(part, "prepare") else None
-        arms, paid_rewards = [], []
+        on = 1.0 if spent < lifted else 0.0
+        arms, paid_rewards, answered = [], [], 0.0
         for t in range(update * group_size, (update + 1) * group_size):
             u_action, u_reward = uniforms[t]
             arm = part.choose(t, u_action, state, shared)
-            paid = pay(t, arm, u_reward)
-            steps.append(Step(values[arm] == top_p, paid))
+            length = answer_length(means[arm], law, answers[t])
+            paid = model.outcome(values[arm], u_reward, own[t] if own else 0.0,
+                                 reward_parameters)
+            if hasattr(model, "shaped"):
+                paid = model.shaped(paid, length, on, reward_parameters)
             arms.append(arm)
             paid_rewards.append(paid)
+            answered += min(length, longest)
+        cost = answered if tokens else float(group_size)
+        while due < len(budgets) and spent + cost > budgets[due]:
+            scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
+            greedy = tie_break(scores, key, budgets[due]) if finite else -1
+            p_best = pass_rate = expected_length = math.nan
+            if hasattr(part, "policy_mean") and finite:
+                p_best = part.policy_mean(scores, [float(v == top_p) for v in values])
+                pass_rate = part.policy_mean(scores, values)
+                expected_length = part.policy_mean(scores, means)
+            record.append(Checkpoint(budgets[due], greedy, p_best, pass_rate, state.total,
+                                     list(state.pulls), scores, finite, zero_signal,
+                                     update * group_size, spent_tokens, expected_length))
+            due += 1
+        if due == len(budgets):
+            break
+        steps += [Step(values[arm] == top_p, paid) for arm, paid in zip(arms, paid_rewards,
+                                                                         strict=True)]
         if hasattr(part, "learn"):
-            zero_signal += part.learn(update * group_size, lr, baseline, arms, paid_rewards, state,
-                                      shared)
+            zero_signal += part.learn(update * group_size, lr, baseline, arms, paid_rewards,
+                                      state, shared)
         for arm, paid in zip(arms, paid_rewards, strict=True):
             state.pulls[arm] += 1
             state.arm_rewards[arm] += paid
             state.total += paid
-        checkpoints(update + 1)
+        spent += cost
+        spent_tokens += answered
+        update += 1
     return record, steps
 
 

@@ -93,6 +93,14 @@ reward_models = st.one_of(
               some([[0.0, 0.2, 0.5], {"draw": "normal", "arms": 3}], [[1e4, 0.0], [2.0]])),
     st.tuples(st.just("grid"), st.sampled_from(["reward_model", *PARAMETERS]), junk),
 )
+answers = st.one_of(
+    st.tuples(st.just("grid"), st.just("lengths"),
+              some([[1, 2, 4], [1.0, 3.0, 9.0]], [[1, 2], [0, 1, 2], [1.5, 2, 3], [1e9, 1, 1]])),
+    st.tuples(st.just("grid"), st.just("length_law"), either(["fixed", "geometric"], ["normal"])),
+    st.tuples(st.just("grid"), st.just("token_budgets"), some([5, 40], [0, -1, 10**12])),
+    st.tuples(st.just("drop"), st.just("budgets"), st.none()),
+    st.tuples(st.just("grid"), st.sampled_from(["lengths", "length_law", "token_budgets"]), junk),
+)
 many_prompts = st.one_of(
     st.tuples(st.just("grid"), st.just("prompts"), some([1, 2, 3], [0, -1, MAX_PROMPTS + 1, 2.5])),
     st.tuples(st.just("grid"), st.just("allocation"), some(list(RULES), ["greedy"])),
@@ -141,8 +149,8 @@ def analysis_changes(grid: dict) -> st.SearchStrategy:
 def studies(draw: st.DrawFn) -> tuple[dict, list]:
     """A base grid, single-prompt or many-prompts, and up to three changes to the config."""
     grid = draw(st.sampled_from([BASE_GRID, MANY_GRID]))
-    changes = draw(st.lists(mutations | reward_models | many_prompts | analysis_changes(grid),
-                            max_size=3))
+    changes = draw(st.lists(mutations | reward_models | answers | many_prompts
+                            | analysis_changes(grid), max_size=3))
     return grid, changes
 
 

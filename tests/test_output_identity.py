@@ -1,27 +1,30 @@
 """The runs tables do not change when the code is reorganised or made faster: every column of the
 tidy runs table (``read_runs``: ``runs.parquet`` joined with ``cells.parquet``, where each cell is
-described once), and of the curves where a study keeps them, holds the values it held at the
-commit named in ``tests/data/runs_checksums.json``.
+described once), and of the curves where a study keeps them, holds the values it held at the commit
+named in ``tests/data/runs_checksums.json``.
 
 What it covers: in ``make test-fast`` as well, the configs of ``tests/data/identity/``: every
 learner (REINFORCE, epsilon-greedy, uniform allocation, sequential halving, successive rejects),
-every baseline and group estimator with groups of 1 and 4, fixed and drawn Bernoulli arms, the
-per-step curves and 130 seeds (two lane blocks); Gaussian rewards on fixed and drawn means with
-streams per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every
-allocation rule, group estimator and normalization. In the slow set, ``quick``,
+every baseline and group estimator with groups of 1 and 4, fixed and drawn Bernoulli arms, the per-
+step curves and 130 seeds (two lane blocks); Gaussian rewards on fixed and drawn means with streams
+per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every allocation
+rule, group estimator and normalization; answers that cost tokens under the length penalty
+(geometric lengths, budgets in tokens, the penalty lifted half way) and the overlong punishment
+(fixed lengths past the cut, budgets in rollouts). In the slow set, ``quick``,
 ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds, as ``make all`` runs
 them.
 
 The checksums are recomputed (``python tests/runs_checksum.py COMMIT``) only by a change meant to
-change the outputs: the last added the configs of ``tests/data/identity/`` (every earlier checksum
-kept); before it the columns ``pass_rate`` and ``normalization`` (every other column kept its
-checksum); before it the move of Box-Muller's log, sine and cosine to fused multiply-adds, which
-changed only ``p_best`` and ``reward_sum`` of the Gaussian study ``sutton_barto_fig2_5`` (138 and
-33 of its 40,000 rows, by at most 4.5e-16 and 9.1e-13; every arm drawn and greedy pick, and the
-curves, stayed the same; the file now holds every column, ``reward_parameters`` too); before it
-the exponential's move to fused multiply-adds, which changed only ``p_best`` (in its last bits;
-every arm drawn, reward and greedy pick stayed the same); before that the move to Philox4x32 and
-the polynomial elementary functions, and before that commit 74c5cbc's own files."""
+change the outputs: the last added ``lengths.toml`` and ``overlong.toml`` (every earlier checksum
+kept); before it the configs of ``tests/data/identity/`` (every earlier checksum kept); before it
+the columns ``pass_rate`` and ``normalization`` (every other column kept its checksum); before it
+the move of Box-Muller's log, sine and cosine to fused multiply-adds, which changed only ``p_best``
+and ``reward_sum`` of the Gaussian study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by
+at most 4.5e-16 and 9.1e-13; every arm drawn and greedy pick, and the curves, stayed the same; the
+file now holds every column, ``reward_parameters`` too); before it the exponential's move to fused
+multiply-adds, which changed only ``p_best`` (in its last bits; every arm drawn, reward and greedy
+pick stayed the same); before that the move to Philox4x32 and the polynomial elementary functions,
+and before that commit 74c5cbc's own files."""
 
 from __future__ import annotations
 

@@ -392,6 +392,8 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
                    "per_seed")
     plain = Shard(Simulation("reinforce", Environment.fixed((0.5, 0.6)), 0.1, "running_mean"),
                   0, 10, (10, 100), 1, "per_seed")
+    answers = Shard(Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)).with_lengths(
+        (1, 2, 4)), 0.1, "running_mean"), 0, 10, (10, 100), 1, "per_seed")
 
     def environment(base: Shard, **change: object) -> tuple[Shard, Shard]:
         new = dataclasses.replace(base.simulation.environment, **change)
@@ -415,6 +417,8 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         "environment.params": environment(dataset, params=(1.0, 8.0)),
         "environment.reward_parameters": environment(bandit, reward_parameters=(0.1, 0.3)),
         "environment.prompts": environment(dataset, prompts=8),
+        "environment.lengths": environment(answers, lengths=(1.0, 2.0, 8.0)),
+        "environment.length_law": environment(answers, length_law="geometric"),
         "simulation.algorithm": simulation(bandit, algorithm="epsilon_greedy"),
         "simulation.lr": simulation(bandit, lr=0.2),
         "simulation.baseline": simulation(bandit, baseline="none"),
@@ -427,6 +431,7 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         "shard.root_seed": shard(bandit, root_seed=2),
         "shard.streams": shard(bandit, streams="per_cell"),
         "shard.curves": shard(bandit, curves=True),
+        "shard.tokens": shard(answers, tokens=True),
     }
     described = {f"{prefix}.{field.name}" for prefix, kind in (
         ("environment", Environment), ("simulation", Simulation), ("shard", Shard))

@@ -16,8 +16,9 @@ TEST = ""
 
 
 def table(inputs: Inputs) -> pd.DataFrame:
-    """One row per arm; empty for a study of one group size."""
-    if not is_group_study(inputs.cells):
+    """One row per arm; empty for a study of one group size, or whose answers cost tokens (the
+    group tables read each cell's rollouts at a checkpoint, which then differ by seed)."""
+    if not is_group_study(inputs.cells) or inputs.outcomes.answers is not None:
         return pd.DataFrame()
     return best_lr_table(inputs.outcomes)
 

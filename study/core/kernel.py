@@ -41,10 +41,11 @@ import numba as nb
 import numpy as np
 
 from study.core.bits import literal_or, select
+from study.core.elementary import fast_log
 from study.core.hooks import choose, learn, learn_one, policy_mean, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, stream_block, stream_schedule, unit32
-from study.core.reward_hooks import draws_own, outcome, own_pair, own_stream
+from study.core.reward_hooks import cut, draws_own, lifted_at, outcome, own_pair, own_stream, shaped
 from study.core.state import (
     ARM_REWARDS,
     BEST,
@@ -64,7 +65,7 @@ from study.core.state import (
     pulled,
     rows,
 )
-from study.core.streams import MAIN_C2, MAIN_C3, TIE_BREAK_C3
+from study.core.streams import LENGTH_C2, LENGTH_C3, MAIN_C2, MAIN_C3, TIE_BREAK_C3
 
 UNROLLED_ARMS = 20
 """The largest K the drivers are compiled for one by one (pass K itself up to it, 0 past it): with
@@ -87,6 +88,8 @@ _FIRST = np.int64(0)
 _SINGLE = np.int64(1)
 _MAIN_C2 = np.uint64(MAIN_C2)
 _MAIN_C3 = np.uint64(MAIN_C3)
+_LENGTH_C2 = np.uint64(LENGTH_C2)
+_LENGTH_C3 = np.uint64(LENGTH_C3)
 _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
 
 
@@ -427,3 +430,141 @@ def simulate_fixed_budget(
             zero_signal[i, c] = 0
             if scores.shape[0] > 0:
                 scores[i, c] = means
+
+
+@inline_jit
+def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
+    """``per_arm[arm]`` for the arm ``arm`` (a double): a ``select`` per arm, which vectorizes
+    where a gather would not (``study.core.state.pulled``)."""
+    picked = 0.0
+    for k in range(n_arms):
+        picked = select(arm == k, per_arm[k], picked)
+    return picked
+
+
+@inline_jit
+def _answer(model, n_arms, s, j, arm, length, longest, lifted, spending, u_reward, own,
+            parameters, answered, pulled, rewards) -> None:  # pragma: no cover
+    """Lane j's answer of ``length`` tokens from ``arm``: its shaped reward (the constraint on
+    while the lane has spent less than ``lifted``) into ``rewards[j]``, the arm into
+    ``pulled[j]``, and the tokens it costs (at most ``longest``) added to ``answered[j]``."""
+    on = select(spending[j] < lifted, 1.0, 0.0)
+    rewards[j] = shaped(model, _reward(model, n_arms, s, j, arm, u_reward, own, parameters),
+                        length, on, parameters)
+    pulled[j] = arm
+    answered[j] += select(length < longest, length, longest)
+
+
+GEOMETRIC = 1
+"""``simulate_tokens``' length law code of answers drawn per rollout (0: every answer of an arm
+has the arm's length)."""
+
+
+@jit
+def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law, scale,
+                    parameters, lr, baseline, group, in_tokens, budgets, out,
+                    spent) -> None:  # pragma: no cover
+    """``simulate_single`` (G = 1) and ``simulate_groups`` (G = ``group`` >= 2) for answers that
+    cost tokens: the arm pulled at a rollout is an answer of ``lengths[arm]`` tokens (``law`` 0),
+    or of 1 + floor(ln(1 - u) ``scale[arm]``) tokens with u its draw of the ``LENGTH`` stream
+    (``GEOMETRIC``: a geometric length of mean l with ``scale`` = 1 / ln(1 - 1 / l), 0 for l =
+    1); the reward model's ``shaped`` reward of its length is what the learner sees, an answer
+    longer than the model's ``cut`` costs that many tokens, and the constraint is lifted for the
+    updates that start once a lane has spent ``lifted_at`` times the largest budget.
+
+    ``budgets`` count tokens when ``in_tokens`` is 1, else rollouts; a lane's checkpoint B is its
+    state after the most updates whose spending stays within B (after floor(B / G) updates when
+    counting rollouts, as the other drivers), so a lane passes its checkpoints at updates of its
+    own and the block runs until its last lane has passed the largest. Besides ``out`` (those of
+    ``simulate_single``) each checkpoint records ``spent``: the rollouts and tokens spent and the
+    policy's expected answer length sum pi[k] l[k] (NaN where the state is not finite or the
+    learner has no policy). With every length 1 and a shaping that
+    returns the drawn reward, the runs are those of ``simulate_single`` and ``simulate_groups``,
+    bit for bit: the same operations in the same order, the learning of an update moved after its
+    checkpoints (no per-step curves here)."""
+    nb.literally(name)
+    nb.literally(n_arms)
+    nb.literally(model)
+    arms = literal_or(n_arms, values.shape[1])
+    used = keys.shape[0]
+    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                values, best)
+    length_schedule = stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1)
+    length_draws = np.zeros((BUFFERED, lanes))
+    pulled = np.empty((group, lanes))
+    rewards = np.empty((group, lanes))
+    advantage = np.empty((group, lanes))
+    cost = np.zeros(lanes)
+    answered = np.zeros(lanes)
+    spending = np.zeros(lanes)
+    tokens = np.zeros(lanes)
+    due = np.zeros(lanes, dtype=np.int64)
+    # The budget each lane waits for (inf once it has passed the last; the unused lanes of a
+    # partial block wait for nothing).
+    waits = np.full(lanes, np.inf)
+    waits[:used] = budgets[0]
+    longest = cut(model, parameters)
+    lifted = lifted_at(model, parameters) * np.float64(budgets[-1])
+    spent_rollouts, spent_tokens, spent_length = spent
+    waiting = used
+    update = 0
+    while waiting > 0:
+        for j in range(np.uint64(lanes)):
+            s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
+            answered[j] = 0.0
+        for i in range(group):
+            t = update * group + i
+            row = _draw(t, main, mine, model, uniforms, own)
+            if law == GEOMETRIC and row == 0:
+                draw_uniforms(t // 4, length_schedule, length_draws)
+            if law == GEOMETRIC:
+                for j in range(np.uint64(lanes)):
+                    arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
+                                 s[lane_row(arms, NORM) + j])
+                    length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
+                                            * _of_arm(arms, scale, arm))
+                    _answer(model, arms, s, j, arm, length, longest, lifted, spending,
+                            uniforms[2 * row + 1, j], own[row, j], parameters, answered,
+                            pulled[i], rewards[i])
+            else:
+                for j in range(np.uint64(lanes)):
+                    arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
+                                 s[lane_row(arms, NORM) + j])
+                    _answer(model, arms, s, j, arm, _of_arm(arms, lengths, arm), longest,
+                            lifted, spending, uniforms[2 * row + 1, j], own[row, j], parameters,
+                            answered, pulled[i], rewards[i])
+        # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
+        passing = 0
+        for j in range(np.uint64(lanes)):
+            cost[j] = select(in_tokens == 1, answered[j], np.float64(group))
+            passing += np.int64(spending[j] + cost[j] > waits[j])
+        for j in range(used if passing > 0 else 0):
+            while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
+                c = due[j]
+                _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid, arms,
+                        scores, out)
+                spent_rollouts[j, c] = update * group
+                spent_tokens[j, c] = tokens[j]
+                spent_length[j, c] = policy_mean(name, scores, lengths) if out[6][j, c] else np.nan
+                due[j] += 1
+                if due[j] == budgets.shape[0]:
+                    waiting -= 1
+            waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
+        if waiting == 0:
+            break
+        if group == 1:
+            for j in range(np.uint64(lanes)):
+                shared = s[lane_row(arms, NORM) + j]
+                learn_one(name, arms, update, lr, baseline, s, j, pulled[0, j], rewards[0, j],
+                          shared)
+                _count(arms, s, j, pulled[0, j], rewards[0, j])
+        else:
+            learn(name, arms, update * group, lr, baseline, s, np.uint64(lanes), pulled, rewards,
+                  advantage)
+            for i in range(group):
+                for j in range(np.uint64(lanes)):
+                    _count(arms, s, j, pulled[i, j], rewards[i, j])
+        for j in range(np.uint64(lanes)):
+            spending[j] += cost[j]
+            tokens[j] += answered[j]
+        update += 1

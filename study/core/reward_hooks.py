@@ -8,6 +8,13 @@ loops, which still vectorize. Every pull t of a run has two draws: the reward wo
 stream (``study.core.streams``' MAIN), and, for a model with a stream of its own (``own_stream``),
 the model's own draw of pull t, made two pulls at a time from a block of that stream
 (``own_pair``).
+
+A length-constraint model (``study.rewards.length_penalty``, ``study.rewards.overlong``) also
+shapes the reward by the answer's length in the token-counting driver (``study.core.tokens``):
+``shaped`` (the reward of an answer of a given length, while the constraint is on or after it is
+lifted), ``cut`` (the length past which an answer is cut and fails) and ``lifted_at`` (the share
+of the largest budget after which the constraint is lifted). Every other model keeps the
+defaults: the reward as drawn, no cut, never lifted.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from study.core.hooks import implement, resolve
 
 _ZERO = np.uint64(0)
 
-__all__ = ["implement", "outcome", "own_pair", "own_stream"]
+__all__ = ["cut", "implement", "lifted_at", "outcome", "own_pair", "own_stream", "shaped"]
 
 
 def outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
@@ -47,6 +54,22 @@ def own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
     """The model's own draws of pulls 2j and 2j + 1 of a run, from the four words of block j of
     its own stream (the kernel computes the block: every lane's at once). Default: none
     (0.0, 0.0)."""
+
+
+def shaped(model, reward, length, on, parameters):  # type: ignore[no-untyped-def]
+    """The reward of an answer of ``length`` tokens whose drawn reward is ``reward``
+    (``outcome``), while the length constraint is on (``on`` 1.0) or after it is lifted (0.0).
+    Default: ``reward``."""
+
+
+def cut(model, parameters):  # type: ignore[no-untyped-def]
+    """The longest answer the model lets through: a longer one is cut there (it costs that many
+    tokens) and fails. Default: inf."""
+
+
+def lifted_at(model, parameters):  # type: ignore[no-untyped-def]
+    """The share of the study's largest budget after which the length constraint is lifted (1.0:
+    never). Default: 1.0."""
 
 
 def _no_stream(model):  # type: ignore[no-untyped-def]  # pragma: no cover
@@ -89,3 +112,30 @@ def _own_stream(model):  # type: ignore[no-untyped-def]
 @overload(own_pair, inline="always")
 def _own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
     return resolve("own_pair", model, _no_pair)
+
+
+def _as_drawn(model, reward, length, on, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return reward
+
+
+def _no_cut(model, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return np.inf
+
+
+def _never_lifted(model, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return 1.0
+
+
+@overload(shaped, inline="always")
+def _shaped(model, reward, length, on, parameters):  # type: ignore[no-untyped-def]
+    return resolve("shaped", model, _as_drawn)
+
+
+@overload(cut, inline="always")
+def _cut(model, parameters):  # type: ignore[no-untyped-def]
+    return resolve("cut", model, _no_cut)
+
+
+@overload(lifted_at, inline="always")
+def _lifted_at(model, parameters):  # type: ignore[no-untyped-def]
+    return resolve("lifted_at", model, _never_lifted)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, NoReturn
 
 from study.core import prompt_rules
 from study.model import registry
-from study.model.environment import DRAW_VALUES, DRAWS, Environment
+from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.rewards import VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
@@ -48,6 +48,8 @@ spread of drawn means: together they keep every reward within 2^12 in magnitude 
 would have to lie 30 sd out to break it), which the fixed-point sums of the per-step curves need
 to stay inside int64 (``study.core.kernel.CURVE_SCALE``)."""
 MAX_SD = 100.0
+MAX_LENGTH = 1e6
+"""The longest mean answer, in tokens, a config may give an arm (``grid.lengths``)."""
 
 DEFAULT_DEPLOYMENT_PULLS = 100_000
 """D, the pulls a trained policy serves after training, when a config names none: 20 times the
@@ -72,7 +74,11 @@ _SECTION = re.compile(r"[a-z]+(_[a-z]+)*")
 role's in ``[analysis] paper_role``."""
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
-              "budgets", "prompts", "allocation", "normalization"}
+              "budgets", "token_budgets", "prompts", "allocation", "normalization", "lengths",
+              "length_law"}
+BUDGET_UNITS = ("rollouts", "tokens")
+"""What a study's checkpoints count: rollouts (``grid.budgets``) or the tokens of the answers
+(``grid.token_budgets``, for arms whose answers have lengths, ``grid.lengths``)."""
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
                   "headline_baseline", "reference", "sections", "headline_group_size",
@@ -193,6 +199,8 @@ class StudyConfig:
     description: str = ""
     curves: bool = False
     analysis: AnalysisConfig = AnalysisConfig()
+    budget_unit: str = BUDGET_UNITS[0]
+    """What ``budgets`` count (``BUDGET_UNITS``)."""
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -201,7 +209,10 @@ class StudyConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form of the simulation (``analysis`` left out), as recorded in the
         manifest and in the simulation stamp (``simulation_text``)."""
-        return {key: _plain(value) for key, value in asdict(self).items() if key != "analysis"}
+        # The budget's unit only where it is not rollouts: the simulations of every study before
+        # tokens keep the text, and so the hash, they had.
+        return {key: _plain(value) for key, value in asdict(self).items()
+                if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])}
 
     def simulation_text(self) -> str:
         """The canonical JSON of the simulation (``to_dict``): what ``runs.parquet`` depends on,
@@ -255,8 +266,9 @@ def config_from_dict(data: object) -> StudyConfig:
     _check_keys("analysis", analysis, _ANALYSIS_KEYS, required=set())
     _check_keys("study", study, _STUDY_KEYS, required={"name", "root_seed", "seeds"})
     model = _reward_model(grid)
-    _check_keys("grid", grid, _GRID_KEYS | {p.name for p in model.parameters},
-                required={"budgets"})
+    _check_keys("grid", grid, _GRID_KEYS | {p.name for p in model.parameters}, required=set())
+    unit = _budget_unit(grid)
+    budgets_key = f"grid.{'token_' if unit == 'tokens' else ''}budgets"
     if "probs" not in grid and "means" not in grid:
         raise ConfigError("grid.probs", None, "is missing (give grid.probs, grid.means or both)")
 
@@ -273,11 +285,11 @@ def config_from_dict(data: object) -> StudyConfig:
     if not isinstance(curves, bool):
         raise ConfigError("study.curves", curves, "is not true or false")
 
-    budgets = tuple(_check_int(f"grid.budgets[{i}]", b, 1, MAX_BUDGET)
-                    for i, b in enumerate(_axis("grid.budgets", grid["budgets"])))
+    budgets = tuple(_check_int(f"{budgets_key}[{i}]", b, 1, MAX_BUDGET)
+                    for i, b in enumerate(_axis(budgets_key, grid[budgets_key[5:]])))
     for i in range(1, len(budgets)):
         if budgets[i] <= budgets[i - 1]:
-            raise ConfigError(f"grid.budgets[{i}]", budgets[i],
+            raise ConfigError(f"{budgets_key}[{i}]", budgets[i],
                               f"is not greater than the checkpoint before it ({budgets[i - 1]})")
 
     lr = _unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
@@ -308,11 +320,50 @@ def config_from_dict(data: object) -> StudyConfig:
         description=description,
         curves=curves,
         analysis=_analysis(analysis, budgets, lr, baseline, algorithm, group_sizes),
+        budget_unit=unit,
     )
     if "prompts" in grid or "allocation" in grid:
+        if "lengths" in grid:
+            raise ConfigError("grid.lengths", grid["lengths"],
+                              "is for a single bandit: a many-prompts study counts rollouts")
         return _many_prompts(config, grid)
+    _check_lengths(config, grid, model)
     _check_some_cell(config)
     return config
+
+
+def _budget_unit(grid: dict[str, Any]) -> str:
+    """``tokens`` for a grid that gives ``token_budgets``, ``rollouts`` for ``budgets``; one of
+    the two is required, not both."""
+    given = [key for key in ("budgets", "token_budgets") if key in grid]
+    if len(given) != 1:
+        raise ConfigError("grid.budgets", None, "is missing (give grid.budgets, or "
+                          "grid.token_budgets for answers that cost tokens)" if not given
+                          else "and grid.token_budgets are both given (give one)")
+    return BUDGET_UNITS[given[0] == "token_budgets"]
+
+
+def _check_lengths(config: StudyConfig, grid: dict[str, Any], model: RewardModel) -> None:
+    """Answers with lengths (``grid.lengths``) are what a length-constraint reward model and
+    token budgets need, and what only the nested learners, without per-step curves, run."""
+    if all(env.lengths is None for env in config.environments):
+        if model.lengths:
+            raise ConfigError("grid.lengths", None, f"is missing (the reward model {model.name} "
+                              "rewards answers by their length)")
+        if config.budget_unit == "tokens":
+            raise ConfigError("grid.lengths", None, "is missing (grid.token_budgets counts the "
+                              "tokens of answers that have lengths)")
+        return
+    if config.curves:
+        raise ConfigError("study.curves", True, "are not recorded for answers that cost tokens")
+    if len(config.cost) > 1:
+        raise ConfigError("grid.cost", list(config.cost), "prices rollouts, whose number at a "
+                          "checkpoint differs by seed when answers cost tokens: give one cost")
+    for i, name in enumerate(config.algorithm):
+        if not registry.learner(name).nested:
+            raise ConfigError(f"grid.algorithm[{i}]", name,
+                              "plans from a budget of rollouts: it does not run answers that "
+                              "cost tokens")
 
 
 def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
@@ -529,16 +580,67 @@ def _environments(grid: dict[str, Any], model: RewardModel) -> tuple[Environment
     the entries crossed with the model's parameter axes (in the order the model declares
     them)."""
     found: list[Environment] = []
+    lengths = _lengths(grid)
     for key in VALUE_KEYS:
         if key not in grid:
             continue
         chosen = model if model.values == key else _default_model(key)
         settings = _reward_settings(grid, chosen)
-        entries = tuple(_environment(f"grid.{key}[{i}]", entry, key).with_reward(
-            chosen.name, parameters)
-            for i, entry in enumerate(_axis(f"grid.{key}", grid[key])) for parameters in settings)
+        bandits = [_environment(f"grid.{key}[{i}]", entry, key)
+                   for i, entry in enumerate(_axis(f"grid.{key}", grid[key]))]
+        if lengths is not None:
+            bandits = _with_lengths(bandits, lengths, grid.get("length_law", FIXED))
+        entries = tuple(env.with_reward(chosen.name, parameters)
+                        for env in bandits for parameters in settings)
         found += _unique(f"grid.{key}", entries)
     return tuple(found)
+
+
+def _lengths(grid: dict[str, Any]) -> list[list[float]] | None:
+    """``grid.lengths``: one list of each arm's answer length per entry of ``grid.probs``, whole
+    numbers of tokens from 1 for ``fixed`` lengths, means from 1 for ``geometric`` ones
+    (``grid.length_law``); None when absent."""
+    law = grid.get("length_law", FIXED)
+    if law not in LENGTH_LAWS:
+        raise ConfigError("grid.length_law", law, f"is not one of {', '.join(LENGTH_LAWS)}")
+    if "lengths" not in grid:
+        if "length_law" in grid:
+            raise ConfigError("grid.lengths", None, "is missing (grid.length_law needs it)")
+        return None
+    if "means" in grid:
+        raise ConfigError("grid.lengths", grid["lengths"],
+                          "go with grid.probs only: answers to Gaussian arms have no length")
+    if "probs" not in grid:
+        raise ConfigError("grid.lengths", grid["lengths"], "go with grid.probs, which is missing")
+    entries = _axis("grid.lengths", grid["lengths"])
+    found = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, list):
+            raise ConfigError(f"grid.lengths[{i}]", entry, "is not a list of arm lengths")
+        for k, v in enumerate(entry):
+            whole = law != FIXED or (not isinstance(v, bool) and isinstance(v, int | float)
+                                     and float(v).is_integer())
+            if not _is_number(v, 1.0, MAX_LENGTH) or not whole:
+                raise ConfigError(f"grid.lengths[{i}][{k}]", v, (
+                    f"is not a whole number of tokens in [1, {MAX_LENGTH:g}]" if law == FIXED
+                    else f"is not a mean length in [1, {MAX_LENGTH:g}]"))
+        found.append([float(v) for v in entry])
+    return found
+
+
+def _with_lengths(bandits: list[Environment], lengths: list[list[float]],
+                  law: str) -> list[Environment]:
+    """Each entry of ``grid.probs`` with its entry of ``grid.lengths`` (as many entries, each
+    with one length per arm)."""
+    if len(lengths) != len(bandits):
+        raise ConfigError("grid.lengths", lengths, f"has {len(lengths)} entries for "
+                          f"{len(bandits)} entries of grid.probs")
+    for i, (env, entry) in enumerate(zip(bandits, lengths, strict=True)):
+        if len(entry) != env.arms:
+            raise ConfigError(f"grid.lengths[{i}]", entry, f"has {len(entry)} lengths for "
+                              f"{env.arms} arms")
+    return [env.with_lengths(tuple(entry), law)
+            for env, entry in zip(bandits, lengths, strict=True)]
 
 
 def _reward_settings(grid: dict[str, Any], model: RewardModel) -> list[tuple[float, ...]]:

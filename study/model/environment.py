@@ -19,6 +19,7 @@ the tests check their distribution with a goodness-of-fit test.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -32,6 +33,8 @@ DRAWS: dict[str, tuple[str, ...]] = {"uniform": ("low", "high"), "beta": ("a", "
 """Each distribution arm values can be drawn from, with its parameters in order."""
 DRAW_VALUES = {"uniform": "probs", "beta": "probs", "normal": "means"}
 """What each distribution draws: pass probabilities or means (``study.rewards.VALUE_KEYS``)."""
+LENGTH_LAWS = (FIXED, "geometric")
+"""How an answer's length is drawn (``Environment.length_law``)."""
 DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian"}
 """The reward model a drawn environment has when none is named."""
 
@@ -51,6 +54,12 @@ class Environment:
     prompts: int = 1
     """The prompts of a many-prompts dataset (``study.core.prompts``), each a bandit of these
     arms: all with the fixed values, or each with values of its own drawn per seed."""
+    lengths: tuple[float, ...] | None = None
+    """The mean tokens of an answer of each arm, for a study that counts tokens
+    (``study.core.kernel.simulate_tokens``); None: answers cost no tokens of their own."""
+    length_law: str = FIXED
+    """How an answer's length is drawn (``LENGTH_LAWS``): every answer of an arm has its length
+    (``fixed``), or a geometric length of that mean, drawn per rollout (``geometric``)."""
 
     @staticmethod
     def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli",
@@ -83,16 +92,30 @@ class Environment:
         """A dataset of ``prompts`` prompts of these arms."""
         return replace(self, prompts=prompts)
 
+    def with_lengths(self, lengths: tuple[float, ...], law: str = FIXED) -> Environment:
+        """The same arms, each answer of arm k costing ``lengths[k]`` tokens (in mean, by
+        ``law``)."""
+        return replace(self, lengths=tuple(float(v) for v in lengths), length_law=law)
+
+    def length_scales(self) -> np.ndarray:
+        """1 / ln(1 - 1 / l) of each arm's mean length l (0 for l = 1), the kernel's product
+        form of a geometric length's inversion (``study.core.kernel.simulate_tokens``)."""
+        return np.array([0.0 if mean == 1.0 else 1.0 / math.log1p(-1.0 / mean)
+                         for mean in self.lengths or ()])
+
     def with_reward(self, reward: str, parameters: tuple[float, ...]) -> Environment:
         """The same arms under the reward model ``reward`` with ``parameters``."""
         return replace(self, reward=reward, reward_parameters=tuple(float(p) for p in parameters))
 
     def columns(self) -> dict[str, object]:
-        """The runs table's structured columns of this environment (``study.model.schema``)."""
+        """The runs table's structured columns of this environment (``study.model.schema``;
+        ``arm_lengths`` and ``length_law`` for answers that cost tokens)."""
+        lengths = ({"arm_lengths": self.lengths, "length_law": self.length_law}
+                   if self.lengths is not None else {})
         return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
                 "draw": FIXED if self.values is not None else self.draw,
                 "arm_values": self.values or (), "draw_parameters": self.params,
-                "reward_parameters": self.reward_parameters}
+                "reward_parameters": self.reward_parameters, **lengths}
 
     @property
     def text(self) -> str:
@@ -105,6 +128,9 @@ class Environment:
             text = f"{self.draw}({','.join(f'{p:g}' for p in self.params)})x{self.arms}"
         if self.reward_parameters:
             text += f" {self.reward}({','.join(f'{p:g}' for p in self.reward_parameters)})"
+        if self.lengths is not None:
+            law = "" if self.length_law == FIXED else f"{self.length_law} "
+            text += f" {law}lengths({','.join(f'{v:g}' for v in self.lengths)})"
         return text
 
     @property
@@ -123,6 +149,8 @@ class Environment:
                  else {})
         if self.prompts != 1:
             extra["prompts"] = self.prompts
+        if self.lengths is not None:
+            extra |= {"lengths": list(self.lengths), "length_law": self.length_law}
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,

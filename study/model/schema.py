@@ -36,7 +36,7 @@ parameters in the order ``study.model.environment.DRAWS`` lists them, empty when
 ``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
 empty for Bernoulli and Gaussian rewards)."""
 
-LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters")
+LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters", "arm_lengths")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
 
 RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct", "p_best",
@@ -51,6 +51,18 @@ STORED_RUN_COLUMNS = ("cell", *RUN_COLUMNS)
 
 RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
 """The tidy runs table (``read_runs``): ``runs.parquet`` joined with ``cells.parquet``."""
+
+TOKEN_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "arm_lengths", "length_law", CELL_COLUMNS[-1])
+"""The cells of a study whose answers cost tokens (``grid.lengths``): those of every study, and
+each arm's (mean) answer length and how lengths are drawn (``study.model.environment``)."""
+
+TOKEN_RUN_COLUMNS = (*RUN_COLUMNS, "tokens", "expected_length")
+"""The runs-table columns of a study whose answers cost tokens: those of every study (``budget``
+in the study's unit, tokens for ``grid.token_budgets``; ``rollouts`` those a run spent by its
+checkpoint), and the tokens it spent and the policy's expected answer length sum pi[k] l[k]."""
+
+STORED_TOKEN_RUN_COLUMNS = ("cell", *TOKEN_RUN_COLUMNS)
+"""``runs.parquet`` of a study whose answers cost tokens."""
 
 PROMPT_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "allocation", "prompts", CELL_COLUMNS[-1])
 """The cells of a many-prompts study (``study.core.prompts``): those of every study, and the

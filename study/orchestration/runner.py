@@ -33,6 +33,7 @@ from study.model.schema import (
     PROMPT_FIELD_COLUMNS,
     STORED_PROMPT_RUN_COLUMNS,
     STORED_RUN_COLUMNS,
+    STORED_TOKEN_RUN_COLUMNS,
 )
 from study.orchestration.backends import Backend
 from study.orchestration.shards import (
@@ -40,6 +41,7 @@ from study.orchestration.shards import (
     Result,
     Shard,
     ShardResult,
+    TokenShardResult,
     cached,
     concat,
     plan,
@@ -104,7 +106,7 @@ def run_study(
     grid = cells(config)
     sims = simulations(grid)
     shards = plan(sims, int(seeds[0]), int(seeds[-1]) + 1, config.budgets, config.root_seed,
-                  config.streams, chunk, config.curves)
+                  config.streams, chunk, config.curves, config.budget_unit == "tokens")
     show = sys.stderr.isatty() if progress is None else progress
     # Load (or compile) the kernel before the clock starts, so episodes per second measures
     # simulation rather than numba's one-off start-up.
@@ -200,21 +202,24 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
         computed.close()
 
 
-def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[int, ...],
-               part: slice) -> pa.Table:
+def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult, seeds: np.ndarray,
+               budgets: tuple[int, ...], part: slice) -> pa.Table:
     """The rows of ``runs.parquet`` of one cell's seeds ``seeds[part]`` (its description is in
-    ``cells.parquet``)."""
+    ``cells.parquet``): ``STORED_RUN_COLUMNS``, and ``STORED_TOKEN_RUN_COLUMNS`` for answers
+    that cost tokens."""
     sim = cell.simulation
     seeds = seeds[part]
     checkpoints = np.asarray(budgets, dtype=np.int64)
     greedy_value = out.greedy_value[part].ravel()
     best_value = out.best_value[part].ravel()
+    counted = isinstance(out, TokenShardResult)
     columns = {
         "cell": np.full(greedy_value.size, cell.index, dtype=np.int64),
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
         "budget": np.tile(checkpoints, len(seeds)),
-        "rollouts": np.tile(checkpoints // sim.group_size * sim.group_size if sim.learner.nested
-                            else checkpoints, len(seeds)),
+        "rollouts": out.rollouts[part].ravel() if counted else np.tile(
+            checkpoints // sim.group_size * sim.group_size if sim.learner.nested
+            else checkpoints, len(seeds)),
         "greedy_arm": out.greedy[part].ravel(),
         "best_arm": out.best_arm[part].ravel(),
         # The recommended arm is a best arm exactly when its value is the largest (NaN, for a
@@ -230,7 +235,11 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[i
         "zero_signal_updates": out.zero_signal[part].ravel(),
         "finite": out.finite[part].ravel(),
     }
-    return pa.table({name: columns[name] for name in STORED_RUN_COLUMNS})
+    if counted:
+        columns |= {"tokens": out.tokens[part].ravel(),
+                    "expected_length": out.expected_length[part].ravel()}
+    stored = STORED_TOKEN_RUN_COLUMNS if counted else STORED_RUN_COLUMNS
+    return pa.table({name: columns[name] for name in stored})
 
 
 def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,

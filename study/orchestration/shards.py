@@ -19,7 +19,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import ClassVar, TypeVar
@@ -107,7 +107,8 @@ def code_version() -> str:
 
 def horizon(simulation: Simulation, budgets: tuple[int, ...]) -> int:
     """Episodes one seed of ``simulation`` costs: one run to the largest budget when runs are
-    nested, one run per checkpoint otherwise."""
+    nested, one run per checkpoint otherwise (for a budget of tokens, a bound: each rollout costs
+    a token at least)."""
     return budgets[-1] // simulation.group_size * simulation.group_size if (
         simulation.learner.nested) else sum(budgets)
 
@@ -123,6 +124,8 @@ class Shard:
     root_seed: int
     streams: str
     curves: bool = False
+    tokens: bool = False
+    """Whether ``budgets`` count tokens (a study's ``grid.token_budgets``), not rollouts."""
 
     @property
     def episodes(self) -> int:
@@ -140,6 +143,9 @@ class Shard:
                    "seeds": [self.start, self.stop], "budgets": list(self.budgets),
                    "root_seed": self.root_seed, "streams": self.streams, "curves": self.curves,
                    "version": study.__version__, "code": code_version()}
+        if self.tokens:
+            # Only where it is set, so the keys of the shards of every study before tokens stay.
+            content["tokens"] = True
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -167,8 +173,8 @@ class ShardResult:
     best_value: np.ndarray
     value_gap: np.ndarray
     greedy_value: np.ndarray
-    curve_optimal: np.ndarray
-    curve_reward: np.ndarray
+    curve_optimal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    curve_reward: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def rows(self) -> int:
@@ -179,6 +185,21 @@ class ShardResult:
     def non_finite_rows(self) -> int:
         """Of those, the rows whose state is not finite."""
         return self.finite.size - int(self.finite.sum())
+
+
+@dataclass(frozen=True)
+class TokenShardResult(ShardResult):
+    """A shard of a simulation whose answers cost tokens (``study.core.kernel.simulate_tokens``):
+    ``ShardResult``'s fields, and what each run spent by each checkpoint: rollouts, tokens, the
+    policy's expected answer length and its mass on the best arms. No curves."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "rollouts", "tokens",
+                                         "expected_length")
+    CURVES: ClassVar[tuple[str, ...]] = ()
+
+    rollouts: np.ndarray = field(kw_only=True)
+    tokens: np.ndarray = field(kw_only=True)
+    expected_length: np.ndarray = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -211,17 +232,19 @@ class PromptShardResult:
         return int((self.non_finite > 0).sum())
 
 
-Result = ShardResult | PromptShardResult
+Result = ShardResult | TokenShardResult | PromptShardResult
 
 
-def result_type(simulation: Simulation) -> type[ShardResult] | type[PromptShardResult]:
+def result_type(simulation: Simulation) -> type[Result]:
     """The kind of result a simulation's shards give."""
-    return PromptShardResult if simulation.allocation else ShardResult
+    if simulation.allocation:
+        return PromptShardResult
+    return TokenShardResult if simulation.environment.lengths is not None else ShardResult
 
 
 def _arrays(result: Result) -> list[np.ndarray]:
     """The result's arrays in a fixed order: its fields, then its curves."""
-    return [getattr(result, f.name) for f in fields(result)]
+    return [getattr(result, name) for name in (*result.FIELDS, *result.CURVES)]
 
 
 def checksum(result: Result) -> str:
@@ -236,15 +259,17 @@ def concat(parts: list[Result]) -> Result:
     """Join shard results along the seed axis, in order; the curves' sums add up (integers, so
     the total does not depend on how the seeds were split)."""
     kind = type(parts[0])
-    count = len(kind.FIELDS)
     columns = list(zip(*(_arrays(p) for p in parts), strict=True))
-    return kind(*(np.concatenate(arrays) for arrays in columns[:count]),
-                *(np.sum(arrays, axis=0) for arrays in columns[count:]))
+    return kind(**{name: np.concatenate(arrays)
+                   for name, arrays in zip(kind.FIELDS, columns, strict=False)},
+                **{name: np.sum(arrays, axis=0)
+                   for name, arrays in zip(kind.CURVES, columns[len(kind.FIELDS):],
+                                           strict=True)})
 
 
 def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
          root_seed: int, streams: str, seeds_per_shard: int | None = None,
-         curves: bool = False) -> list[Shard]:
+         curves: bool = False, tokens: bool = False) -> list[Shard]:
     """Every shard of the study, simulation by simulation and block by block, in the fixed order
     in which the runs table is assembled."""
     shards = []
@@ -255,7 +280,7 @@ def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[in
         block = seeds_per_shard or min(8192, SEED_GRAIN * max(
             1, round(SHARD_EPISODES / cost / SEED_GRAIN)))
         shards += [Shard(simulation, first, min(first + block, stop), budgets, root_seed, streams,
-                         curves) for first in range(start, stop, block)]
+                         curves, tokens) for first in range(start, stop, block)]
     return shards
 
 
@@ -311,16 +336,17 @@ def load(path: Path, shard: Shard) -> Result:
     if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
         raise CorruptShardError("its shape does not match the shard")
     kind = result_type(shard.simulation)
-    curves = [np.zeros(0, dtype=np.int64)] * len(kind.CURVES)
+    curves = {name: np.zeros(0, dtype=np.int64) for name in kind.CURVES}
     if steps:
         found = _read(_curves_path(path))
         if found.num_rows != steps or found.column_names != list(kind.CURVES):
             raise CorruptShardError("its curves do not match the shard")
-        curves = [found.column(name).to_numpy() for name in kind.CURVES]
+        curves = {name: found.column(name).to_numpy() for name in kind.CURVES}
     if table.column_names != list(kind.FIELDS):
         raise CorruptShardError("its columns do not match the shard")
-    result = kind(*(table.column(name).to_numpy().reshape(seeds, checkpoints, *kind.TRAILING)
-                    for name in kind.FIELDS), *curves)
+    result = kind(**{name: table.column(name).to_numpy().reshape(seeds, checkpoints,
+                                                                 *kind.TRAILING)
+                     for name in kind.FIELDS}, **curves)
     if checksum(result) != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result

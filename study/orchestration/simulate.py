@@ -17,10 +17,12 @@ import numpy as np
 
 from study.core import prompt_rules
 from study.core.kernel import (
+    GEOMETRIC,
     UNROLLED_ARMS,
     simulate_fixed_budget,
     simulate_groups,
     simulate_single,
+    simulate_tokens,
 )
 from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES
@@ -28,7 +30,13 @@ from study.core.streams import kernel_keys, run_keys
 from study.model import registry
 from study.model.environment import best_arms
 from study.model.grid import Simulation
-from study.orchestration.shards import PromptShardResult, Result, Shard, ShardResult
+from study.orchestration.shards import (
+    PromptShardResult,
+    Result,
+    Shard,
+    ShardResult,
+    TokenShardResult,
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +58,14 @@ class KernelOutput:
     best: np.ndarray
     curve_optimal: np.ndarray
     curve_reward: np.ndarray
+    rollouts: np.ndarray | None = None
+    tokens: np.ndarray | None = None
+    expected_length: np.ndarray | None = None
+    """What a run that counts tokens spent by each checkpoint, (seeds, checkpoints): rollouts,
+    tokens and the policy's expected answer length (``study.core.kernel.simulate_tokens``);
+    None for the other drivers."""
 
-    def reduce(self) -> ShardResult:
+    def reduce(self) -> ShardResult | TokenShardResult:
         """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
         values of the best and of the recommended arm."""
         checkpoints = self.greedy.shape[1]
@@ -62,21 +76,25 @@ class KernelOutput:
         rows = np.arange(len(self.values))[:, None]
         greedy_value = np.where(self.greedy >= 0,
                                 self.values[rows, np.maximum(self.greedy, 0)], np.nan)
-        return ShardResult(
-            self.greedy, self.p_best, self.pass_rate, self.reward_sum, best_pulls, self.finite,
-            self.zero_signal,
-            np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
-            np.repeat(top[:, None], checkpoints, axis=1),
-            np.repeat(gap[:, None], checkpoints, axis=1),
-            greedy_value, self.curve_optimal, self.curve_reward)
+        common = (self.greedy, self.p_best, self.pass_rate, self.reward_sum, best_pulls,
+                  self.finite, self.zero_signal,
+                  np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
+                  np.repeat(top[:, None], checkpoints, axis=1),
+                  np.repeat(gap[:, None], checkpoints, axis=1), greedy_value)
+        if self.tokens is not None:
+            return TokenShardResult(*common, rollouts=self.rollouts, tokens=self.tokens,
+                                    expected_length=self.expected_length)
+        return ShardResult(*common, self.curve_optimal, self.curve_reward)
 
 
 def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
-             curves: bool = False, scores: bool = False) -> KernelOutput:
+             curves: bool = False, scores: bool = False, tokens: bool = False) -> KernelOutput:
     """Run the kernel for one simulation, one run per row of ``keys``; with ``curves`` also sum
     the per-step curves over the runs (for the nested learners; the others plan from each budget
     and have no single run to follow step by step); with ``scores`` also return every run's
-    scores of the arms at each checkpoint (for the tests: the runs table does not keep them)."""
+    scores of the arms at each checkpoint (for the tests: the runs table does not keep them).
+    A simulation whose answers have lengths runs ``simulate_tokens``, its ``budgets`` counting
+    tokens with ``tokens``, else rollouts (no curves)."""
     registry.register_kernels()
     env = simulation.environment
     learner = simulation.learner
@@ -90,6 +108,9 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     # threads, ...; each sums its curves into its own row (integer sums, the same totals however
     # the blocks are spread).
     threads = min(-(-runs // LANES), numba.get_num_threads())
+    counted = env.lengths is not None
+    if counted:
+        steps = 0
     out = KernelOutput(
         greedy=np.empty((runs, checkpoints), dtype=np.int64),
         p_best=np.empty((runs, checkpoints)),
@@ -103,6 +124,9 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         best=best,
         curve_optimal=np.zeros((threads, steps), dtype=np.int64),
         curve_reward=np.zeros((threads, steps), dtype=np.int64),
+        rollouts=np.empty((runs, checkpoints), dtype=np.int64) if counted else None,
+        tokens=np.empty((runs, checkpoints)) if counted else None,
+        expected_length=np.empty((runs, checkpoints)) if counted else None,
     )
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
@@ -112,7 +136,12 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     if learner.nested:
         literal_arms = _literal_arms(arms)
         settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))
-        if group == 1:
+        if counted:
+            law = GEOMETRIC if env.length_law == "geometric" else 0
+            driver = simulate_tokens
+            settings = (np.asarray(env.lengths, dtype=np.float64), law, env.length_scales(),
+                        *settings, group, int(tokens), checkpoints_array)
+        elif group == 1:
             driver, settings = simulate_single, (*settings, checkpoints_array)
         else:
             driver, settings = simulate_groups, (*settings, group, checkpoints_array)
@@ -121,10 +150,11 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
             # Thread ``first`` takes blocks first, first + threads, ..., and its own curve rows.
             for lo in range(first * LANES, runs, threads * LANES):
                 rows = slice(lo, lo + LANES)
+                tail = (((out.rollouts[rows], out.tokens[rows], out.expected_length[rows]),)
+                        if counted else (out.curve_optimal[first], out.curve_reward[first]))
                 arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], LANES,
                              values[rows], best[rows], *settings,
-                             tuple(o[rows] if len(o) else o for o in outputs),
-                             out.curve_optimal[first], out.curve_reward[first])
+                             tuple(o[rows] if len(o) else o for o in outputs), *tail)
                 _compiled(driver, 3, arguments)(*arguments)
 
         _on_threads(blocks, threads)
@@ -233,7 +263,8 @@ def run_shard(shard: Shard) -> Result:
     keys = _keys(shard.root_seed, shard.start, shard.stop, stream_id)
     result = (simulate_dataset(shard.simulation, keys, shard.budgets)
               if shard.simulation.allocation else
-              simulate(shard.simulation, keys, shard.budgets, shard.curves).reduce())
+              simulate(shard.simulation, keys, shard.budgets, shard.curves,
+                       tokens=shard.tokens).reduce())
     _uncollected[0] += shard.stop - shard.start
     if _uncollected[0] >= COLLECT_SEEDS:
         _uncollected[0] = 0

@@ -34,6 +34,7 @@ from study.model.schema import (
     MANIFEST_FILE,
     PROMPT_CELL_COLUMNS,
     RUNS_FILE,
+    TOKEN_CELL_COLUMNS,
 )
 
 _TOKEN = b"config_hash"
@@ -57,12 +58,18 @@ PROMPT_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("allocation", pa.str
                                  ("prompts", pa.int64()), CELLS_SCHEMA.field("cost")])
 """The types of a many-prompts study's ``cells.parquet`` (``PROMPT_CELL_COLUMNS``)."""
 assert tuple(PROMPT_CELLS_SCHEMA.names) == PROMPT_CELL_COLUMNS
+TOKEN_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("arm_lengths", pa.list_(pa.float64())),
+                                ("length_law", pa.string()), CELLS_SCHEMA.field("cost")])
+"""The types of the ``cells.parquet`` of a study whose answers cost tokens
+(``TOKEN_CELL_COLUMNS``)."""
+assert tuple(TOKEN_CELLS_SCHEMA.names) == TOKEN_CELL_COLUMNS
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
     """``cells.parquet``'s content: one row per cell of ``grid`` with its description (and, in a
     many-prompts study, its allocation rule and prompts)."""
     many = any(cell.simulation.allocation for cell in grid)
+    counted = any(cell.simulation.environment.lengths is not None for cell in grid)
     return pa.Table.from_pylist([
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
          "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
@@ -72,7 +79,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
          **({"allocation": cell.simulation.allocation,
              "prompts": cell.simulation.environment.prompts} if many else {}),
          "cost": float(cell.cost)} for cell in grid],
-        schema=PROMPT_CELLS_SCHEMA if many else CELLS_SCHEMA)
+        schema=PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted else CELLS_SCHEMA)
 
 
 @dataclass
@@ -162,7 +169,8 @@ def cells_to_pandas(table: pa.Table) -> pd.DataFrame:
     """A cells table as pandas, one row per cell, the list columns as tuples."""
     frame = table.to_pandas()
     for name in LIST_COLUMNS:
-        frame[name] = [tuple(values) for values in table.column(name).to_pylist()]
+        if name in frame:
+            frame[name] = [tuple(values) for values in table.column(name).to_pylist()]
     return frame
 
 

@@ -42,6 +42,12 @@ class Parameter:
     meaning: str
 
 
+LIFTED = Parameter("penalty_until", 0.0, 1.0, 1.0,
+                   "the share of the largest budget after which the penalty is lifted")
+"""The parameter of a length-constraint model that lifts its penalty part way through a run
+(``study.core.reward_hooks.lifted_at``): its last, by convention."""
+
+
 @dataclass(frozen=True)
 class RewardModel:
     """What the rest of the package knows of a reward model (see the module docstring).
@@ -57,6 +63,10 @@ class RewardModel:
     parameters: tuple[Parameter, ...] = ()
     constraint: Callable[[tuple[float, ...]], str | None] | None = None
     gap_factor: Callable[[tuple[float, ...]], float] | None = None
+    lengths: bool = False
+    """Whether the model's reward depends on the answer's length (a length-constraint model,
+    which implements ``shaped``, and ``cut`` or ``lifted_at`` where it has them): its study gives
+    its arms lengths and runs the token-counting driver."""
     summary: str = ""
 
     def defaults(self) -> tuple[float, ...]:

@@ -1,0 +1,62 @@
+"""The price of a length constraint: for a study whose answers cost tokens, per cell and token
+budget, the policy's pass rate and its expected answer length sum pi[k] l[k], each a mean over
+seeds with its 95% interval (``analysis.pass_rate.interval_columns``), beside best-arm accuracy
+with its Wilson interval and the rollouts and tokens the runs spent. Across the penalty's lambda
+at one budget the rows trace the frontier of pass rate against tokens per answer; the cells of
+lambda 0 (or of a model without a penalty) show how the answers' length drifts as tokens are
+spent."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.accuracy import accuracy_table, cell_environments
+from analysis.cost import Support
+from analysis.pass_rate import interval_columns, seed_pass_rates, value_range
+from analysis.questions import Inputs
+from study.model import registry
+
+TABLE = "length_price"
+TEST = ""
+"""No p-values: means with their intervals, per cell and budget."""
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """One row per cell (first cost: cost does not change a simulation) whose learner has a
+    policy, and checkpoint; empty unless the study's answers cost tokens."""
+    outcomes = inputs.outcomes
+    answers = outcomes.answers
+    if answers is None:
+        return pd.DataFrame()
+    environments = cell_environments(outcomes)
+    accuracy = accuracy_table(outcomes).set_index(["cell", "budget"])
+    cells = inputs.cells
+    rows = []
+    for cell in cells[cells["cost"] == cells["cost"].min()].itertuples():
+        row = outcomes.row(cell.cell)
+        lengths = answers.expected_length[row]
+        if not (lengths == lengths).any():
+            continue  # a learner without a policy has no expected length
+        env = environments[int(cell.cell)]
+        model = registry.reward_model(env.reward)
+        rates = seed_pass_rates(outcomes, cell.cell)
+        low, high = value_range(env)
+        shortest, longest = min(env.lengths), max(env.lengths)
+        for c, budget in enumerate(outcomes.budgets):
+            right = accuracy.loc[(int(cell.cell), int(budget))]
+            rows.append({
+                "cell": int(cell.cell), "environment": cell.environment,
+                "reward_model": env.reward,
+                **{p.name: v for p, v in zip(model.parameters, env.reward_parameters,
+                                             strict=True)},
+                "algorithm": cell.algorithm, "baseline": cell.baseline, "lr": cell.lr,
+                "group_size": cell.group_size, "budget": int(budget),
+                "seeds": len(rates),
+                "rollouts": float(answers.rollouts[row][:, c].mean()),
+                "tokens": float(answers.tokens[row][:, c].mean()),
+                **interval_columns("pass_rate", rates[:, c], Support((low, high), False)),
+                **interval_columns("expected_length", lengths[:, c],
+                                   Support((shortest, longest), False)),
+                "accuracy": right["accuracy"], "accuracy_low": right["ci_low"],
+                "accuracy_high": right["ci_high"]})
+    return pd.DataFrame(rows)

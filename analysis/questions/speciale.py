@@ -1,0 +1,100 @@
+"""Speciale's question: does lifting the length penalty late reach a higher pass rate than never
+using it, at the same tokens, and what does it cost in answer length? For a study whose answers
+cost tokens under a length penalty lifted part way (``penalty_until`` below 1), each such cell
+against the cell that keeps the same penalty throughout and against the cell without a penalty
+(lambda 0), on the same seeds (common random numbers), at every token budget after the switch
+(before it the runs are the penalty-throughout runs): the paired difference of the policy's pass
+rate, and of its expected answer length, with 95% and 90% intervals (``analysis.paired
+.paired_difference``), each metric one Holm family; a pass-rate row is judged against the
+config's ``pass_rate_margin``, a length row against no margin (no equivalence is claimed)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.cost import Support
+from analysis.families import declare, family_name
+from analysis.paired import judge, paired_difference
+from analysis.pass_rate import DIFFERENCE, seed_pass_rates
+from analysis.questions import Inputs
+from analysis.roles import Schedule, typed
+from study.model import registry
+
+TABLE = "speciale"
+METRICS = {"pass_rate": "pass rate", "expected_length": "expected answer length"}
+"""The metrics compared, each its own family (``family``), with their words."""
+TEST = {f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seeds (the bound's "
+        "p-value where few seeds differ)" for metric, words in METRICS.items()}
+LIFTED = "penalty_until"
+PENALTY = "penalty"
+"""The reward-model parameters the question reads: the share after which the penalty is lifted,
+and its weight (a model without ``penalty`` has no penalty-free partner)."""
+
+
+def _partners(cells: pd.DataFrame) -> list[tuple[int, int, Schedule, float, float]]:
+    """(cell, partner, against, lifted at, penalty) for every cell whose penalty is lifted part
+    way: the partner with the same parameters lifted never, and the one with no penalty."""
+    found = []
+    keys = ["environment_values", "baseline", "group_size", "lr", "algorithm"]
+    frame = cells.assign(environment_values=[
+        (m, v, lengths) for m, v, lengths in zip(cells["reward_model"], cells["arm_values"],
+                                                 cells["arm_lengths"], strict=True)])
+    for cell in frame.itertuples():
+        names = [p.name for p in registry.reward_model(cell.reward_model).parameters]
+        if LIFTED not in names:
+            continue
+        parameters = dict(zip(names, cell.reward_parameters, strict=True))
+        if parameters[LIFTED] >= 1.0 or parameters.get(PENALTY, 1.0) == 0.0:
+            continue
+        same = frame[(frame[keys] == pd.Series(cell._asdict())[keys]).all(axis=1)]
+        for other in same.itertuples():
+            theirs = dict(zip(names, other.reward_parameters, strict=True))
+            kept = theirs[LIFTED] == 1.0 and all(
+                theirs[n] == parameters[n] for n in names if n != LIFTED)
+            never = PENALTY in names and theirs[PENALTY] == 0.0 and theirs[LIFTED] == 1.0 and all(
+                theirs[n] == parameters[n] for n in names if n not in (LIFTED, PENALTY))
+            if kept or never:
+                found.append((int(cell.cell), int(other.cell),
+                              Schedule.THROUGHOUT if kept else Schedule.NEVER,
+                              parameters[LIFTED], parameters.get(PENALTY, float("nan"))))
+    return found
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """One row per lifted cell, partner, metric and budget after the switch; empty unless the
+    study's answers cost tokens under a penalty lifted part way."""
+    outcomes = inputs.outcomes
+    answers = outcomes.answers
+    cells = inputs.cells
+    if answers is None or "arm_lengths" not in outcomes.cells:
+        return pd.DataFrame()
+    first = outcomes.cells[outcomes.cells["cost"] == outcomes.cells["cost"].min()]
+    largest = float(outcomes.budgets[-1])
+    lengths = {int(c.cell): c.arm_lengths for c in first.itertuples()}
+    rows = []
+    for cell, partner, against, lifted, penalty in _partners(first):
+        shortest, longest = min(lengths[cell]), max(lengths[cell])
+        values = {"pass_rate": (seed_pass_rates(outcomes, cell),
+                                seed_pass_rates(outcomes, partner), DIFFERENCE),
+                  "expected_length": (answers.expected_length[outcomes.row(cell)],
+                                      answers.expected_length[outcomes.row(partner)],
+                                      Support((shortest - longest, longest - shortest), False))}
+        described = cells.set_index("cell").loc[cell]
+        for metric, (ours, theirs, support) in values.items():
+            for c, budget in enumerate(outcomes.budgets):
+                if budget <= lifted * largest:
+                    continue  # before the switch the two runs are one
+                rows.append({"cell_a": cell, "cell_b": partner, "against": against,
+                             "metric": metric, "environment": described["environment"],
+                             "baseline": described["baseline"],
+                             "group_size": described["group_size"], "lr": described["lr"],
+                             "penalty": penalty, "penalty_until": lifted, "budget": int(budget),
+                             **paired_difference(ours[:, c] - theirs[:, c], support)})
+    if not rows:
+        return pd.DataFrame()
+    found = pd.DataFrame(rows)
+    found["against"] = typed(found["against"], Schedule)
+    margins = {"pass_rate": inputs.analysis.pass_rate_margin, "expected_length": 0.0}
+    parts = [judge(declare(part, family_name(inputs.study, f"{TABLE}_{metric}")),
+                   margins[metric]) for metric, part in found.groupby("metric", sort=False)]
+    return pd.concat(parts).sort_index()

@@ -1,0 +1,225 @@
+"""Answers that cost tokens: a study whose answers have lengths gets the price of its length
+penalty (the frontier of pass rate against tokens per answer at the largest budget), the drift
+of the answers' length where nothing penalises it, what lifting the penalty late buys against
+keeping it and against never using it (``analysis.questions.speciale``), and whether the penalty
+buys stability (``analysis.questions.length_stability``)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from analysis.roles import Finding, Schedule
+from figures.cite import Tables, read_table
+from figures.numbers import Named, Scope, macro_name, number_word
+from figures.sections import (
+    Section,
+    distinct,
+    families,
+    figure_name,
+    with_verdicts,
+)
+from figures.style import BAND_ALPHA, OKABE_ITO, outside_legend, save
+from figures.words import answers, baseline_name
+
+SECTION = Section(table="length_price",
+                  title="Answers that cost tokens: the price of a length penalty",
+                  template="length.md.j2", order=14,
+                  figures=("length_frontier", "length_drift", "length_speciale"),
+                  paper="length.typ.j2")
+
+PRICE = ["environment", "baseline", "penalty", "penalty_until", "budget", "tokens", "rollouts",
+         "pass_rate", "pass_rate_low", "pass_rate_high", "expected_length",
+         "expected_length_low", "expected_length_high", "accuracy", "accuracy_low",
+         "accuracy_high"]
+"""The columns of the table of prices."""
+SPECIALE = ["environment", "baseline", "penalty", "penalty_until", "against", "metric", "budget",
+            "difference", "ci_low", "ci_high", "p_value_holm", "verdict"]
+"""The columns of the table of the penalty lifted late."""
+STABILITY = ["environment", "baseline", "penalty", "penalty_until", "seeds", "pass_rate_sd",
+             "pass_rate_sd_low", "pass_rate_sd_high", "collapsed", "collapsed_low",
+             "collapsed_high", "calmer", "more_collapsed"]
+"""The columns of the table of stability."""
+
+
+KEPT = "penalty_until == 1.0"
+"""The query of the rows of cells whose penalty is never lifted."""
+
+
+def _kept(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of cells whose penalty is never lifted (``KEPT``)."""
+    return frame.query(KEPT)
+
+
+def _bandit(environment: str) -> str:
+    """A cell's bandit without its reward model: the arm values and lengths."""
+    values, *rest = environment.split(" ")
+    return " ".join([values, *(word for word in rest if "(" not in word or "lengths" in word)])
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """Named per bandit (``One``, ``Two``, ... in the tables' order), at the headline estimator:
+    the drift of the length without a penalty (``DriftFrom``, ``DriftTo``: the expected length
+    at the first and largest budgets, with ``Low`` and ``High``; ``DriftPassRate`` at the
+    largest); the Speciale comparisons' counts by partner, metric and finding; the penalised
+    rows more collapsed than no penalty's; and the tables."""
+    price = cite.read(study, SECTION.table)
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("CollapsedMass",
+                         cite.constant("1 - analysis.questions.length_stability.COLLAPSED"), "g")
+    largest = price["budget"].max()
+    numbers.put("Largest", cite.largest(price, "budget"), ",")
+    headline = cite.read(study, "settings").iloc[0]["headline_baseline"]
+    free = _kept(price[(price["penalty"] == 0.0) & (price["baseline"] == headline)])
+    words = []
+    for i, (_, rows) in enumerate(free.groupby("environment", sort=False), start=1):
+        word = number_word(i)
+        words.append(word)
+        first, last = cite.first(rows), cite.last(rows)
+        numbers.put(f"Arms{word}", first.environment, shown=answers)
+        numbers.put(f"DriftFromBudget{word}", first.budget, ",")
+        for name, row in ((f"DriftFrom{word}", first), (f"DriftTo{word}", last)):
+            for suffix in ("", "_low", "_high"):
+                numbers.put(name + suffix.replace("_l", "L").replace("_h", "H"),
+                            row[f"expected_length{suffix}"], ".2f")
+        for suffix in ("", "_low", "_high"):
+            numbers.put(f"DriftPassRate{word}" + suffix.replace("_l", "L").replace("_h", "H"),
+                        last[f"pass_rate{suffix}"], ".4f")
+    speciale = cite.read(study, "speciale")
+    lifted = None
+    if speciale is not None:
+        for against in Schedule:
+            for metric in ("pass_rate", "expected_length"):
+                where = f"against == {against.value!r} and metric == {metric!r}"
+                stem = macro_name("Lifted", *metric.split("_"), "Against", *against.split("_"))
+                numbers.put(stem, cite.count(speciale, where), "")
+                for finding in Finding:
+                    numbers.put(stem + finding.value.capitalize(), cite.count(
+                        speciale, f"{where} and finding == {finding.value!r}"), "")
+        numbers.put("LiftedMargin",
+                    cite.first(speciale[speciale["metric"] == "pass_rate"]).margin, "g")
+        lifted = {"families": families(cite, speciale),
+                  "table": lambda: with_verdicts(cite, speciale)[SPECIALE]}
+    stability = cite.read(study, "length_stability")
+    kept = _kept(stability)
+    # Counted in the whole table (a count cites its table and query), so the queries say
+    # "kept throughout" themselves.
+    numbers.put("UnpenalisedPairs", cite.count(stability, f"penalty == 0.0 and {KEPT}"), "")
+    numbers.put("PenalisedRows", cite.count(stability, f"penalty > 0.0 and {KEPT}"), "")
+    numbers.put("MoreCollapsed", cite.count(stability, f"more_collapsed and {KEPT}"), "")
+    return {"words": words, "lifted": lifted, "stabler": bool(kept["calmer"].any()),
+            "lambdas": [Named(v, "g") for v in distinct(cite, price, "penalty")],
+            "price": lambda: _kept(price[price["budget"] == largest])[PRICE],
+            "stability": kept[STABILITY], "headline": baseline_name(headline)}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """The frontier (pass rate against expected answer length at the largest budget, a point per
+    lambda with both 95% intervals, a colour per estimator, the penalty never lifted) and the
+    drift (expected answer length against tokens spent, without a penalty, with its 95% band),
+    one panel per bandit."""
+    price = read_table(tables, SECTION.table)
+    kept = _kept(price).assign(bandit=lambda f: f["environment"].map(_bandit))
+    bandits = list(dict.fromkeys(kept["bandit"]))
+    estimators = list(dict.fromkeys(kept["baseline"]))
+    colours = dict(zip(estimators, OKABE_ITO, strict=False))
+    found = {}
+    name = figure_name(study, SECTION.figures[0])
+    figure, axes = plt.subplots(1, len(bandits), figsize=(3.6 * len(bandits), 3.4),
+                                squeeze=False, layout="constrained")
+    largest = kept[kept["budget"] == kept["budget"].max()]
+    for ax, one in zip(axes[0], bandits, strict=True):
+        for first, estimator in enumerate(estimators):
+            rows = largest[(largest["bandit"] == one)
+                           & (largest["baseline"] == estimator)].sort_values("penalty")
+            ax.errorbar(rows["expected_length"], rows["pass_rate"],
+                        xerr=_bars(rows, "expected_length"), yerr=_bars(rows, "pass_rate"),
+                        color=colours[estimator], marker="o", markersize=4, capsize=2,
+                        linewidth=0.8, label=baseline_name(estimator))
+            # One label per lambda: the estimators' points lie on top of each other.
+            for row in rows.itertuples() if first == 0 else ():
+                ax.annotate(f"{row.penalty:g}", (row.expected_length, row.pass_rate),
+                            textcoords="offset points", xytext=(5, -10), fontsize=7)
+        ax.set_title(answers(rows["environment"].iat[0]), fontsize="small")
+        ax.set_xlabel("expected answer length (tokens)")
+    axes[0][0].set_ylabel("pass rate at the largest budget")
+    outside_legend(figure, axes[0][0], title="estimator (labels: lambda)")
+    found[name] = save(figure, out_dir, name)
+    name = figure_name(study, SECTION.figures[1])
+    figure, axes = plt.subplots(1, len(bandits), figsize=(3.6 * len(bandits), 3.2),
+                                squeeze=False, layout="constrained")
+    free = kept[kept["penalty"] == 0.0]
+    for ax, one in zip(axes[0], bandits, strict=True):
+        for estimator in estimators:
+            rows = free[(free["bandit"] == one) & (free["baseline"] == estimator)]
+            ax.plot(rows["tokens"], rows["expected_length"], color=colours[estimator],
+                    marker="o", markersize=3, label=baseline_name(estimator))
+            ax.fill_between(rows["tokens"], rows["expected_length_low"],
+                            rows["expected_length_high"], color=colours[estimator],
+                            alpha=BAND_ALPHA, linewidth=0)
+        ax.set_xscale("log")
+        ax.set_title(answers(rows["environment"].iat[0]), fontsize="small")
+        ax.set_xlabel("tokens spent (log scale)")
+    axes[0][0].set_ylabel("expected answer length (tokens)")
+    outside_legend(figure, axes[0][0], title="no penalty")
+    found[name] = save(figure, out_dir, name)
+    speciale = read_table(tables, "speciale")
+    if speciale is not None:
+        name = figure_name(study, SECTION.figures[2])
+        found[name] = _speciale(speciale, read_table(tables, "settings"), out_dir, name)
+    return found
+
+
+def _speciale(speciale: pd.DataFrame, settings: pd.DataFrame, out_dir: Path,
+              name: str) -> list[Path]:
+    """The lifted cells minus their partners at the largest budget, at the headline estimator:
+    a row per metric, a column per bandit, lambda along x, a colour per partner, a marker per
+    share at which the penalty is lifted, 95% bars."""
+    rows = speciale[(speciale["baseline"] == settings["headline_baseline"].iat[0])
+                    & (speciale["budget"] == speciale["budget"].max())].assign(
+        bandit=lambda f: f["environment"].map(_bandit))
+    bandits = list(dict.fromkeys(rows["bandit"]))
+    metrics = list(dict.fromkeys(rows["metric"]))
+    penalties = sorted(rows["penalty"].unique())
+    shares = sorted(rows["penalty_until"].unique())
+    partners = list(dict.fromkeys(rows["against"]))
+    figure, axes = plt.subplots(len(metrics), len(bandits), figsize=(4.0 * len(bandits),
+                                                                      2.7 * len(metrics)),
+                                squeeze=False, sharex=True, layout="constrained")
+    for (r, metric), (c, one) in itertools.product(enumerate(metrics), enumerate(bandits)):
+        ax = axes[r][c]
+        ax.axhline(0.0, color="0.35", linewidth=0.8, linestyle="--")
+        for (i, partner), (j, share) in itertools.product(enumerate(partners),
+                                                          enumerate(shares)):
+            chosen = rows[(rows["bandit"] == one) & (rows["metric"] == metric)
+                          & (rows["against"] == partner) & (rows["penalty_until"] == share)]
+            x = [penalties.index(v) + 0.12 * (2 * i + j - 1.5) for v in chosen["penalty"]]
+            ax.errorbar(x, chosen["difference"],
+                        yerr=np.vstack([chosen["difference"] - chosen["ci_low"],
+                                        chosen["ci_high"] - chosen["difference"]]),
+                        color=OKABE_ITO[i], marker="os"[j], markersize=4, capsize=2,
+                        linestyle="none",
+                        label=f"minus {str(partner).replace('_', ' ')}, lifted at {share:g}")
+        ax.set_xticks(range(len(penalties)), [f"{v:g}" for v in penalties])
+        if r == 0:
+            ax.set_title(answers(rows[rows["bandit"] == one]["environment"].iat[0]).replace(
+                " with ", "\nwith "), fontsize="small")
+        if r == len(metrics) - 1:
+            ax.set_xlabel("lambda")
+        if c == 0:
+            ax.set_ylabel(("pass rate" if metric == "pass_rate" else "expected length (tokens)")
+                          + " difference")
+    outside_legend(figure, axes[0][0], title="penalty lifted late")
+    return save(figure, out_dir, name)
+
+
+def _bars(rows: pd.DataFrame, column: str) -> np.ndarray:
+    """Error bar lengths below and above ``column`` from its interval (0 where it has none)."""
+    low = (rows[column] - rows[f"{column}_low"]).fillna(0.0)
+    high = (rows[f"{column}_high"] - rows[column]).fillna(0.0)
+    return np.vstack([low.to_numpy(), high.to_numpy()])

@@ -1,0 +1,41 @@
+"""A linear length penalty: the Bernoulli check, less ``penalty`` times the answer's length over a
+reference length, r = pass - lambda L / L_ref, the length-constraint reward a post-training
+protocol keeps for stability. The penalty can be lifted part way through a run (``penalty_until``,
+a share of the study's largest budget, counted in the study's unit: tokens for a token budget):
+trained with the penalty, then without it, in one cell. At lambda = 0 the rewards are the
+Bernoulli ones, bit for bit. Only the token-counting driver (``study.core.tokens``) sees lengths:
+a study with this model gives its arms lengths (``grid.lengths``)."""
+
+from __future__ import annotations
+
+from study.rewards import LIFTED, Parameter, RewardModel
+
+REWARD = RewardModel(
+    name="length_penalty",
+    display="length penalty",
+    values="probs",
+    parameters=(
+        Parameter("penalty", 0.0, 1e6, 0.0, "lambda, the reward lost per reference length"),
+        Parameter("reference_length", 1e-9, 1e12, 1.0,
+                  "L_ref, the length the penalty is counted in"),
+        LIFTED,
+    ),
+    lengths=True,
+    summary="the Bernoulli check less lambda times the answer's length over a reference length",
+)
+
+
+def register() -> None:
+    """Implement the kernel's reward stubs for the length penalty (``study.core.reward_hooks``)."""
+    from study.core.reward_hooks import implement, lifted_at, shaped
+    from study.rewards.bernoulli import register_check
+
+    register_check(REWARD.name)
+
+    @implement(shaped, REWARD.name)
+    def _shaped(model, reward, length, on, parameters):  # pragma: no cover
+        return reward - on * parameters[0] * length / parameters[1]
+
+    @implement(lifted_at, REWARD.name)
+    def _lifted_at(model, parameters):  # pragma: no cover
+        return parameters[2]

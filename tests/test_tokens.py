@@ -1,0 +1,181 @@
+"""Answers that cost tokens (``study.core.kernel.simulate_tokens``): the kernel against the
+reference (``reference.run`` with lengths) over lengths, laws, length-constraint rewards, their
+schedules, group sizes and budget units; with every length 1 and no penalty the runs of today's
+drivers, bit for bit; geometric lengths of the stated mean."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from reference import run as reference_run
+from study.core.streams import run_keys
+from study.model.environment import LENGTH_LAWS, Environment
+from study.model.grid import Simulation
+from study.orchestration.simulate import simulate
+
+FIELDS = ("greedy", "p_best", "pass_rate", "reward_sum", "pulls", "scores", "finite",
+          "zero_signal")
+"""What every driver records at a checkpoint."""
+
+
+@st.composite
+def counted(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...], bool]:
+    """A REINFORCE simulation on three arms whose answers have lengths, under Bernoulli rewards,
+    a length penalty or the overlong punishment, with its budgets and their unit."""
+    values = tuple(draw(st.sampled_from([0.0, 0.3, 0.5, 0.55, 0.6, 1.0])) for _ in range(3))
+    law = draw(st.sampled_from(LENGTH_LAWS))
+    lengths = tuple(draw(st.integers(1, 9)) for _ in range(3))
+    model = draw(st.sampled_from(["bernoulli", "length_penalty", "overlong"]))
+    until = draw(st.sampled_from([0.0, 0.3, 1.0]))
+    parameters: tuple[float, ...] = ()
+    if model == "length_penalty":
+        parameters = (draw(st.sampled_from([0.0, 0.05, 0.5])), draw(st.sampled_from([1.0, 4.0])),
+                      until)
+    elif model == "overlong":
+        longest = draw(st.integers(2, 12))
+        parameters = (float(longest), float(draw(st.integers(1, longest - 1))), until)
+    env = Environment.fixed(values, model, parameters).with_lengths(lengths, law)
+    baseline, group = draw(st.sampled_from([("running_mean", 1), ("none", 1), ("per_arm", 1),
+                                            ("group_mean", 4), ("leave_one_out", 3),
+                                            ("group_zscore", 2)]))
+    lr = draw(st.sampled_from([0.1, 1.0, 5.0]))
+    tokens = draw(st.booleans())
+    budgets = tuple(sorted(draw(st.sets(st.integers(1, 150), min_size=1, max_size=3))))
+    return Simulation("reinforce", env, lr, baseline, group), budgets, tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=counted(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 3))
+def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
+        case: tuple[Simulation, tuple[int, ...], bool], root_seed: int, seeds: int) -> None:
+    sim, budgets, tokens = case
+    env = sim.environment
+    keys = run_keys(root_seed, np.arange(seeds))
+    out = simulate(sim, keys, budgets, scores=True, tokens=tokens)
+    for i in range(seeds):
+        expected, _ = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
+                                    sim.lr, sim.baseline, list(budgets), sim.group_size,
+                                    env.reward_parameters, list(env.lengths), env.length_law,
+                                    tokens)
+        for c, point in enumerate(expected):
+            assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (
+                point.greedy, point.finite, point.zero_signal)
+            assert out.reward_sum[i, c] == point.reward_sum
+            assert out.pulls[i, c].tolist() == point.pulls
+            assert (out.rollouts[i, c], out.tokens[i, c]) == (point.rollouts, point.tokens)
+            # Same IEEE operations in the same order (1e-12: the contract of every driver).
+            for ours, theirs in ((out.scores[i, c], point.scores),
+                                 (out.pass_rate[i, c], point.pass_rate),
+                                 (out.expected_length[i, c], point.expected_length)):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("algorithm", "baseline", "group", "budgets"), [
+    ("reinforce", "running_mean", 1, (1, 10, 57, 300)),
+    ("reinforce", "per_arm", 1, (3, 40)),
+    ("reinforce", "group_zscore", 4, (3, 10, 57, 300)),
+    ("epsilon_greedy", "none", 1, (5, 50))])
+def test_lengths_of_one_and_no_penalty_are_todays_runs(algorithm: str, baseline: str, group: int,
+                                                       budgets: tuple[int, ...]) -> None:
+    # Past one block of lanes (300 seeds: three blocks, the last partly filled).
+    keys = run_keys(3, np.arange(300))
+    env = Environment.fixed([0.5, 0.55, 0.6])
+    today = simulate(Simulation(algorithm, env, 0.3, baseline, group), keys, budgets, scores=True)
+    ones = env.with_lengths((1, 1, 1))
+    for counted_env, tokens in ((ones, False), (ones, True),
+                                (ones.with_reward("length_penalty", (0.0, 1.0, 0.5)), True)):
+        out = simulate(Simulation(algorithm, counted_env, 0.3, baseline, group), keys, budgets,
+                       scores=True, tokens=tokens)
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(out, name), getattr(today, name), name)
+        np.testing.assert_array_equal(out.rollouts, np.tile(np.array(budgets) // group * group,
+                                                            (300, 1)))
+        np.testing.assert_array_equal(out.tokens, out.rollouts)
+
+
+def test_geometric_lengths_have_the_stated_mean() -> None:
+    # A policy that never trains (lr 0) pulls the three arms a third of the time each, so an
+    # answer's expected length is the mean of the arms' means, 13/3, and its variance that of
+    # the mixture: E[L^2] = mean over arms of (2 - q) / q^2 (q = 1 / l), less the mean squared.
+    # The tokens of 4,000 seeds of 300 rollouts each are 1.2 million answers, independent: their
+    # mean is normal about 13/3 with sd sqrt(variance / n); the test allows 5 sd (a false alarm
+    # once in 3.5 million runs).
+    means = (1.0, 4.0, 8.0)
+    env = Environment.fixed([0.5, 0.55, 0.6]).with_lengths(means, "geometric")
+    out = simulate(Simulation("reinforce", env, 0.0, "none"), run_keys(11, np.arange(4000)),
+                   (300,))
+    n = out.rollouts.sum()
+    mean = float(np.mean(means))
+    second = float(np.mean([(2 - 1 / m) * m * m for m in means]))
+    sd = math.sqrt((second - mean**2) / n)
+    z = (out.tokens.sum() / n - mean) / sd
+    assert abs(z) < norm.isf(0.5 / 3.5e6), z
+
+
+def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
+    # From the tidy runs of a small study whose answers cost tokens, by scipy and statsmodels
+    # rather than the package's calls: the Speciale rows are paired t-tests of the per-seed
+    # differences, Holm within each metric's family; the stability rows are the sample
+    # standard deviation and Clopper-Pearson intervals of the collapsed runs; the price rows
+    # are means over seeds. With 300 seeds every paired difference varies on more than 30
+    # seeds, so every interval is the t interval and every p-value the t-test's.
+    from scipy.stats import binomtest, ttest_rel
+    from statsmodels.stats.multitest import multipletests
+
+    from analysis.study_tables import analyze_outcomes, load
+    from conftest import config_text
+    from study.model.config import parse_config
+    from study.orchestration.outputs import run_and_write
+    from study.orchestration.storage import read_runs
+
+    config = parse_config(config_text(
+        {"seeds": 300}, probs=[[0.5, 0.55, 0.6]], lengths=[[1, 2, 4]],
+        reward_model="length_penalty", penalty=[0.0, 0.05], penalty_until=[1.0, 0.5],
+        baseline=["group_mean"], group_size=[4], lr=[1.0], budgets=None,
+        token_budgets=[200, 2000]))
+    run_and_write(config, tmp_path, quiet=True)
+    outcomes, manifest = load(tmp_path)
+    tables = analyze_outcomes(outcomes, manifest, tmp_path, config.analysis)
+    runs = read_runs(tmp_path).sort_values(["cell", "seed", "budget"])
+    params = runs["reward_parameters"].map(tuple)
+    late = runs[params == (0.05, 1.0, 0.5)]
+    kept = runs[params == (0.05, 1.0, 1.0)]
+    never = runs[params == (0.0, 1.0, 1.0)]
+    speciale = tables["speciale"]
+    assert set(speciale["budget"]) == {2000}  # after the switch at 1000 tokens only
+    for metric in ("pass_rate", "expected_length"):
+        rows = speciale[speciale["metric"] == metric]
+        p_values, holm = [], []
+        for against, partner in (("no_penalty", never), ("penalty_throughout", kept)):
+            # The analysis holds pass rates in single precision (analysis.outcomes).
+            kind = np.float32 if metric == "pass_rate" else np.float64
+            ours = late[late["budget"] == 2000][metric].to_numpy(dtype=kind).astype(float)
+            theirs = partner[partner["budget"] == 2000][metric].to_numpy(dtype=kind).astype(float)
+            row = rows[rows["against"] == against].iloc[0]
+            assert row["difference"] == pytest.approx((ours - theirs).mean(), rel=1e-9)
+            p_values.append(ttest_rel(ours, theirs).pvalue)
+            assert row["p_value"] == pytest.approx(p_values[-1], rel=1e-9, abs=1e-300)
+            holm.append(row["p_value_holm"])
+        np.testing.assert_allclose(holm, multipletests(p_values, method="holm")[1],
+                                   rtol=1e-9, atol=1e-300)
+    stability = tables["length_stability"].set_index("cell")
+    for cell, rows in runs[runs["budget"] == 2000].groupby("cell"):
+        row = stability.loc[cell]
+        rates = rows["pass_rate"].to_numpy(dtype=np.float32).astype(float)
+        assert row["pass_rate_sd"] == pytest.approx(np.std(rates, ddof=1), rel=1e-9)
+        collapsed = int((rows["p_best"] <= 0.01).sum())
+        interval = binomtest(collapsed, len(rows)).proportion_ci(method="exact")
+        assert (row["collapsed"], row["collapsed_low"], row["collapsed_high"]) == (
+            collapsed, pytest.approx(interval.low), pytest.approx(interval.high))
+    price = tables["length_price"].set_index(["cell", "budget"])
+    for (cell, budget), rows in runs.groupby(["cell", "budget"]):
+        row = price.loc[(cell, budget)]
+        assert row["tokens"] == pytest.approx(rows["tokens"].mean())
+        assert row["expected_length"] == pytest.approx(rows["expected_length"].mean(), rel=1e-9)
+        assert row["accuracy"] == pytest.approx(rows["correct"].mean())

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from analysis.families import plain
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope, macro_name, number_word
@@ -41,6 +42,10 @@ PRICE = ["environment", "baseline", "penalty", "penalty_until", "budget", "token
 SPECIALE = ["environment", "baseline", "penalty", "penalty_until", "against", "metric", "budget",
             "difference", "ci_low", "ci_high", "p_value_holm", "verdict"]
 """The columns of the table of the penalty lifted late."""
+BUDGETS = ["environment", "baseline", "penalty", "fraction", "target", "tokens", "tokens_low",
+           "tokens_high", "tokens_reached", "rollouts", "rollouts_low", "rollouts_high",
+           "rollouts_reached", "fewer_tokens", "more_rollouts"]
+"""The columns of the table of budgets to a pass-rate target in tokens and in rollouts."""
 STABILITY = ["environment", "baseline", "penalty", "penalty_until", "seeds", "pass_rate_sd",
              "pass_rate_sd_low", "pass_rate_sd_high", "collapsed", "collapsed_low",
              "collapsed_high", "calmer", "more_collapsed"]
@@ -112,7 +117,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("UnpenalisedPairs", cite.count(stability, f"penalty == 0.0 and {KEPT}"), "")
     numbers.put("PenalisedRows", cite.count(stability, f"penalty > 0.0 and {KEPT}"), "")
     numbers.put("MoreCollapsed", cite.count(stability, f"more_collapsed and {KEPT}"), "")
+    budgets = cite.read(study, "length_budgets")
+    shares = budgets["fraction"].max()
+    numbers.put("BudgetFraction", cite.largest(budgets, "fraction"), ".0%")
+    at = f"fraction == {plain(shares)} and penalty > 0.0 and {KEPT}"
+    numbers.put("BudgetPenalised", cite.count(budgets, at), "")
+    numbers.put("BudgetPenalisedReached", cite.count(budgets, f"{at} and tokens_reached"), "")
+    numbers.put("FewerTokens", cite.count(budgets, f"{at} and fewer_tokens"), "")
+    numbers.put("FewerTokensMoreRollouts",
+                cite.count(budgets, f"{at} and fewer_tokens and more_rollouts"), "")
     return {"words": words, "lifted": lifted, "stabler": bool(kept["calmer"].any()),
+            "budgets": _kept(budgets[budgets["fraction"] == shares])[BUDGETS],
             "lambdas": [Named(v, "g") for v in distinct(cite, price, "penalty")],
             "price": lambda: _kept(price[price["budget"] == largest])[PRICE],
             "stability": kept[STABILITY], "headline": baseline_name(headline)}

@@ -12,6 +12,9 @@ Cohen's h for the binomial test, Connor's formula for McNemar's), and the exact 
 * ``mcnemar``: two cells on the same seeds, the two-sided exact McNemar test (the discordant
   seeds' split against 1/2), for stated rates of seeds that only cell A, and only cell B, gets
   right (their difference is the accuracy difference, their sum the discordance);
+* ``paired-t``: two cells' means on the same seeds (a pass rate, an answer length), the
+  two-sided paired t-test the many-prompts and length studies run, for a stated mean difference
+  and the standard deviation of the per-seed differences (a nuisance from a pilot);
 * ``ratio``: two cells' budgets to 0.9 on the same seeds, the study's paired percentile-bootstrap
   test of their ratio (``analysis.budget_to_target.budget_ratio``): that it differs from 1 (the
   95% interval excludes 1), or with ``--equivalence m`` that it lies within [1/m, m] (the 90%
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import binom, norm
-from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.power import NormalIndPower, TTestPower
 from statsmodels.stats.proportion import proportion_effectsize
 
 from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossing
@@ -118,6 +121,24 @@ def plan_mcnemar(only_a: float, only_b: float, target: float = 0.8,
         n_exact = math.inf
     return Plan(n_exact, n_first, n_normal,
                 exact_mcnemar_power(int(n_normal), only_a, only_b, alpha))
+
+
+def plan_paired_t(difference: float, sd: float, target: float = 0.8,
+                  alpha: float = ALPHA) -> Plan:
+    """Seeds for the two-sided paired t-test of a mean difference ``difference`` between two
+    cells on the same seeds, whose per-seed differences spread with standard deviation ``sd``
+    (a nuisance taken from a pilot). The t-test's power at n seeds is the noncentral t's
+    (statsmodels' ``TTestPower``), exact for normal differences and increasing in n, so the
+    first n that reaches the target is the one from which it stays there."""
+    effect = difference / sd
+    exact = TTestPower().solve_power(effect_size=effect, alpha=alpha, power=target,
+                                     alternative="two-sided")
+    n_exact = float(math.ceil(exact))
+    n_normal = float(math.ceil(NormalIndPower().solve_power(
+        effect_size=effect, alpha=alpha, power=target, ratio=0, alternative="two-sided")))
+    return Plan(n_exact, n_exact, n_normal,
+                float(TTestPower().power(effect_size=effect, nobs=n_normal, alpha=alpha,
+                                         alternative="two-sided")))
 
 
 RATIO_DRAWS = 200

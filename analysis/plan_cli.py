@@ -19,6 +19,7 @@ from analysis.plan import (
     check_pair,
     plan_binomial,
     plan_mcnemar,
+    plan_paired_t,
     plan_ratio,
     ratio_pilot,
     select_cell,
@@ -163,6 +164,11 @@ def main(argv: list[str]) -> int:
     two = tests.add_parser("mcnemar", help="two cells on the same seeds (exact McNemar)")
     two.add_argument("--only-a", required=True, help="share of seeds only cell A gets right")
     two.add_argument("--only-b", required=True, help="share of seeds only cell B gets right")
+    paired = tests.add_parser("paired-t", help="two cells' means on the same seeds (paired "
+                              "t-test), e.g. of the pass rate")
+    paired.add_argument("--difference", required=True, help="the mean difference to detect")
+    paired.add_argument("--sd", required=True,
+                        help="the standard deviation of the per-seed differences (a pilot's)")
     three = tests.add_parser("ratio", help="two cells' budgets to 0.9 on the same seeds "
                              "(paired bootstrap), planned from a pilot study")
     three.add_argument("--runs", required=True, help="the pilot study's directory (runs.parquet)")
@@ -182,7 +188,7 @@ def main(argv: list[str]) -> int:
         return 2
     values = {}
     fields = ["power", "alpha", *{"binomial": ["accuracy", "chance"],
-                                  "mcnemar": ["only_a", "only_b"], "ratio": []}[args.test]]
+                                  "mcnemar": ["only_a", "only_b"]}.get(args.test, [])]
     for field in fields:
         text = getattr(args, field)
         try:
@@ -194,7 +200,20 @@ def main(argv: list[str]) -> int:
             return _error(field, getattr(args, field), "is not strictly between 0 and 1")
     if args.test == "ratio":
         return _plan_ratio_command(args, values["power"], values["alpha"])
-    if args.test == "binomial":
+    if args.test == "paired-t":
+        for field in ("difference", "sd"):
+            text = getattr(args, field)
+            try:
+                values[field] = _number(text)
+            except (ValueError, ZeroDivisionError):
+                return _error(field, text, "is not a number")
+            if not 0 < values[field] < math.inf:
+                return _error(field, text, "is not a positive number")
+        plan = plan_paired_t(values["difference"], values["sd"], values["power"],
+                             values["alpha"])
+        test = (f"two-sided paired t-test of a mean difference {values['difference']:.4g}, "
+                f"differences' sd {values['sd']:.4g}")
+    elif args.test == "binomial":
         if values["accuracy"] <= values["chance"]:
             return _error("accuracy", args.accuracy, f"is not above --chance {args.chance}")
         if values["accuracy"] == 1:
@@ -213,8 +232,10 @@ def main(argv: list[str]) -> int:
         test = (f"two-sided exact McNemar test, P(only A) = {values['only_a']:.4g}, "
                 f"P(only B) = {values['only_b']:.4g}")
     print(f"{test}, alpha {values['alpha']:g}, power {values['power']:g}:")
+    checked = ("the noncentral t's power, increasing in n" if args.test == "paired-t"
+               else "checked to twice n")
     print(f"  n_exact  {plan.n_exact:g}  (smallest n from which the exact power stays >= "
-          f"{values['power']:g}, checked to twice n)")
+          f"{values['power']:g}, {checked})")
     print(f"  n_first  {plan.n_first:g}  (first n whose exact power reaches it)")
     print(f"  n_normal {plan.n_normal:g}  (normal approximation; exact power there "
           f"{plan.power_at_n_normal:.3f})")

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from scipy.stats import binom, binomtest, multinomial
+from scipy.stats import binom, binomtest, multinomial, nct
+from scipy.stats import t as student_t
 
 from analysis.budget_to_target import budget_ratio
 from analysis.plan import (
@@ -23,6 +24,7 @@ from analysis.plan import (
     pilot_spread,
     plan_binomial,
     plan_mcnemar,
+    plan_paired_t,
     ratio_power,
     select_cell,
     stated_budgets,
@@ -86,6 +88,22 @@ def test_mcnemar_plan_is_where_the_enumerated_power_stays_above_target() -> None
     assert power[n - 2] < 0.8
     assert min(power[n - 1:]) >= 0.8
     assert math.isfinite(plan.n_normal)
+
+
+def test_paired_t_plan_is_where_the_noncentral_t_power_first_reaches_target() -> None:
+    # The two-sided one-sample t-test of n normal differences of mean d and sd s rejects when
+    # |T| > t_(1 - alpha/2, n - 1), T noncentral t with n - 1 degrees of freedom and
+    # noncentrality d sqrt(n) / s: its power from scipy's distributions, not statsmodels'.
+    def power(n: int, d: float, s: float, alpha: float) -> float:
+        critical = student_t.isf(alpha / 2, n - 1)
+        shift = d * math.sqrt(n) / s
+        return float(nct.sf(critical, n - 1, shift) + nct.cdf(-critical, n - 1, shift))
+
+    for d, s, alpha in ((0.01, 0.023, 0.05 / 64), (0.5, 1.0, 0.05), (0.01, 0.0529, 0.05 / 64)):
+        plan = plan_paired_t(d, s, 0.8, alpha)
+        n = int(plan.n_exact)
+        assert power(n - 1, d, s, alpha) < 0.8 <= power(n, d, s, alpha)
+        assert plan.n_first == plan.n_exact and plan.n_normal <= plan.n_exact
 
 
 def test_plan_command_prints_the_plan_and_rejects_bad_values() -> None:

@@ -127,6 +127,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("FewerTokensMoreRollouts",
                 cite.count(budgets, f"{at} and fewer_tokens and more_rollouts"), "")
     return {"words": words, "lifted": lifted, "stabler": bool(kept["calmer"].any()),
+            # The paper's other figures (the report's template names them by stem).
+            "drift_figure": figure_name(study, SECTION.figures[1]),
+            "speciale_figure": figure_name(study, SECTION.figures[2]),
             "budgets": _kept(budgets[budgets["fraction"] == shares])[BUDGETS],
             "lambdas": [Named(v, "g") for v in distinct(cite, price, "penalty")],
             "price": lambda: _kept(price[price["budget"] == largest])[PRICE],

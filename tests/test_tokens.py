@@ -179,3 +179,15 @@ def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
         assert row["tokens"] == pytest.approx(rows["tokens"].mean())
         assert row["expected_length"] == pytest.approx(rows["expected_length"].mean(), rel=1e-9)
         assert row["accuracy"] == pytest.approx(rows["correct"].mean())
+
+
+def test_a_zero_penalty_lifted_part_way_is_one_bandit_with_the_zero_penalty() -> None:
+    # lambda 0 lifted at 0.5 simulates exactly what lambda 0 kept does: one bandit of the grid,
+    # so no simulation (and no hypothesis of a family) is counted twice.
+    from conftest import make_config
+
+    config = make_config(probs=[[0.5, 0.6]], lengths=[[1, 3]], reward_model="length_penalty",
+                         penalty=[0.0, 0.1], penalty_until=[1.0, 0.5], budgets=None,
+                         token_budgets=[10, 40])
+    assert [env.reward_parameters for env in config.environments] == [
+        (0.0, 1.0, 1.0), (0.1, 1.0, 1.0), (0.1, 1.0, 0.5)]

@@ -59,10 +59,11 @@ def table(inputs: Inputs) -> pd.DataFrame:
 
 def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
     """Each penalised row against the row without a penalty (lambda 0, never lifted) of its arms,
-    estimator and share, interval against interval: ``fewer_tokens`` where its budget in tokens
-    lies below that row's, ``more_rollouts`` where its budget in rollouts lies above (False where
+    estimator and share, interval against interval: ``fewer_tokens`` and ``more_tokens`` where
+    its budget in tokens lies below or above that row's, ``more_rollouts`` where its budget in
+    rollouts lies above (False where
     a budget is not reached, or for that row itself)."""
-    found = found.assign(fewer_tokens=False, more_rollouts=False)
+    found = found.assign(fewer_tokens=False, more_tokens=False, more_rollouts=False)
     arms = found["environment"].str.split(" ").str[0]
     for _, rows in found.groupby([arms, "baseline", "group_size", "lr", "fraction"], sort=False):
         base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
@@ -72,6 +73,8 @@ def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
         penalised = rows.index[(rows["penalty"] > 0.0) & rows["tokens_reached"]]
         found.loc[penalised, "fewer_tokens"] = (found.loc[penalised, "tokens_high"]
                                                 < none["tokens_low"])
+        found.loc[penalised, "more_tokens"] = (found.loc[penalised, "tokens_low"]
+                                               > none["tokens_high"])
         found.loc[penalised, "more_rollouts"] = (found.loc[penalised, "rollouts_low"]
                                                  > none["rollouts_high"])
     return found

@@ -3,9 +3,12 @@ largest budget: the spread of the final pass rate over seeds (its standard devia
 percentile seed-bootstrap interval, ``scipy.stats.bootstrap``: the pass rates are bounded and,
 where runs collapse, bimodal, so no normal-theory interval would hold) and the share of runs that
 collapsed, whose policy puts 0.99 or more on arms that are not best (mass on the best arms at
-most 0.01), with its exact Clopper-Pearson interval; and, where the reward model has a penalty,
-each row set against the row without one (``calmer``, ``more_collapsed``). No p-values: the
-comparisons are of intervals, per row."""
+most 0.01), with its exact Clopper-Pearson interval, and whether the arms the penalised reward
+prefers include a best-passing one (``optimum_passes_best``; where a penalty makes a shorter arm
+that passes less often the optimum, runs settling on it are its intended effect, not a failure of
+training); and, where the reward model has a penalty, each row set against the row without one
+(``lower_spread``, ``higher_spread``, ``more_collapsed``). No p-values: the comparisons are of
+intervals, per row."""
 
 from __future__ import annotations
 
@@ -55,8 +58,14 @@ def table(inputs: Inputs) -> pd.DataFrame:
                                  n_resamples=BOOTSTRAP, confidence_level=CONFIDENCE,
                                  method="percentile", random_state=0).confidence_interval
             low, high = interval.low, interval.high
+        shaped = (model.expected(env.values, env.lengths, env.reward_parameters)
+                  if model.expected is not None and env.values is not None else None)
+        optimum = (None if shaped is None else bool(any(
+            value == max(env.values) for value, reward in zip(env.values, shaped, strict=True)
+            if reward >= max(shaped) - 1e-12)))
         rows.append({
             "cell": int(cell.cell), "environment": cell.environment, "reward_model": env.reward,
+            "optimum_passes_best": optimum,
             **{p.name: v for p, v in zip(model.parameters, env.reward_parameters, strict=True)},
             "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
             "budget": int(outcomes.budgets[last]), "seeds": len(rates),
@@ -65,15 +74,18 @@ def table(inputs: Inputs) -> pd.DataFrame:
             "collapsed_share": collapsed / len(mass), "collapsed_low": share.low,
             "collapsed_high": share.high})
     found = pd.DataFrame(rows)
+    if found.empty:
+        return found
+    found["optimum_passes_best"] = found["optimum_passes_best"].astype("boolean")
     return _against_no_penalty(found) if "penalty" in found else found
 
 
 def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
-    """Each row against the row without a penalty (lambda 0, never lifted) of its arms and
-    estimator, interval against interval: ``calmer`` where both its spread and its collapse share
-    lie below that row's, ``more_collapsed`` where its collapse share lies above (False for that
-    row itself, and where a bandit has none)."""
-    found = found.assign(calmer=False, more_collapsed=False)
+    """Each penalised row against the row without a penalty (lambda 0, never lifted) of its arms
+    and estimator, interval against interval: ``lower_spread`` and ``higher_spread`` where its
+    spread's interval lies below or above that row's, ``more_collapsed`` where its collapse
+    share's does (False for that row itself, and where a bandit has none)."""
+    found = found.assign(lower_spread=False, higher_spread=False, more_collapsed=False)
     arms = found["environment"].str.split(" ").str[0]
     for _, rows in found.groupby([arms, "baseline", "group_size", "lr"], sort=False):
         base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
@@ -81,9 +93,10 @@ def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
             continue
         none = base.iloc[0]
         penalised = rows.index[rows["penalty"] > 0.0]
-        found.loc[penalised, "calmer"] = (
-            (found.loc[penalised, "pass_rate_sd_high"] < none["pass_rate_sd_low"])
-            & (found.loc[penalised, "collapsed_high"] < none["collapsed_low"]))
+        found.loc[penalised, "lower_spread"] = (found.loc[penalised, "pass_rate_sd_high"]
+                                                < none["pass_rate_sd_low"])
+        found.loc[penalised, "higher_spread"] = (found.loc[penalised, "pass_rate_sd_low"]
+                                                 > none["pass_rate_sd_high"])
         found.loc[penalised, "more_collapsed"] = (found.loc[penalised, "collapsed_low"]
                                                   > none["collapsed_high"])
     return found

@@ -13,18 +13,13 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from analysis.families import plain
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope, macro_name, number_word
-from figures.sections import (
-    Section,
-    distinct,
-    families,
-    figure_name,
-    with_verdicts,
-)
+from figures.sections import Section, distinct, families, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO, outside_legend, save
 from figures.words import answers, baseline_name
 
@@ -40,15 +35,16 @@ PRICE = ["environment", "baseline", "penalty", "penalty_until", "budget", "token
          "accuracy_high"]
 """The columns of the table of prices."""
 SPECIALE = ["environment", "baseline", "penalty", "penalty_until", "against", "metric", "budget",
-            "difference", "ci_low", "ci_high", "p_value_holm", "verdict"]
+            "difference", "ci_low", "ci_high", "p_value_holm", "finding", "within_margin"]
 """The columns of the table of the penalty lifted late."""
 BUDGETS = ["environment", "baseline", "penalty", "fraction", "target", "tokens", "tokens_low",
            "tokens_high", "tokens_reached", "rollouts", "rollouts_low", "rollouts_high",
-           "rollouts_reached", "fewer_tokens", "more_rollouts"]
+           "rollouts_reached", "fewer_tokens", "more_tokens", "more_rollouts"]
 """The columns of the table of budgets to a pass-rate target in tokens and in rollouts."""
 STABILITY = ["environment", "baseline", "penalty", "penalty_until", "seeds", "pass_rate_sd",
              "pass_rate_sd_low", "pass_rate_sd_high", "collapsed", "collapsed_low",
-             "collapsed_high", "calmer", "more_collapsed"]
+             "collapsed_high", "optimum_passes_best", "lower_spread", "higher_spread",
+             "more_collapsed"]
 """The columns of the table of stability."""
 
 
@@ -106,17 +102,30 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 for finding in Finding:
                     numbers.put(stem + finding.value.capitalize(), cite.count(
                         speciale, f"{where} and finding == {finding.value!r}"), "")
+                for finding in (Finding.HIGHER, Finding.LOWER):
+                    numbers.put(stem + finding.value.capitalize() + "WithinMargin", cite.count(
+                        speciale, f"{where} and finding == {finding.value!r} and within_margin"),
+                                "")
         numbers.put("LiftedMargin",
                     cite.first(speciale[speciale["metric"] == "pass_rate"]).margin, "g")
-        lifted = {"families": families(cite, speciale),
-                  "table": lambda: with_verdicts(cite, speciale)[SPECIALE]}
+        lifted = {"families": families(cite, speciale), "table": speciale[SPECIALE]}
     stability = cite.read(study, "length_stability")
     kept = _kept(stability)
     # Counted in the whole table (a count cites its table and query), so the queries say
     # "kept throughout" themselves.
-    numbers.put("UnpenalisedPairs", cite.count(stability, f"penalty == 0.0 and {KEPT}"), "")
+    unpenalised = f"penalty == 0.0 and {KEPT}"
+    numbers.put("UnpenalisedPairs", cite.count(stability, unpenalised), "")
+    numbers.put("UnpenalisedMostCollapsed",
+                cite.largest(stability.query(unpenalised), "collapsed"), "")
+    numbers.put("StabilitySeeds", cite.first(stability).seeds, ",")
     numbers.put("PenalisedRows", cite.count(stability, f"penalty > 0.0 and {KEPT}"), "")
-    numbers.put("MoreCollapsed", cite.count(stability, f"more_collapsed and {KEPT}"), "")
+    for name in ("lower_spread", "higher_spread", "more_collapsed"):
+        numbers.put(macro_name(*name.split("_")), cite.count(stability, f"{name} and {KEPT}"),
+                    "")
+    numbers.put("MoreCollapsedOptimumPasses", cite.count(
+        stability, f"more_collapsed and optimum_passes_best == True and {KEPT}"), "")
+    numbers.put("MoreCollapsedOntoOptimum", cite.count(
+        stability, f"more_collapsed and optimum_passes_best == False and {KEPT}"), "")
     budgets = cite.read(study, "length_budgets")
     shares = budgets["fraction"].max()
     numbers.put("BudgetFraction", cite.largest(budgets, "fraction"), ".0%")
@@ -124,9 +133,14 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("BudgetPenalised", cite.count(budgets, at), "")
     numbers.put("BudgetPenalisedReached", cite.count(budgets, f"{at} and tokens_reached"), "")
     numbers.put("FewerTokens", cite.count(budgets, f"{at} and fewer_tokens"), "")
+    numbers.put("MoreTokens", cite.count(budgets, f"{at} and more_tokens"), "")
     numbers.put("FewerTokensMoreRollouts",
                 cite.count(budgets, f"{at} and fewer_tokens and more_rollouts"), "")
-    return {"words": words, "lifted": lifted, "stabler": bool(kept["calmer"].any()),
+    # Whether a penalised row could show a lower collapse share at all: a row with no collapsed
+    # run has an exact upper limit, which must lie below every unpenalised row's lower limit.
+    fewest = binomtest(0, int(stability["seeds"].min())).proportion_ci(method="exact").high
+    lower_impossible = bool(fewest >= stability.query(unpenalised)["collapsed_low"].min())
+    return {"words": words, "lifted": lifted, "lower_impossible": lower_impossible,
             # The paper's other figures (the report's template names them by stem).
             "drift_figure": figure_name(study, SECTION.figures[1]),
             "speciale_figure": figure_name(study, SECTION.figures[2]),

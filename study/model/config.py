@@ -586,6 +586,9 @@ def _environments(grid: dict[str, Any], model: RewardModel) -> tuple[Environment
             continue
         chosen = model if model.values == key else _default_model(key)
         settings = _reward_settings(grid, chosen)
+        if chosen.canonical is not None:
+            # Combinations that simulate the same thing are one bandit of the grid.
+            settings = list(dict.fromkeys(chosen.canonical(s) for s in settings))
         bandits = [_environment(f"grid.{key}[{i}]", entry, key)
                    for i, entry in enumerate(_axis(f"grid.{key}", grid[key]))]
         if lengths is not None:

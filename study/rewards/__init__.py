@@ -63,6 +63,14 @@ class RewardModel:
     parameters: tuple[Parameter, ...] = ()
     constraint: Callable[[tuple[float, ...]], str | None] | None = None
     gap_factor: Callable[[tuple[float, ...]], float] | None = None
+    expected: Callable[[tuple[float, ...], tuple[float, ...], tuple[float, ...]],
+                       list[float]] | None = None
+    """For a length-constraint model, each arm's expected shaped reward from the arms' pass
+    probabilities, mean lengths and the parameters, while the constraint is on (None where it
+    depends on more than the mean length): the arms a learner that follows it prefers."""
+    canonical: Callable[[tuple[float, ...]], tuple[float, ...]] | None = None
+    """The parameters that simulate exactly what these do, one tuple for all of them (a penalty
+    of weight 0 is the same whenever it is lifted): a grid keeps one bandit of each."""
     lengths: bool = False
     """Whether the model's reward depends on the answer's length (a length-constraint model,
     which implements ``shaped``, and ``cut`` or ``lifted_at`` where it has them): its study gives

@@ -20,6 +20,10 @@ REWARD = RewardModel(
                   "L_ref, the length the penalty is counted in"),
         LIFTED,
     ),
+    expected=lambda values, lengths, p: [v - p[0] * length / p[1]
+                                         for v, length in zip(values, lengths, strict=True)],
+    # No penalty is no penalty whenever it is lifted.
+    canonical=lambda p: (0.0, p[1], 1.0) if p[0] == 0.0 else p,
     lengths=True,
     summary="the Bernoulli check less lambda times the answer's length over a reference length",
 )

@@ -331,7 +331,8 @@ def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outp
     studies = roles(study_outputs / "tables")
     figures = [(studies[role] if role else "") + name
                for role, name in re.findall(r'#fig\((?:study\.(\w+) \+ )?"(\w+)"', source)]
-    assert len(figures) == 6
+    # Every figure the sources place was read (the paper's own and its sections').
+    assert len(figures) == source.count("#fig(") > 0
     for number, name in enumerate(figures, start=1):
         assert (study_outputs / "figures" / f"{name}.pdf").is_file()
         assert f"Figure {number}:" in text

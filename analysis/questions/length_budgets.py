@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.accuracy import cell_environments
 from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
 from analysis.questions import Inputs
+from analysis.questions.length_price import against_no_penalty
 from study.model import registry
 
 TABLE = "length_budgets"
@@ -54,30 +55,13 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 "fraction": fraction, "target": target, "seeds": len(rates),
                 **_named("tokens", tokens), **_named("rollouts", rollouts)})
     found = pd.DataFrame(rows)
-    return _against_no_penalty(found) if "penalty" in found else found
-
-
-def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
-    """Each penalised row against the row without a penalty (lambda 0, never lifted) of its arms,
-    estimator and share, interval against interval: ``fewer_tokens`` and ``more_tokens`` where
-    its budget in tokens lies below or above that row's, ``more_rollouts`` where its budget in
-    rollouts lies above (False where
-    a budget is not reached, or for that row itself)."""
-    found = found.assign(fewer_tokens=False, more_tokens=False, more_rollouts=False)
-    arms = found["environment"].str.split(" ").str[0]
-    for _, rows in found.groupby([arms, "baseline", "group_size", "lr", "fraction"], sort=False):
-        base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
-        if base.empty:
-            continue
-        none = base.iloc[0]
-        penalised = rows.index[(rows["penalty"] > 0.0) & rows["tokens_reached"]]
-        found.loc[penalised, "fewer_tokens"] = (found.loc[penalised, "tokens_high"]
-                                                < none["tokens_low"])
-        found.loc[penalised, "more_tokens"] = (found.loc[penalised, "tokens_low"]
-                                               > none["tokens_high"])
-        found.loc[penalised, "more_rollouts"] = (found.loc[penalised, "rollouts_low"]
-                                                 > none["rollouts_high"])
-    return found
+    if "penalty" not in found:
+        return found
+    # A budget not reached is only bounded: it sets nothing against the unpenalised one.
+    return against_no_penalty(found, ["baseline", "group_size", "lr", "fraction"], {
+        "fewer_tokens": ("tokens_low", "tokens_high", "below"),
+        "more_tokens": ("tokens_low", "tokens_high", "above"),
+        "more_rollouts": ("rollouts_low", "rollouts_high", "above")}, eligible="tokens_reached")
 
 
 def _named(unit: str, columns: dict[str, object]) -> dict[str, object]:

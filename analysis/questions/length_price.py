@@ -60,3 +60,29 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 "accuracy": right["accuracy"], "accuracy_low": right["ci_low"],
                 "accuracy_high": right["ci_high"]})
     return pd.DataFrame(rows)
+
+
+Interval = tuple[str, str, str]
+"""A comparison of a row with the row without a penalty: its interval's low and high columns and
+the side (``below``: this row's upper limit under that row's lower one; ``above``: the reverse)."""
+
+
+def against_no_penalty(found: pd.DataFrame, by: list[str], intervals: dict[str, Interval],
+                       eligible: str = "") -> pd.DataFrame:
+    """``found`` with a boolean column per entry of ``intervals``: for each row with a penalty
+    (and ``eligible`` true, if named), whether its interval lies on that side of the interval of
+    the row without one (lambda 0, never lifted) of its arms and ``by``; False for that row itself
+    and where a bandit has none. Interval against interval, per row: no family, no p-value."""
+    found = found.assign(**dict.fromkeys(intervals, False))
+    arms = found["environment"].str.split(" ").str[0]
+    for _, rows in found.groupby([arms, *by], sort=False):
+        base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
+        if base.empty:
+            continue
+        none = base.iloc[0]
+        chosen = (rows["penalty"] > 0.0) & (rows[eligible] if eligible else True)
+        penalised = rows.index[chosen]
+        for name, (low, high, side) in intervals.items():
+            found.loc[penalised, name] = (found.loc[penalised, high] < none[low] if side == "below"
+                                          else found.loc[penalised, low] > none[high])
+    return found

@@ -21,6 +21,7 @@ from analysis.budget_to_target import BOOTSTRAP
 from analysis.cost import CONFIDENCE
 from analysis.pass_rate import seed_pass_rates
 from analysis.questions import Inputs
+from analysis.questions.length_price import against_no_penalty
 from study.model import registry
 
 TABLE = "length_stability"
@@ -77,26 +78,9 @@ def table(inputs: Inputs) -> pd.DataFrame:
     if found.empty:
         return found
     found["optimum_passes_best"] = found["optimum_passes_best"].astype("boolean")
-    return _against_no_penalty(found) if "penalty" in found else found
-
-
-def _against_no_penalty(found: pd.DataFrame) -> pd.DataFrame:
-    """Each penalised row against the row without a penalty (lambda 0, never lifted) of its arms
-    and estimator, interval against interval: ``lower_spread`` and ``higher_spread`` where its
-    spread's interval lies below or above that row's, ``more_collapsed`` where its collapse
-    share's does (False for that row itself, and where a bandit has none)."""
-    found = found.assign(lower_spread=False, higher_spread=False, more_collapsed=False)
-    arms = found["environment"].str.split(" ").str[0]
-    for _, rows in found.groupby([arms, "baseline", "group_size", "lr"], sort=False):
-        base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
-        if base.empty:
-            continue
-        none = base.iloc[0]
-        penalised = rows.index[rows["penalty"] > 0.0]
-        found.loc[penalised, "lower_spread"] = (found.loc[penalised, "pass_rate_sd_high"]
-                                                < none["pass_rate_sd_low"])
-        found.loc[penalised, "higher_spread"] = (found.loc[penalised, "pass_rate_sd_low"]
-                                                 > none["pass_rate_sd_high"])
-        found.loc[penalised, "more_collapsed"] = (found.loc[penalised, "collapsed_low"]
-                                                  > none["collapsed_high"])
-    return found
+    if "penalty" not in found:
+        return found
+    return against_no_penalty(found, ["baseline", "group_size", "lr"], {
+        "lower_spread": ("pass_rate_sd_low", "pass_rate_sd_high", "below"),
+        "higher_spread": ("pass_rate_sd_low", "pass_rate_sd_high", "above"),
+        "more_collapsed": ("collapsed_low", "collapsed_high", "above")})

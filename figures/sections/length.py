@@ -84,13 +84,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         first, last = cite.first(rows), cite.last(rows)
         numbers.put(f"Arms{word}", first.environment, shown=answers)
         numbers.put(f"DriftFromBudget{word}", first.budget, ",")
-        for name, row in ((f"DriftFrom{word}", first), (f"DriftTo{word}", last)):
-            for suffix in ("", "_low", "_high"):
-                numbers.put(name + suffix.replace("_l", "L").replace("_h", "H"),
-                            row[f"expected_length{suffix}"], ".2f")
-        for suffix in ("", "_low", "_high"):
-            numbers.put(f"DriftPassRate{word}" + suffix.replace("_l", "L").replace("_h", "H"),
-                        last[f"pass_rate{suffix}"], ".4f")
+        for name, row, column, spec in (
+                (f"DriftFrom{word}", first, "expected_length", ".2f"),
+                (f"DriftTo{word}", last, "expected_length", ".2f"),
+                (f"DriftPassRate{word}", last, "pass_rate", ".4f")):
+            for suffix, limit in (("", ""), ("Low", "_low"), ("High", "_high")):
+                numbers.put(name + suffix, row[column + limit], spec)
     speciale = cite.read(study, "speciale")
     lifted = None
     if speciale is not None:

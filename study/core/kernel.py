@@ -245,6 +245,17 @@ def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws,
 
 
 @inline_jit
+def _learn_group(name, n_arms, t, lr, baseline, s, lanes, pulled, rewards,
+                 advantage) -> None:  # pragma: no cover
+    """The learner's update from every lane's group that starts at rollout t (``pulled``,
+    ``rewards``: (G, lanes)), then the group's rollouts added to each lane's sums."""
+    learn(name, n_arms, t, lr, baseline, s, np.uint64(lanes), pulled, rewards, advantage)
+    for i in range(pulled.shape[0]):
+        for j in range(np.uint64(lanes)):
+            _count(n_arms, s, j, pulled[i, j], rewards[i, j])
+
+
+@inline_jit
 def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
     curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
@@ -384,11 +395,8 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
                 s[lane_row(arms, WORK_B) + j] = reward
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, used, t, curve_optimal, curve_reward)
-        learn(name, arms, update * group, lr, baseline, s, np.uint64(lanes), pulled, rewards,
-              advantage)
-        for i in range(group):
-            for j in range(np.uint64(lanes)):
-                _count(arms, s, j, pulled[i, j], rewards[i, j])
+        _learn_group(name, arms, update * group, lr, baseline, s, lanes, pulled, rewards,
+                     advantage)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
                                      values, budgets, grid, arms, scores, out)
@@ -506,6 +514,8 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     longest = cut(model, parameters)
     lifted = lifted_at(model, parameters) * np.float64(budgets[-1])
     spent_rollouts, spent_tokens, spent_length = spent
+    finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
+    # scores, finite, zero_signal
     waiting = used
     update = 0
     while waiting > 0:
@@ -545,7 +555,7 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
                         scores, out)
                 spent_rollouts[j, c] = update * group
                 spent_tokens[j, c] = tokens[j]
-                spent_length[j, c] = policy_mean(name, scores, lengths) if out[6][j, c] else np.nan
+                spent_length[j, c] = policy_mean(name, scores, lengths) if finite[j, c] else np.nan
                 due[j] += 1
                 if due[j] == budgets.shape[0]:
                     waiting -= 1
@@ -559,11 +569,8 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
                           shared)
                 _count(arms, s, j, pulled[0, j], rewards[0, j])
         else:
-            learn(name, arms, update * group, lr, baseline, s, np.uint64(lanes), pulled, rewards,
-                  advantage)
-            for i in range(group):
-                for j in range(np.uint64(lanes)):
-                    _count(arms, s, j, pulled[i, j], rewards[i, j])
+            _learn_group(name, arms, update * group, lr, baseline, s, lanes, pulled, rewards,
+                         advantage)
         for j in range(np.uint64(lanes)):
             spending[j] += cost[j]
             tokens[j] += answered[j]

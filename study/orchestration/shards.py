@@ -190,8 +190,8 @@ class ShardResult:
 @dataclass(frozen=True)
 class TokenShardResult(ShardResult):
     """A shard of a simulation whose answers cost tokens (``study.core.kernel.simulate_tokens``):
-    ``ShardResult``'s fields, and what each run spent by each checkpoint: rollouts, tokens, the
-    policy's expected answer length and its mass on the best arms. No curves."""
+    ``ShardResult``'s fields, and what each run spent by each checkpoint (rollouts, tokens) with
+    its policy's expected answer length. No curves."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "rollouts", "tokens",
                                          "expected_length")

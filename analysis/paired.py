@@ -166,9 +166,13 @@ def judge(table: pd.DataFrame, margin: float, alpha: float = ALPHA) -> pd.DataFr
     (``analysis.roles.Finding``: ``higher`` where A is shown better, Holm-adjusted p < ``alpha``,
     ``lower`` worse, else ``equivalent`` where within the margin, or ``unresolved``). The printed
     95% interval is not adjusted for the family, so it can exclude 0 in a row whose Holm p is
-    above 0.05."""
+    above 0.05. Where the table has its equivalence tests' own Holm-adjusted p-values
+    (``p_equivalence_holm``, a declared family), ``within_margin`` is theirs below ``alpha``."""
     table = table.assign(margin=margin)
-    table["within_margin"] = (table["ci90_low"] > -margin) & (table["ci90_high"] < margin)
+    if "p_equivalence_holm" in table:
+        table["within_margin"] = table["p_equivalence_holm"] < alpha
+    else:
+        table["within_margin"] = (table["ci90_low"] > -margin) & (table["ci90_high"] < margin)
     shown = table["p_value_holm"] < alpha
     table["finding"] = typed([finding(s and d > 0, s and d <= 0, w) for s, d, w in zip(
         shown, table["difference"], table["within_margin"], strict=True)], Finding)

@@ -13,8 +13,12 @@ Cohen's h for the binomial test, Connor's formula for McNemar's), and the exact 
   seeds' split against 1/2), for stated rates of seeds that only cell A, and only cell B, gets
   right (their difference is the accuracy difference, their sum the discordance);
 * ``paired-t``: two cells' means on the same seeds (a pass rate, an answer length), the
-  two-sided paired t-test the many-prompts and length studies run, for a stated mean difference
+  two-sided paired t-test the many-prompts study runs, for a stated mean difference
   and the standard deviation of the per-seed differences (a nuisance from a pilot);
+* ``betting``: two cells' means on the same seeds by the betting test the length study runs
+  (``analysis.bounded``), for a stated mean difference, the standard deviation of the per-seed
+  differences and the range they lie in; its power by Monte Carlo on normal differences clipped
+  to the range (``betting_power``), on a grid of n;
 * ``ratio``: two cells' budgets to 0.9 on the same seeds, the study's paired percentile-bootstrap
   test of their ratio (``analysis.budget_to_target.budget_ratio``): that it differs from 1 (the
   95% interval excludes 1), or with ``--equivalence m`` that it lies within [1/m, m] (the 90%
@@ -45,6 +49,7 @@ from scipy.stats import binom, norm
 from statsmodels.stats.power import NormalIndPower, TTestPower
 from statsmodels.stats.proportion import proportion_effectsize
 
+from analysis.bounded import betting_p_value
 from analysis.budget_to_target import TARGET, BudgetRatio, budget_ratio, crossing
 from analysis.outcomes import Outcomes
 from analysis.paired import mcnemar_power
@@ -139,6 +144,48 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     return Plan(n_exact, n_exact, n_normal,
                 float(TTestPower().power(effect_size=effect, nobs=n_normal, alpha=alpha,
                                          alternative="two-sided")))
+
+
+BETTING_DRAWS = 400
+"""Monte Carlo draws per n for the ``betting`` planner: the standard error of an estimated power
+p is sqrt(p (1 - p) / 400), 0.02 at p = 0.8."""
+BETTING_GRID = 2.0 ** (np.arange(-2, 25) / 4)
+"""The n the ``betting`` planner tries, as multiples of the t-test's n: from 0.71 to 64 times it
+in steps of 19%. The betting test is the less powerful of the two on light tails, and far less
+where the range is wide against the spread (its bets are capped by the range)."""
+
+
+def betting_power(difference: float, sd: float, low: float, high: float, seeds: int,
+                  alpha: float = ALPHA, draws: int = BETTING_DRAWS) -> float:
+    """Monte Carlo power of the two-sided betting test of mean 0 (``analysis.bounded``) at
+    ``seeds`` seeds, for per-seed differences drawn normal with mean ``difference`` and
+    standard deviation ``sd``, clipped to the range [low, high] the study states (the clipping
+    moves the mean by less than 1e-6 wherever the range is 4 sd or more from it). Draws from a
+    generator seeded by the arguments, so a plan is the same every time."""
+    rng = np.random.default_rng([seeds, draws, int(1e6 * difference), int(1e6 * sd)])
+    values = np.clip(rng.normal(difference, sd, (draws, seeds)), low, high)
+    return float(np.mean([betting_p_value(v, low, high, 0.0, alpha=alpha) < alpha
+                          for v in values]))
+
+
+def plan_betting(difference: float, sd: float, low: float, high: float, target: float = 0.8,
+                 alpha: float = ALPHA, draws: int = BETTING_DRAWS) -> Plan:
+    """Seeds for the two-sided betting test of a mean difference ``difference`` of per-seed
+    differences in [low, high] spreading with ``sd``: the smallest n of a grid
+    (``BETTING_GRID`` times the paired t-test's n) from which the Monte Carlo power
+    (``betting_power``) stays at or above the target, the first grid n that reaches it, and the
+    paired t-test's n with the betting test's power there (the t-test's n is what the betting
+    test would need on normal differences if it lost nothing to its validity on any tails)."""
+    n_t = plan_paired_t(difference, sd, target, alpha).n_exact
+    seeds = np.unique(np.maximum(np.ceil(n_t * BETTING_GRID), 2).astype(int))
+    power = np.array([betting_power(difference, sd, low, high, int(n), alpha, draws)
+                      for n in seeds])
+    reached = np.flatnonzero(power >= target)
+    below = np.flatnonzero(power < target)
+    stays = (reached[reached > below.max()] if len(below) else reached)
+    return Plan(float(seeds[stays[0]]) if len(stays) else math.inf,
+                float(seeds[reached[0]]) if len(reached) else math.inf, n_t,
+                betting_power(difference, sd, low, high, int(n_t), alpha, draws))
 
 
 RATIO_DRAWS = 200

@@ -15,8 +15,10 @@ from analysis.accuracy import CELL_KEYS, cells_frame
 from analysis.budget_to_target import TARGET
 from analysis.outcomes import Outcomes
 from analysis.plan import (
+    BETTING_DRAWS,
     RATIO_DRAWS,
     check_pair,
+    plan_betting,
     plan_binomial,
     plan_mcnemar,
     plan_paired_t,
@@ -150,6 +152,37 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
     return 0
 
 
+def _plan_betting_command(args: argparse.Namespace, power: float, alpha: float) -> int:
+    """Validate the ``betting`` arguments, print the plan (or exit 2)."""
+    numbers = {}
+    for field in ("difference", "sd", "low", "high", "draws"):
+        text = getattr(args, field)
+        try:
+            numbers[field] = _number(text)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return _error(field, text, "is not a number")
+    difference, sd, low, high, draws = (numbers[f] for f in (
+        "difference", "sd", "low", "high", "draws"))
+    if not 0 < sd < math.inf:
+        return _error("sd", args.sd, "is not a positive number")
+    if not low < high:
+        return _error("high", args.high, f"is not above --low {args.low}")
+    if not low < difference < high or difference == 0:
+        return _error("difference", args.difference,
+                      f"is not a nonzero difference inside [{args.low}, {args.high}]")
+    if draws != int(draws) or draws < 1:
+        return _error("draws", args.draws, "is not a whole number >= 1")
+    plan = plan_betting(difference, sd, low, high, power, alpha, int(draws))
+    print(f"two-sided betting test of a mean difference {difference:.4g} on [{low:.4g}, "
+          f"{high:.4g}], differences' sd {sd:.4g}, alpha {alpha:g}, power {power:g}:")
+    print(f"  n_exact  {plan.n_exact:g}  (smallest n of the grid from which the Monte Carlo "
+          f"power, {int(draws)} draws per n, stays >= {power:g})")
+    print(f"  n_first  {plan.n_first:g}  (first n of the grid whose power reaches it)")
+    print(f"  n_t      {plan.n_normal:g}  (the paired t-test's n; the betting test's power there "
+          f"{plan.power_at_n_normal:.3f})")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """Print one plan; exit 2 with one line naming the field for a bad value."""
     # The study's parser: a usage error (an unknown test, a missing option) is one line too.
@@ -169,6 +202,15 @@ def main(argv: list[str]) -> int:
     paired.add_argument("--difference", required=True, help="the mean difference to detect")
     paired.add_argument("--sd", required=True,
                         help="the standard deviation of the per-seed differences (a pilot's)")
+    bet = tests.add_parser("betting", help="two cells' means on the same seeds by betting on a "
+                           "known range (the length study's test), e.g. of the pass rate")
+    bet.add_argument("--difference", required=True, help="the mean difference to detect")
+    bet.add_argument("--sd", required=True,
+                     help="the standard deviation of the per-seed differences (a pilot's)")
+    bet.add_argument("--low", required=True, help="the least a per-seed difference can be")
+    bet.add_argument("--high", required=True, help="the most a per-seed difference can be")
+    bet.add_argument("--draws", default=str(BETTING_DRAWS),
+                     help=f"Monte Carlo draws per n (default {BETTING_DRAWS})")
     three = tests.add_parser("ratio", help="two cells' budgets to 0.9 on the same seeds "
                              "(paired bootstrap), planned from a pilot study")
     three.add_argument("--runs", required=True, help="the pilot study's directory (runs.parquet)")
@@ -200,6 +242,8 @@ def main(argv: list[str]) -> int:
             return _error(field, getattr(args, field), "is not strictly between 0 and 1")
     if args.test == "ratio":
         return _plan_ratio_command(args, values["power"], values["alpha"])
+    if args.test == "betting":
+        return _plan_betting_command(args, values["power"], values["alpha"])
     if args.test == "paired-t":
         for field in ("difference", "sd"):
             text = getattr(args, field)

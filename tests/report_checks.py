@@ -146,11 +146,15 @@ def holm(p_values: Iterable[float]) -> np.ndarray:
     return multipletests(p_values, method="holm")[1] if p_values.size else p_values
 
 
-def verdict(difference: float, ci90: tuple[float, float], p_holm: float, margin: float) -> str:
+def within(ci90: tuple[float, float], margin: float) -> bool:
+    """Whether a 90% interval lies inside +-margin (two one-sided tests at ``ALPHA``)."""
+    return -margin < ci90[0] and ci90[1] < margin
+
+
+def verdict(difference: float, inside: bool, p_holm: float, margin: float) -> str:
     """A paired row's verdict as the report words it: a difference where Holm's p is below
-    ``ALPHA`` (smaller than the margin when the 90% interval lies inside it), equivalence
-    where only the 90% interval does, else unresolved."""
-    inside = -margin < ci90[0] and ci90[1] < margin
+    ``ALPHA`` (smaller than the margin when it is shown ``inside`` it), equivalence where only
+    that is shown, else unresolved."""
     if p_holm < ALPHA:
         found = "A better" if difference > 0 else "A worse"
         return f"{found}, by less than {margin:g}" if inside else found
@@ -371,8 +375,15 @@ def verdict_texts(frame: pd.DataFrame) -> list[str] | None:
     """Each paired row's verdict as the report words it: from its difference, 90% interval,
     Holm p-value and margin (``verdict``) where the file has them, else from its ``finding``
     (empty where it has none); None for a file that has neither."""
+    if "p_equivalence_holm" in frame and {"difference", "p_value_holm", "margin"} <= set(
+            frame.columns):
+        # Equivalence by its own Holm family: inside the margin where its adjusted p is below
+        # ALPHA.
+        return [verdict(d, q < ALPHA, p, m)
+                for d, p, q, m in frame[["difference", "p_value_holm", "p_equivalence_holm",
+                                         "margin"]].itertuples(index=False)]
     if {"difference", "ci90_low", "ci90_high", "p_value_holm", "margin"} <= set(frame.columns):
-        return [verdict(d, (low, high), p, m) for d, low, high, p, m in frame[
+        return [verdict(d, within((low, high), m), p, m) for d, low, high, p, m in frame[
             ["difference", "ci90_low", "ci90_high", "p_value_holm", "margin"]].itertuples(
                 index=False)]
     if not {"finding", "within_margin", "margin"} <= set(frame.columns):

@@ -19,9 +19,12 @@ from scipy.stats import t as student_t
 
 from analysis.budget_to_target import budget_ratio
 from analysis.plan import (
+    BETTING_GRID,
+    betting_power,
     binomial_power,
     normal_seeds,
     pilot_spread,
+    plan_betting,
     plan_binomial,
     plan_mcnemar,
     plan_paired_t,
@@ -115,6 +118,35 @@ def test_plan_command_prints_the_plan_and_rejects_bad_values() -> None:
                           "0.2", "--only-b", "x"], cwd=REPO, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip() == "error: --only-b: 'x' is not a probability"
+
+
+def test_betting_power_holds_the_level_and_the_plan_reaches_the_target() -> None:
+    # With no difference every rejection is false: the betting test's size is at most alpha for
+    # any law on the range, so its Monte Carlo estimate from 400 draws may exceed 0.05 only by
+    # chance, by 3 standard errors sqrt(0.05 * 0.95 / 400) = 0.011 at most once in 700 runs.
+    assert betting_power(0.0, 0.02, -0.1, 0.1, 300, 0.05) <= 0.05 + 3 * math.sqrt(
+        0.05 * 0.95 / 400)
+    plan = plan_betting(0.01, 0.023, -0.1, 0.1, 0.8, 0.05 / 64)
+    n = int(plan.n_exact)
+    assert betting_power(0.01, 0.023, -0.1, 0.1, n, 0.05 / 64) >= 0.8
+    # The grid n below it falls short: the plan is the first n of the grid, not a later one.
+    below = int(np.ceil(plan.n_normal * BETTING_GRID[list(
+        np.ceil(plan.n_normal * BETTING_GRID).astype(int)).index(n) - 1]))
+    assert betting_power(0.01, 0.023, -0.1, 0.1, below, 0.05 / 64) < 0.8
+    # A bet can only lose to the t-test on normal differences, which it was planned against.
+    assert plan.n_exact > plan.n_normal == plan_paired_t(0.01, 0.023, 0.8, 0.05 / 64).n_exact
+
+
+def test_betting_plan_command_rejects_bad_values(capsys: pytest.CaptureFixture[str]) -> None:
+    for flags, message in [(["--sd", "0"], "--sd: '0' is not a positive number"),
+                           (["--high", "-0.2"], "--high: '-0.2' is not above --low -0.1"),
+                           (["--difference", "0.5"], "--difference: '0.5' is not a nonzero "
+                            "difference inside [-0.1, 0.1]")]:
+        arguments = {"--difference": "0.01", "--sd": "0.02", "--low": "-0.1", "--high": "0.1"}
+        arguments.update(dict(zip(flags[::2], flags[1::2], strict=True)))
+        assert plan_main(["betting", *itertools.chain.from_iterable(arguments.items())]) == 2
+        printed = capsys.readouterr()
+        assert printed.out == "" and printed.err.strip() == f"error: {message}"
 
 
 def test_mcnemar_power_curve_is_the_power_at_each_n() -> None:

@@ -388,8 +388,8 @@ def paired_rows(outcomes: dict[int, pd.DataFrame], pairs: list[tuple[int, int]],
     for row, p in zip(rows, checks.holm(r["test"].p_value for r in rows), strict=True):
         test = row["test"]
         row["p_holm"] = p
-        row["verdict"] = checks.verdict(test.difference, (test.ci90_low, test.ci90_high), p,
-                                        margin)
+        row["verdict"] = checks.verdict(
+            test.difference, checks.within((test.ci90_low, test.ci90_high), margin), p, margin)
     return rows
 
 
@@ -596,9 +596,9 @@ def test_group_rollouts_section_is_recomputed_from_the_runs(study_outputs: Path)
                                      checks.odd(outcomes[single["cell"]])[budget])})
         for row, p in zip(rows, checks.holm(r["test"].p_value for r in rows), strict=True):
             row["p_holm"] = p
-            row["verdict"] = checks.verdict(row["test"].difference, (row["test"].ci90_low,
-                                                                     row["test"].ci90_high),
-                                            p, margin)
+            test = row["test"]
+            row["verdict"] = checks.verdict(test.difference, checks.within(
+                (test.ci90_low, test.ci90_high), margin), p, margin)
         assert f"(Holm family: the {len(rows)} rows of `group_vs_single`)" in shown
         counts = pd.DataFrame(rows).groupby(["environment", "verdict"]).size()
         table = checks.table_after(shown, "Every arm against single-rollout")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -119,13 +120,16 @@ def test_geometric_lengths_have_the_stated_mean() -> None:
 
 
 def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
-    # From the tidy runs of a small study whose answers cost tokens, by scipy and statsmodels
-    # rather than the package's calls: the Speciale rows are paired t-tests of the per-seed
-    # differences, Holm within each metric's family; the stability rows are the sample
-    # standard deviation and Clopper-Pearson intervals of the collapsed runs; the price rows
-    # are means over seeds. With 300 seeds every paired difference varies on more than 30
-    # seeds, so every interval is the t interval and every p-value the t-test's.
-    from scipy.stats import binomtest, ttest_rel
+    # From the tidy runs of a small study whose answers cost tokens, by scipy, statsmodels and
+    # the slow betting reference (tests/betting_reference.py) rather than the package's calls:
+    # the Speciale rows are betting tests of the per-seed differences on the bandit's range,
+    # bets tuned for Holm's first step, Holm within each metric's family; the stability rows
+    # are the sample standard deviation, a betting interval of the variance from pairs of
+    # seeds and Clopper-Pearson intervals of the collapsed runs; their tests against no penalty
+    # a betting test of the pairs' variance difference and McNemar's exact test; the price
+    # rows are means over seeds.
+    from betting_reference import capital, p_value
+    from scipy.stats import binomtest
     from statsmodels.stats.multitest import multipletests
 
     from analysis.study_tables import analyze_outcomes, load
@@ -147,32 +151,60 @@ def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
     late = runs[params == (0.05, 1.0, 0.5)]
     kept = runs[params == (0.05, 1.0, 1.0)]
     never = runs[params == (0.0, 1.0, 1.0)]
+    # The analysis holds pass rates in single precision (analysis.outcomes).
+    kinds = {"pass_rate": np.float32, "expected_length": np.float64}
+    spans = {"pass_rate": 0.6 - 0.5, "expected_length": 4.0 - 1.0}
+
+    def final(frame: pd.DataFrame, metric: str) -> np.ndarray:
+        return frame[frame["budget"] == 2000][metric].to_numpy(dtype=kinds[metric]).astype(float)
+
     speciale = tables["speciale"]
     assert set(speciale["budget"]) == {2000}  # after the switch at 1000 tokens only
     for metric in ("pass_rate", "expected_length"):
         rows = speciale[speciale["metric"] == metric]
         p_values, holm = [], []
         for against, partner in (("no_penalty", never), ("penalty_throughout", kept)):
-            # The analysis holds pass rates in single precision (analysis.outcomes).
-            kind = np.float32 if metric == "pass_rate" else np.float64
-            ours = late[late["budget"] == 2000][metric].to_numpy(dtype=kind).astype(float)
-            theirs = partner[partner["budget"] == 2000][metric].to_numpy(dtype=kind).astype(float)
+            ours, theirs = final(late, metric), final(partner, metric)
             row = rows[rows["against"] == against].iloc[0]
             assert row["difference"] == pytest.approx((ours - theirs).mean(), rel=1e-9)
-            p_values.append(ttest_rel(ours, theirs).pvalue)
+            p_values.append(p_value(list(ours - theirs), -spans[metric], spans[metric], 0.0,
+                                    0.05 / len(rows)))
             assert row["p_value"] == pytest.approx(p_values[-1], rel=1e-9, abs=1e-300)
             holm.append(row["p_value_holm"])
         np.testing.assert_allclose(holm, multipletests(p_values, method="holm")[1],
                                    rtol=1e-9, atol=1e-300)
     stability = tables["length_stability"].set_index("cell")
+    halves = {}
     for cell, rows in runs[runs["budget"] == 2000].groupby("cell"):
         row = stability.loc[cell]
         rates = rows["pass_rate"].to_numpy(dtype=np.float32).astype(float)
         assert row["pass_rate_sd"] == pytest.approx(np.std(rates, ddof=1), rel=1e-9)
+        halves[cell] = [(a - b) ** 2 / 2 for a, b in zip(rates[0::2], rates[1::2], strict=True)]
+        # At a limit of the variance's interval the reference's hedged capital is 1 / 0.05.
+        for limit in (row["pass_rate_sd_low"], row["pass_rate_sd_high"]):
+            if limit > 0:
+                hedged = max(capital(halves[cell], 0.0, 0.1**2 / 2, limit**2, 0.05)) / 2
+                assert hedged == pytest.approx(20.0, rel=1e-6)
         collapsed = int((rows["p_best"] <= 0.01).sum())
         interval = binomtest(collapsed, len(rows)).proportion_ci(method="exact")
         assert (row["collapsed"], row["collapsed_low"], row["collapsed_high"]) == (
             collapsed, pytest.approx(interval.low), pytest.approx(interval.high))
+    tests = tables["length_stability_tests"]
+    assert len(tests) == 2  # the penalty kept, against none: one row per metric
+    for row in tests.itertuples():
+        a = runs[(runs["cell"] == row.cell_a) & (runs["budget"] == 2000)]
+        b = runs[(runs["cell"] == row.cell_b) & (runs["budget"] == 2000)]
+        if row.metric == "collapsed":
+            only_a = int(((a["p_best"].to_numpy() <= 0.01) & (b["p_best"].to_numpy() > 0.01)).sum())
+            only_b = int(((a["p_best"].to_numpy() > 0.01) & (b["p_best"].to_numpy() <= 0.01)).sum())
+            expected = (1.0 if only_a + only_b == 0
+                        else binomtest(only_a, only_a + only_b).pvalue)
+        else:
+            span = 0.1**2 / 2
+            expected = p_value([x - y for x, y in zip(halves[row.cell_a], halves[row.cell_b],
+                                                       strict=True)], -span, span, 0.0, 0.05)
+        assert row.p_value == pytest.approx(expected, rel=1e-9, abs=1e-300)
+        assert row.p_value_holm == pytest.approx(expected, rel=1e-9, abs=1e-300)
     price = tables["length_price"].set_index(["cell", "budget"])
     for (cell, budget), rows in runs.groupby(["cell", "budget"]):
         row = price.loc[(cell, budget)]

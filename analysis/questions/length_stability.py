@@ -1,27 +1,26 @@
 """Does a length penalty buy stability? For a study whose answers cost tokens, per cell at the
 largest budget: the spread of the final pass rate over seeds (its standard deviation, with a 95%
-percentile seed-bootstrap interval, ``scipy.stats.bootstrap``: the pass rates are bounded and,
-where runs collapse, bimodal, so no normal-theory interval would hold) and the share of runs that
+interval: the square root of a betting interval, ``analysis.bounded``, of the variance from
+independent pairs of seeds, ``pair_halves``; the pass rates are bounded and, where a few runs
+collapse, a spike with far outliers, on which neither a normal-theory nor a bootstrap interval
+holds its level) and the share of runs that
 collapsed, whose policy puts 0.99 or more on arms that are not best (mass on the best arms at
 most 0.01), with its exact Clopper-Pearson interval, and whether the arms the penalised reward
 prefers include a best-passing one (``optimum_passes_best``; where a penalty makes a shorter arm
 that passes less often the optimum, runs settling on it are its intended effect, not a failure of
-training); and, where the reward model has a penalty, each row set against the row without one
-(``lower_spread``, ``higher_spread``, ``more_collapsed``). No p-values: the comparisons are of
-intervals, per row."""
+training). The tests against no penalty are ``length_stability_tests``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, bootstrap
+from scipy.stats import binomtest
 
 from analysis.accuracy import cell_environments
-from analysis.budget_to_target import BOOTSTRAP
+from analysis.bounded import betting_interval, pair_halves
 from analysis.cost import CONFIDENCE
-from analysis.pass_rate import seed_pass_rates
+from analysis.pass_rate import seed_pass_rates, value_range
 from analysis.questions import Inputs
-from analysis.questions.length_price import against_no_penalty
 from study.model import registry
 
 TABLE = "length_stability"
@@ -55,10 +54,10 @@ def table(inputs: Inputs) -> pd.DataFrame:
         if np.all(rates == rates[0]):
             low = high = np.nan  # every seed alike: a constant has no interval
         else:
-            interval = bootstrap((rates,), lambda x, axis: np.std(x, ddof=1, axis=axis),
-                                 n_resamples=BOOTSTRAP, confidence_level=CONFIDENCE,
-                                 method="percentile", random_state=0).confidence_interval
-            low, high = interval.low, interval.high
+            bottom, top = value_range(env)
+            variance = betting_interval(pair_halves(rates), 0.0, (top - bottom) ** 2 / 2,
+                                        CONFIDENCE)
+            low, high = np.sqrt(variance.low), np.sqrt(variance.high)
         shaped = (model.expected(env.values, env.lengths, env.reward_parameters)
                   if model.expected is not None and env.values is not None else None)
         optimum = (None if shaped is None else bool(any(
@@ -71,16 +70,11 @@ def table(inputs: Inputs) -> pd.DataFrame:
             "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
             "budget": int(outcomes.budgets[last]), "seeds": len(rates),
             "pass_rate_sd": spread, "pass_rate_sd_low": low, "pass_rate_sd_high": high,
-            "resamples": BOOTSTRAP, "collapsed": collapsed,
+            "collapsed": collapsed,
             "collapsed_share": collapsed / len(mass), "collapsed_low": share.low,
             "collapsed_high": share.high})
     found = pd.DataFrame(rows)
     if found.empty:
         return found
     found["optimum_passes_best"] = found["optimum_passes_best"].astype("boolean")
-    if "penalty" not in found:
-        return found
-    return against_no_penalty(found, ["baseline", "group_size", "lr"], {
-        "lower_spread": ("pass_rate_sd_low", "pass_rate_sd_high", "below"),
-        "higher_spread": ("pass_rate_sd_low", "pass_rate_sd_high", "above"),
-        "more_collapsed": ("collapsed_low", "collapsed_high", "above")})
+    return found

@@ -2,7 +2,8 @@
 penalty (the frontier of pass rate against tokens per answer at the largest budget), the drift
 of the answers' length where nothing penalises it, what lifting the penalty late buys against
 keeping it and against never using it (``analysis.questions.speciale``), and whether the penalty
-buys stability (``analysis.questions.length_stability``)."""
+buys stability (``analysis.questions.length_stability``, tested in
+``analysis.questions.length_stability_tests``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from analysis.families import plain
+from analysis.families import ALPHA, plain
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope, macro_name, number_word
@@ -43,9 +44,15 @@ BUDGETS = ["environment", "baseline", "penalty", "fraction", "target", "tokens",
 """The columns of the table of budgets to a pass-rate target in tokens and in rollouts."""
 STABILITY = ["environment", "baseline", "penalty", "penalty_until", "seeds", "pass_rate_sd",
              "pass_rate_sd_low", "pass_rate_sd_high", "collapsed", "collapsed_low",
-             "collapsed_high", "optimum_passes_best", "lower_spread", "higher_spread",
-             "more_collapsed"]
+             "collapsed_high", "optimum_passes_best"]
 """The columns of the table of stability."""
+STABILITY_TESTS = ["environment", "baseline", "penalty", "metric", "optimum_passes_best",
+                   "collapsed_a", "collapsed_b", "difference", "ci_low", "ci_high",
+                   "p_value_holm", "finding"]
+"""The columns of the table of stability's tests against no penalty."""
+VARIANCE = "metric == 'pass_rate_variance'"
+COLLAPSE = "metric == 'collapsed'"
+"""The queries of the stability tests' two families."""
 
 
 KEPT = "penalty_until == 1.0"
@@ -105,26 +112,28 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                     numbers.put(stem + finding.value.capitalize() + "WithinMargin", cite.count(
                         speciale, f"{where} and finding == {finding.value!r} and within_margin"),
                                 "")
+        numbers.put("GroupSize", cite.first(speciale).group_size, "")
         numbers.put("LiftedMargin",
                     cite.first(speciale[speciale["metric"] == "pass_rate"]).margin, "g")
-        lifted = {"families": families(cite, speciale), "table": speciale[SPECIALE]}
+        lifted = {"families": families(cite, speciale),
+                  "equivalence": families(cite, speciale, "equivalence_family"),
+                  "table": speciale[SPECIALE]}
     stability = cite.read(study, "length_stability")
     kept = _kept(stability)
-    # Counted in the whole table (a count cites its table and query), so the queries say
-    # "kept throughout" themselves.
-    unpenalised = f"penalty == 0.0 and {KEPT}"
-    numbers.put("UnpenalisedPairs", cite.count(stability, unpenalised), "")
-    numbers.put("UnpenalisedMostCollapsed",
-                cite.largest(stability.query(unpenalised), "collapsed"), "")
+    tests = cite.read(study, "length_stability_tests")
     numbers.put("StabilitySeeds", cite.first(stability).seeds, ",")
-    numbers.put("PenalisedRows", cite.count(stability, f"penalty > 0.0 and {KEPT}"), "")
-    for name in ("lower_spread", "higher_spread", "more_collapsed"):
-        numbers.put(macro_name(*name.split("_")), cite.count(stability, f"{name} and {KEPT}"),
-                    "")
-    numbers.put("MoreCollapsedOptimumPasses", cite.count(
-        stability, f"more_collapsed and optimum_passes_best == True and {KEPT}"), "")
-    numbers.put("MoreCollapsedOntoOptimum", cite.count(
-        stability, f"more_collapsed and optimum_passes_best == False and {KEPT}"), "")
+    numbers.put("PenalisedRows", cite.count(tests, VARIANCE), "")
+    numbers.put("StabilityPairs", cite.first(tests.query(VARIANCE)).pairs, ",")
+    numbers.put("UnpenalisedMostCollapsed", cite.largest(tests, "collapsed_b"), "")
+    for name, where in (("LowerSpread", f"{VARIANCE} and finding == 'lower'"),
+                        ("HigherSpread", f"{VARIANCE} and finding == 'higher'"),
+                        ("MoreCollapsed", f"{COLLAPSE} and finding == 'higher'"),
+                        ("FewerCollapsed", f"{COLLAPSE} and finding == 'lower'"),
+                        ("MoreCollapsedOptimumPasses", f"{COLLAPSE} and finding == 'higher' "
+                         "and optimum_passes_best == True"),
+                        ("MoreCollapsedOntoOptimum", f"{COLLAPSE} and finding == 'higher' "
+                         "and optimum_passes_best == False")):
+        numbers.put(name, cite.count(tests, where), "")
     budgets = cite.read(study, "length_budgets")
     shares = budgets["fraction"].max()
     numbers.put("BudgetFraction", cite.largest(budgets, "fraction"), ".0%")
@@ -135,18 +144,24 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("MoreTokens", cite.count(budgets, f"{at} and more_tokens"), "")
     numbers.put("FewerTokensMoreRollouts",
                 cite.count(budgets, f"{at} and fewer_tokens and more_rollouts"), "")
-    # Whether a penalised row could show a lower collapse share at all: a row with no collapsed
-    # run has an exact upper limit, which must lie below every unpenalised row's lower limit.
-    fewest = binomtest(0, int(stability["seeds"].min())).proportion_ci(method="exact").high
-    lower_impossible = bool(fewest >= stability.query(unpenalised)["collapsed_low"].min())
+    # Whether a penalised row could be shown to collapse less at all: its McNemar test can do
+    # no better than every unpenalised collapse discordant in its favour, and Holm's first step
+    # multiplies that p-value by the family's size.
+    collapse = tests.query(COLLAPSE)
+    most = int(collapse["collapsed_b"].max()) if len(collapse) else 0
+    least = binomtest(0, most, 0.5).pvalue if most else 1.0
+    lower_impossible = bool(len(collapse) * least >= ALPHA)
     return {"words": words, "lifted": lifted, "lower_impossible": lower_impossible,
+            "rloo": cite.literal("G/(G - 1)"),
+            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
             # The paper's other figures (the report's template names them by stem).
             "drift_figure": figure_name(study, SECTION.figures[1]),
             "speciale_figure": figure_name(study, SECTION.figures[2]),
             "budgets": _kept(budgets[budgets["fraction"] == shares])[BUDGETS],
             "lambdas": [Named(v, "g") for v in distinct(cite, price, "penalty")],
             "price": lambda: _kept(price[price["budget"] == largest])[PRICE],
-            "stability": kept[STABILITY], "headline": baseline_name(headline)}
+            "stability": kept[STABILITY], "stability_tests": tests[STABILITY_TESTS],
+            "stability_families": families(cite, tests), "headline": baseline_name(headline)}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:

@@ -1,0 +1,92 @@
+"""Does a length penalty buy stability, tested: for a study whose answers cost tokens, each cell
+whose penalty is kept throughout against the cell of the same bandit and estimator without one
+(lambda 0), on the same seeds, at the largest budget. Two metrics, each one Holm family:
+
+* ``pass_rate_variance``: the variance of the final pass rate over seeds, penalised minus
+  unpenalised, from independent pairs of seeds (``analysis.bounded.pair_halves``: pair j's half
+  squared difference, paired across the two cells by seed), by a two-sided betting test and its
+  95% interval, valid however few runs collapse;
+* ``collapsed``: the share of runs that collapsed (``length_stability.COLLAPSED``), by the exact
+  McNemar test on the seeds that collapsed in one cell only, with Newcombe's interval
+  (``analysis.paired.compare_outcomes``).
+
+``finding`` is ``higher`` where the penalised cell's variance or collapse share is shown larger
+(Holm p < 0.05), ``lower`` where smaller, else ``unresolved``: no margin was stated, so nothing
+is called equivalent."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.bounded import pair_halves, paired_betting
+from analysis.families import ALPHA, declare, family_name
+from analysis.paired import compare_outcomes, judge
+from analysis.pass_rate import seed_pass_rates
+from analysis.questions import Inputs
+from analysis.questions.length_stability import COLLAPSED
+
+TABLE = "length_stability_tests"
+AFTER = ("length_stability",)
+METRICS = {"pass_rate_variance": "two-sided paired betting test of the variance of the final "
+           "pass rate (half squared differences of independent pairs of seeds)",
+           "collapsed": "two-sided exact McNemar test of the share of collapsed runs"}
+TEST = {f"{TABLE}_{metric}": test for metric, test in METRICS.items()}
+KEYS = ["baseline", "group_size", "lr"]
+"""Besides the bandit's arms and lengths, what a penalised cell and its partner share."""
+
+
+def _pairs(stability: pd.DataFrame) -> list[tuple[pd.Series, int]]:
+    """(penalised row kept throughout, its partner's cell without a penalty)."""
+    if "penalty" not in stability:
+        return []
+    arms = stability["environment"].str.split(" ").str[0]
+    found = []
+    for _, rows in stability.groupby([arms, *KEYS], sort=False):
+        none = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
+        if none.empty:
+            continue
+        for _, row in rows[(rows["penalty"] > 0.0) & (rows["penalty_until"] == 1.0)].iterrows():
+            found.append((row, int(none["cell"].iat[0])))
+    return found
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """One row per penalised cell kept throughout and metric; empty unless the study's answers
+    cost tokens under a penalty."""
+    outcomes = inputs.outcomes
+    pairs = _pairs(inputs.tables.get("length_stability", pd.DataFrame()))
+    if outcomes is None or outcomes.answers is None or not pairs:
+        return pd.DataFrame()
+    last = len(outcomes.budgets) - 1
+    rows = []
+    for row, partner in pairs:
+        cell = int(row["cell"])
+        described = {"cell_a": cell, "cell_b": partner, **row[[
+            "environment", "penalty", "penalty_until", "optimum_passes_best", *KEYS,
+            "budget"]].to_dict()}
+        ours, theirs = (seed_pass_rates(outcomes, c)[:, last] for c in (cell, partner))
+        values = [float(v) for v in outcomes.cells.set_index("cell").at[cell, "arm_values"]]
+        # A pair's half squared difference of pass rates lies in [0, (highest - lowest)^2 / 2].
+        span = (max(values) - min(values)) ** 2 / 2
+        tested = paired_betting(pair_halves(ours) - pair_halves(theirs), -span, span,
+                                len(pairs), 0.0, ALPHA)
+        rows.append({**described, "metric": "pass_rate_variance", "seeds": len(ours),
+                     "pairs": tested["seeds"], **{
+                         k: v for k, v in tested.items()
+                         if k not in ("seeds", "differing_seeds", "p_equivalence")}})
+        collapsed = [outcomes.answers.p_best[outcomes.row(c)][:, last] <= COLLAPSED
+                     for c in (cell, partner)]
+        compared = compare_outcomes(*collapsed)
+        rows.append({**described, "metric": "collapsed", "seeds": compared["seeds"],
+                     "collapsed_a": int(collapsed[0].sum()), "collapsed_b": int(collapsed[1].sum()),
+                     "interval_method": "newcombe", **{
+                         k: v for k, v in compared.items()
+                         if k not in ("seeds", "accuracy_a", "accuracy_b")}})
+    found = pd.DataFrame(rows)
+    parts = [judge(declare(part, family_name(inputs.study, f"{TABLE}_{metric}")), 0.0)
+             for metric, part in found.groupby("metric", sort=False)]
+    frame = pd.concat(parts).sort_index()
+    frame["optimum_passes_best"] = frame["optimum_passes_best"].astype("boolean")
+    for column in ("pairs", "collapsed_a", "collapsed_b", "only_a", "only_b"):
+        frame[column] = frame[column].astype("Int64")
+    return frame

@@ -54,6 +54,7 @@ def register() -> None:
 
     import numpy as np
 
+    from study.core.advantages import count_zero_signal, group_advantages
     from study.core.bits import select
     from study.core.fastexp import fast_exp
     from study.core.hooks import choose, implement, learn, learn_one, policy_mean, prepare, score
@@ -152,47 +153,17 @@ def register() -> None:
         spare = lane_row(n_arms, WORK_B)
         norm = lane_row(n_arms, NORM)
         if baseline in (_GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT):
-            for j in range(lanes):
-                s[base + j] = 0.0  # the group's reward sum
-            for i in range(group):
-                for j in range(lanes):
-                    s[base + j] += rewards[i, j]
-            if baseline == _LEAVE_ONE_OUT:
-                for i in range(group):
-                    for j in range(lanes):
-                        others = s[base + j] - rewards[i, j]
-                        advantage[i, j] = rewards[i, j] - others / (group - 1)
-            else:
-                for j in range(lanes):
-                    s[base + j] = s[base + j] / group  # the group's mean
-                for i in range(group):
-                    for j in range(lanes):
-                        advantage[i, j] = rewards[i, j] - s[base + j]
-            if baseline == _GROUP_ZSCORE:
-                for j in range(lanes):
-                    s[spare + j] = 0.0
-                for i in range(group):
-                    for j in range(lanes):
-                        s[spare + j] += advantage[i, j] * advantage[i, j]
-                for j in range(lanes):
-                    s[spare + j] = np.sqrt(s[spare + j] / (group - 1)) + ZSCORE_EPSILON
-                for i in range(group):
-                    for j in range(lanes):
-                        advantage[i, j] = advantage[i, j] / s[spare + j]
+            group_advantages(s, base, spare, lanes, rewards, advantage,
+                             baseline == _LEAVE_ONE_OUT, baseline == _GROUP_ZSCORE,
+                             ZSCORE_EPSILON)
         else:
             # A baseline computed before the group, per rollout: A_i = r_i - b_i.
             for i in range(group):
                 for j in range(lanes):
                     advantage[i, j] = rewards[i, j] - _baseline(n_arms, baseline, t, s, j,
                                                                 arms[i, j], rewards[i, j])
-        # An update carries no signal when every advantage of its group is 0.
+        count_zero_signal(s, spare, lane_row(n_arms, ZERO_SIGNAL), lanes, advantage)
         for j in range(lanes):
-            s[spare + j] = 1.0
-        for i in range(group):
-            for j in range(lanes):
-                s[spare + j] *= np.float64(advantage[i, j] == 0.0)
-        for j in range(lanes):
-            s[lane_row(n_arms, ZERO_SIGNAL) + j] += s[spare + j]
             s[norm + j] = 1.0 / s[norm + j]  # reuse: pi = weight * (1 / norm)
         # logits += c_i (onehot(a_i) - pi) with c_i = lr * (1 / G) * A_i, rollout by rollout.
         scale = lr * (1.0 / group)

@@ -23,6 +23,8 @@ counters, so drawing more from one never shifts another:
   (``study.rewards.noisy_verifier``).
 * ``LENGTH``, blocks (j, 0, 4, 0): the lengths of answers drawn from a law
   (``study.core.tokens``): rollout t's is word t mod 4 of block t div 4, a 32-bit uniform.
+* ``MISMATCH``, blocks (u, m, 5, 0): an off-policy sampler's logit noise of update u
+  (``study.model.offpolicy``), the normal pair of arms 2m and 2m + 1 by Box-Muller as ``NOISE``.
 * ``TIE_BREAK``, block (B, 0, 0, 1): the tie-break of the greedy pick at checkpoint B (word 0).
 * ``PHASE_TIE_BREAK``, blocks (B, r, a div 4, 1): the tie-break priority of arm a in phase r of a
   fixed-budget run of budget B (word a mod 4).
@@ -48,6 +50,7 @@ import numpy as np
 MAIN_C2, MAIN_C3 = 0, 0
 NOISE_C2, NOISE_C3 = 1, 0
 LENGTH_C2, LENGTH_C3 = 4, 0
+MISMATCH_C2, MISMATCH_C3 = 5, 0
 TIE_BREAK_C3 = 1
 ORDER_C2, ORDER_C3 = 2, 1
 SKIP_C2, SKIP_C3 = 3, 1

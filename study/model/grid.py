@@ -24,6 +24,7 @@ from study.learners import Learner
 from study.model import registry
 from study.model.config import StudyConfig
 from study.model.environment import Environment
+from study.model.offpolicy import OffPolicy
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class Simulation:
     normalization: str = "per_group"
     """The group update's normalization (``study.core.prompt_rules.NORMALIZATIONS``); always
     ``per_group`` where it cannot change the update (``SAME_UNDER_EITHER``)."""
+    offpolicy: OffPolicy | None = None
+    """The sampler and corrections of an off-policy group learner (``study.model.offpolicy``);
+    None for the on-policy learners of every other study."""
 
     @property
     def learner(self) -> Learner:
@@ -61,6 +65,8 @@ class Simulation:
             text += f"|{self.allocation}|P{env.prompts}"
         if self.normalization != "per_group":
             text += f"|{self.normalization}"
+        if self.offpolicy is not None:
+            text += f"|{self.offpolicy!r}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 

@@ -24,6 +24,7 @@ from study.core.kernel import (
     simulate_single,
     simulate_tokens,
 )
+from study.core.offpolicy import RECORDED, simulate_offpolicy
 from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES
 from study.core.streams import kernel_keys, run_keys
@@ -64,6 +65,12 @@ class KernelOutput:
     """What a run that counts tokens spent by each checkpoint, (seeds, checkpoints): rollouts,
     tokens and the policy's expected answer length (``study.core.kernel.simulate_tokens``);
     None for the other drivers."""
+    entropy: np.ndarray | None = None
+    kl_bias: np.ndarray | None = None
+    kl_mse: np.ndarray | None = None
+    """What an off-policy run records at each checkpoint (``study.core.offpolicy``): the
+    policy's entropy, (seeds, checkpoints), and each recorded KL estimator's gradient bias norm
+    and mean squared error, (seeds, checkpoints, 3); None for the other drivers."""
 
     def reduce(self) -> ShardResult | TokenShardResult:
         """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
@@ -111,6 +118,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     counted = env.lengths is not None
     if counted:
         steps = 0
+    offpolicy = simulation.offpolicy
     out = KernelOutput(
         greedy=np.empty((runs, checkpoints), dtype=np.int64),
         p_best=np.empty((runs, checkpoints)),
@@ -127,6 +135,9 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         rollouts=np.empty((runs, checkpoints), dtype=np.int64) if counted else None,
         tokens=np.empty((runs, checkpoints)) if counted else None,
         expected_length=np.empty((runs, checkpoints)) if counted else None,
+        entropy=np.empty((runs, checkpoints)) if offpolicy else None,
+        kl_bias=np.empty((runs, checkpoints, RECORDED)) if offpolicy else None,
+        kl_mse=np.empty((runs, checkpoints, RECORDED)) if offpolicy else None,
     )
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
@@ -141,6 +152,12 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
             driver = simulate_tokens
             settings = (np.asarray(env.lengths, dtype=np.float64), law, env.length_scales(),
                         *settings, group, int(tokens), checkpoints_array)
+        elif offpolicy is not None:
+            driver = simulate_offpolicy
+            settings = (parameters, float(simulation.lr),
+                        simulation.baseline == "leave_one_out",
+                        simulation.baseline == "group_zscore", group, *offpolicy.codes(),
+                        checkpoints_array)
         elif group == 1:
             driver, settings = simulate_single, (*settings, checkpoints_array)
         else:
@@ -152,6 +169,8 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                 rows = slice(lo, lo + LANES)
                 tail = (((out.rollouts[rows], out.tokens[rows], out.expected_length[rows]),)
                         if counted else (out.curve_optimal[first], out.curve_reward[first]))
+                if offpolicy is not None:
+                    tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows]), *tail)
                 arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], LANES,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)

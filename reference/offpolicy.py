@@ -1,0 +1,206 @@
+"""The off-policy group learner, the reference of ``study.core.offpolicy`` (specified in
+``study.model.offpolicy``): REINFORCE's group update (``reference.reinforce``) with rollouts from
+a stale, mismatched or truncated sampler, its corrections and a KL term to the initial policy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference import (
+    Checkpoint,
+    State,
+    draws,
+    key_words,
+    learner,
+    philox,
+    reward_model,
+    tie_break,
+    unit53,
+)
+from reference.elementary import cos_sin_turns, exp, log
+from reference.reinforce import advantages
+from study.model.offpolicy import OffPolicy
+
+SMALLEST_NORMAL = 2.2250738585072014e-308
+
+
+def _log0(x: float) -> float:
+    """ln x, 0 for x below the smallest normal number (its term then has a factor 0)."""
+    return log(x) if x >= SMALLEST_NORMAL else 0.0
+
+
+def mismatch_noise(key: np.ndarray, update: int, arms: int) -> list[float]:
+    """z_{u,k} of the MISMATCH stream: block (u, m, 5, 0) is the Box-Muller pair of arms 2m and
+    2m + 1."""
+    out = []
+    for pair in range((arms + 1) // 2):
+        w = philox((update, pair, 5, 0), key_words(key))
+        radius = math.sqrt(-2.0 * log(1.0 - unit53(w[0], w[1])))
+        cosine, sine = cos_sin_turns(unit53(w[2], w[3]))
+        out += [radius * cosine, radius * sine]
+    return out[:arms]
+
+
+def softmax_weights(logits: list[float]) -> tuple[list[float], float]:
+    """exp(l - max l) and their sum, REINFORCE's weights."""
+    top = max(logits) if not any(x != x for x in logits) else math.nan
+    weights = [exp(x - top) for x in logits]
+    norm = 0.0
+    for w in weights:
+        norm += w
+    return weights, norm
+
+
+def sampler_weights(logits: list[float], top_p: float
+                    ) -> tuple[list[float], float, list[bool]]:
+    """The sampler's weights with the arms outside top-p zeroed, their sum, and which arms are
+    kept: arm k is kept when the arms ahead of it (more probable, or as probable with a lower
+    index) hold less than top_p of the mass."""
+    weights, norm = softmax_weights(logits)
+    if top_p >= 1.0:
+        return weights, norm, [True] * len(weights)
+    kept = []
+    for k, mine in enumerate(weights):
+        ahead = 0.0
+        for i, theirs in enumerate(weights):
+            if theirs > mine or (theirs == mine and i < k):
+                ahead += theirs
+        kept.append(ahead < top_p * norm)
+    masked = [w if keep else 0.0 for w, keep in zip(weights, kept, strict=True)]
+    total = 0.0
+    for w in masked:
+        total += w
+    return masked, total, kept
+
+
+def kl_gradient(policy: list[float], estimator: str, arms: list[int],
+                ratios: list[float]) -> list[float]:
+    """The gradient of KL(pi || uniform), exact or estimated from the group's arms."""
+    n = len(policy)
+    if estimator == "exact":
+        divergence = sum(p * _log0(p * n) for p in policy)
+        return [p * (_log0(p * n) - divergence) for p in policy]
+    gradient = [0.0] * n
+    for arm, ratio in zip(arms, ratios, strict=True):
+        chosen = policy[arm]
+        factor = {"k1": 1.0, "k3": 1.0 - 1.0 / (n * chosen),
+                  "k3_is": ratio * _log0(chosen * n)}[estimator]
+        for k in range(n):
+            gradient[k] += factor * ((1.0 if k == arm else 0.0) - policy[k])
+    return [g * (1.0 / len(arms)) for g in gradient]
+
+
+def readout(policy: list[float], sampler: list[float], group: int
+            ) -> tuple[float, list[float], list[float]]:
+    """The entropy of ``policy``, and the bias norm and group MSE of k1, k3 and k3_is under
+    ``sampler`` (probabilities)."""
+    n = len(policy)
+    entropy = -sum(p * _log0(p) for p in policy)
+    exact = kl_gradient(policy, "exact", [], [])
+    biases, errors = [], []
+    for estimator in ("k1", "k3", "k3_is"):
+        per_arm = []
+        for a in range(n):
+            factor = {"k1": 1.0, "k3": 1.0 - 1.0 / (n * policy[a]),
+                      "k3_is": (policy[a] / sampler[a] * _log0(policy[a] * n)
+                                if sampler[a] > 0 else 0.0)}[estimator]
+            factor = factor if sampler[a] > 0 else 0.0
+            per_arm.append([factor * ((1.0 if a == k else 0.0) - policy[k]) for k in range(n)])
+        mean = [sum(sampler[a] * per_arm[a][k] for a in range(n)) for k in range(n)]
+        squared = sum((mean[k] - exact[k]) ** 2 for k in range(n))
+        variance = sum(sampler[a] * (per_arm[a][k] - mean[k]) ** 2
+                       for a in range(n) for k in range(n))
+        biases.append(math.sqrt(squared))
+        errors.append(squared + variance / group)
+    return entropy, biases, errors
+
+
+def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
+        budgets: list[int], group_size: int, reward_parameters: tuple[float, ...],
+        offpolicy: OffPolicy) -> tuple[list[Checkpoint], list[tuple[float, list[float],
+                                                                      list[float]]]]:
+    """One run of the off-policy group learner: the Checkpoints of ``reference.run``, and at
+    each the ``readout`` of the state and of the sampler of the next update."""
+    part = learner("reinforce")
+    model = reward_model(reward)
+    n = len(values)
+    top = max(values)
+    updates = budgets[-1] // group_size
+    uniforms = draws(key, updates * group_size)
+    own = model.own(key, updates * group_size)
+    state = State([0.0] * n, [0] * n, [0.0] * n)
+    history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
+    weight, masks = offpolicy.weight, offpolicy.masks
+    record, readouts = [], []
+    zero_signal, due = 0, 0
+    for update in range(updates + 1):
+        history[update % (offpolicy.lag + 1)] = list(state.logits)
+        logits = list(history[(update + 1) % (offpolicy.lag + 1)])
+        if offpolicy.mismatch > 0.0:
+            noise = mismatch_noise(key, update, n)
+            logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
+        sampled, sampled_norm, kept = sampler_weights(logits, offpolicy.top_p)
+        weights, norm = softmax_weights(state.logits)
+        behaviour = [w * (1.0 / sampled_norm) for w in sampled]
+        while due < len(budgets) and budgets[due] // group_size == update:
+            scores, finite = part.scores(state)
+            record.append(Checkpoint(
+                budgets[due], tie_break(scores, key, budgets[due]) if finite else -1,
+                part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
+                part.policy_mean(scores, values) if finite else math.nan, state.total,
+                list(state.pulls), scores, finite, zero_signal))
+            readouts.append(readout([w * (1.0 / norm) for w in weights], behaviour,
+                                    group_size))
+            due += 1
+        if update == updates:
+            break
+        arms, paid = [], []
+        for t in range(update * group_size, (update + 1) * group_size):
+            u_action, u_reward = uniforms[t]
+            target, cumulative, arm = u_action * sampled_norm, 0.0, n - 1
+            for k, w in enumerate(sampled):
+                cumulative += w
+                if target < cumulative:
+                    arm = k
+                    break
+            arms.append(arm)
+            paid.append(model.outcome(values[arm], u_reward, own[t] if own else 0.0,
+                                      reward_parameters))
+        found = advantages(update * group_size, baseline, arms, paid, state)
+        zero_signal += all(a == 0.0 for a in found)
+        if "keep_mask" in masks:
+            restricted = [w if keep else 0.0 for w, keep in zip(weights, kept, strict=True)]
+            total = 0.0
+            for w in restricted:
+                total += w
+            scored, inverse = restricted, 1.0 / total
+        else:
+            scored, inverse = weights, 1.0 / norm
+        factors, ratios = [], []
+        for arm, a in zip(arms, found, strict=True):
+            rho = (scored[arm] * inverse) / (sampled[arm] * (1.0 / sampled_norm))
+            ratios.append((weights[arm] * (1.0 / norm)) / (sampled[arm] * (1.0 / sampled_norm)))
+            w = {"none": 1.0, "is": rho, "tis": min(rho, offpolicy.tis_cap),
+                 "ppo_clip": 0.0 if (a > 0 and rho > 1 + offpolicy.clip_range)
+                 or (a < 0 and rho < 1 - offpolicy.clip_range) else rho}[weight]
+            if "opsm" in masks and a < 0.0 and (
+                    rho < SMALLEST_NORMAL or log(rho) < -offpolicy.opsm_threshold):
+                w = 0.0
+            factors.append(w)
+        gradient = (kl_gradient([w * (1.0 / norm) for w in weights], offpolicy.kl_estimator, arms,
+                                ratios) if offpolicy.kl_beta > 0.0 else None)
+        scale = lr * (1.0 / group_size)
+        for arm, a, w in zip(arms, found, factors, strict=True):
+            c = scale * a * w
+            for k in range(n):
+                state.logits[k] += c * ((1.0 if k == arm else 0.0) - scored[k] * inverse)
+        if gradient is not None:
+            for k in range(n):
+                state.logits[k] -= (lr * offpolicy.kl_beta) * gradient[k]
+        for arm, r in zip(arms, paid, strict=True):
+            state.pulls[arm] += 1
+            state.arm_rewards[arm] += r
+            state.total += r
+    return record, readouts

@@ -114,8 +114,8 @@ def betting_p_value(values: np.ndarray, low: float, high: float, mean: float = 0
     """The p-value of the hypothesis that the values' mean is ``mean`` (two-sided), at most
     ``mean`` (``greater``: K+ alone) or at least ``mean`` (``less``: K- alone): one over the
     capital bet against it, capped at 1. The bets are tuned for a test at ``alpha``; the p-value
-    is valid whatever ``alpha`` is, and below ``alpha`` exactly when the ``1 - alpha`` interval
-    excludes ``mean`` (two-sided)."""
+    is valid whatever ``alpha`` is, and, two-sided, below ``alpha`` exactly when the ``1 -
+    alpha`` interval (its bets tuned alike) excludes ``mean``."""
     x = _rescaled(values, low, high)
     m = np.array([(mean - low) / (high - low)])
     if not 0 <= m[0] <= 1:
@@ -137,8 +137,13 @@ def paired_betting(differences: np.ndarray, low: float, high: float, hypotheses:
     at most -margin and at least +margin, bets tuned likewise; NaN without a margin). Keys as
     ``analysis.paired.judge`` reads them."""
     differences = np.asarray(differences, dtype=float)
-    interval = betting_interval(differences, low, high, confidence)
-    equivalence = betting_interval(differences, low, high, 1 - 2 * alpha)
+    if np.all(differences == differences[0]):
+        # Every seed alike: no interval around a constant (the tests still bet on it).
+        interval = equivalence = MeanInterval(float(differences[0]), math.nan, math.nan,
+                                              "constant")
+    else:
+        interval = betting_interval(differences, low, high, confidence)
+        equivalence = betting_interval(differences, low, high, 1 - 2 * alpha)
     tuned = alpha / hypotheses
     rounded = np.round(differences, 9)
     _, counts = np.unique(rounded, return_counts=True)
@@ -161,3 +166,18 @@ def pair_halves(values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     pairs = len(values) // 2
     return (values[0:2 * pairs:2] - values[1:2 * pairs:2]) ** 2 / 2
+
+
+def betting_columns(name: str, values: np.ndarray, low: float, high: float,
+                    confidence: float = 0.95) -> dict[str, object]:
+    """``name``, ``name_low``, ``name_high`` and ``name_interval`` (as
+    ``analysis.pass_rate.interval_columns`` names them): the mean of per-seed ``values`` in
+    [low, high] with its betting interval (``betting``), or, where every seed has the same
+    value, that value and no interval (``constant``)."""
+    values = np.asarray(values, dtype=float)
+    if values.size and np.all(values == values[0]):
+        found = MeanInterval(float(values[0]), math.nan, math.nan, "constant")
+    else:
+        found = betting_interval(values, low, high, confidence)
+    return {name: found.mean, f"{name}_low": found.low, f"{name}_high": found.high,
+            f"{name}_interval": found.method}

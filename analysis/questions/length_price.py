@@ -1,6 +1,8 @@
 """The price of a length constraint: for a study whose answers cost tokens, per cell and token
 budget, the policy's pass rate and its expected answer length sum pi[k] l[k], each a mean over
-seeds with its 95% interval (``analysis.pass_rate.interval_columns``), beside best-arm accuracy
+seeds with its 95% betting interval on the range the bandit fixes (``analysis.bounded
+.betting_columns``: where a few seeds collapse, the values are a spike with far outliers, on which
+a t interval falls well short of its level), beside best-arm accuracy
 with its Wilson interval and the rollouts and tokens the runs spent. Across the penalty's lambda
 at one budget the rows trace the frontier of pass rate against tokens per answer; the cells of
 lambda 0 (or of a model without a penalty) show how the answers' length drifts as tokens are
@@ -11,8 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.accuracy import accuracy_table, cell_environments
-from analysis.cost import Support
-from analysis.pass_rate import interval_columns, seed_pass_rates, value_range
+from analysis.bounded import betting_columns
+from analysis.pass_rate import seed_pass_rates, value_range
 from analysis.questions import Inputs
 from study.model import registry
 
@@ -54,9 +56,8 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 "seeds": len(rates),
                 "rollouts": float(answers.rollouts[row][:, c].mean()),
                 "tokens": float(answers.tokens[row][:, c].mean()),
-                **interval_columns("pass_rate", rates[:, c], Support((low, high), False)),
-                **interval_columns("expected_length", lengths[:, c],
-                                   Support((shortest, longest), False)),
+                **betting_columns("pass_rate", rates[:, c], low, high),
+                **betting_columns("expected_length", lengths[:, c], shortest, longest),
                 "accuracy": right["accuracy"], "accuracy_low": right["ci_low"],
                 "accuracy_high": right["ci_high"]})
     return pd.DataFrame(rows)

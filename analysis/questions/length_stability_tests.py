@@ -12,13 +12,17 @@ whose penalty is kept throughout against the cell of the same bandit and estimat
 
 ``finding`` is ``higher`` where the penalised cell's variance or collapse share is shown larger
 (Holm p < 0.05), ``lower`` where smaller, else ``unresolved``: no margin was stated, so nothing
-is called equivalent."""
+is called equivalent. ``lower_possible``: whether these seeds could show it lower at all, were
+the penalised cell at its best (no variance; no collapsed run): the test's p-value then, with
+the same bets, below 0.05 (no Holm step asks less). Where it is not, a protection the penalty
+might give is below what the runs can resolve, not shown absent."""
 
 from __future__ import annotations
 
 import pandas as pd
+from scipy.stats import binomtest
 
-from analysis.bounded import pair_halves, paired_betting
+from analysis.bounded import betting_p_value, pair_halves, paired_betting
 from analysis.families import ALPHA, declare, family_name
 from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import seed_pass_rates
@@ -70,14 +74,18 @@ def table(inputs: Inputs) -> pd.DataFrame:
         span = (max(values) - min(values)) ** 2 / 2
         tested = paired_betting(pair_halves(ours) - pair_halves(theirs), -span, span,
                                 len(pairs), 0.0, ALPHA)
+        best = betting_p_value(-pair_halves(theirs), -span, span, 0.0, alpha=ALPHA / len(pairs))
         rows.append({**described, "metric": "pass_rate_variance", "seeds": len(ours),
-                     "pairs": tested["seeds"], **{
+                     "lower_possible": bool(best < ALPHA), "pairs": tested["seeds"], **{
                          k: v for k, v in tested.items()
                          if k not in ("seeds", "differing_seeds", "p_equivalence")}})
         collapsed = [outcomes.answers.p_best[outcomes.row(c)][:, last] <= COLLAPSED
                      for c in (cell, partner)]
         compared = compare_outcomes(*collapsed)
+        most = int(collapsed[1].sum())
+        best = binomtest(0, most, 0.5).pvalue if most else 1.0
         rows.append({**described, "metric": "collapsed", "seeds": compared["seeds"],
+                     "lower_possible": bool(best < ALPHA),
                      "collapsed_a": int(collapsed[0].sum()), "collapsed_b": int(collapsed[1].sum()),
                      "interval_method": "newcombe", **{
                          k: v for k, v in compared.items()

@@ -14,9 +14,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
-from analysis.families import ALPHA, plain
+from analysis.families import plain
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
 from figures.numbers import Named, Scope, macro_name, number_word
@@ -48,7 +47,7 @@ STABILITY = ["environment", "baseline", "penalty", "penalty_until", "seeds", "pa
 """The columns of the table of stability."""
 STABILITY_TESTS = ["environment", "baseline", "penalty", "metric", "optimum_passes_best",
                    "collapsed_a", "collapsed_b", "difference", "ci_low", "ci_high",
-                   "p_value_holm", "finding"]
+                   "p_value_holm", "finding", "lower_possible"]
 """The columns of the table of stability's tests against no penalty."""
 VARIANCE = "metric == 'pass_rate_variance'"
 COLLAPSE = "metric == 'collapsed'"
@@ -144,13 +143,15 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("MoreTokens", cite.count(budgets, f"{at} and more_tokens"), "")
     numbers.put("FewerTokensMoreRollouts",
                 cite.count(budgets, f"{at} and fewer_tokens and more_rollouts"), "")
-    # Whether a penalised row could be shown to collapse less at all: its McNemar test can do
-    # no better than every unpenalised collapse discordant in its favour, and Holm's first step
-    # multiplies that p-value by the family's size.
-    collapse = tests.query(COLLAPSE)
-    most = int(collapse["collapsed_b"].max()) if len(collapse) else 0
-    least = binomtest(0, most, 0.5).pvalue if most else 1.0
-    lower_impossible = bool(len(collapse) * least >= ALPHA)
+    # Whether these seeds could show any penalised cell lower at all (``lower_possible``), and
+    # if not, the most the runs leave room for: the unpenalised cells' upper limits.
+    unpenalised = f"penalty == 0.0 and {KEPT}"
+    numbers.put("UnpenalisedCollapsedHigh",
+                cite.largest(stability.query(unpenalised), "collapsed_high"), ".3f")
+    numbers.put("UnpenalisedSdHigh",
+                cite.largest(stability.query(unpenalised), "pass_rate_sd_high"), ".3f")
+    lower_impossible = {metric: not bool(tests.query(where)["lower_possible"].any())
+                        for metric, where in (("variance", VARIANCE), ("collapse", COLLAPSE))}
     return {"words": words, "lifted": lifted, "lower_impossible": lower_impossible,
             "rloo": cite.literal("G/(G - 1)"),
             "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),

@@ -84,10 +84,14 @@ def test_pair_halves_are_unbiased_for_the_variance() -> None:
 
 
 def test_paired_betting_rows() -> None:
-    differences = np.full(300, 0.006)
+    differences = 0.006 + np.random.default_rng(3).uniform(-0.001, 0.001, 300)
     row = paired_betting(differences, -0.1, 0.1, 4, margin=0.02)
-    # Every seed 0.006 above: the mean is shown positive and within the margin.
+    # Every seed 0.005 to 0.007 above: the mean is shown positive and within the margin.
     assert row["ci_low"] > 0 and row["ci_high"] < 0.02 and row["p_value"] < 0.05 / 4
-    assert row["p_equivalence"] < 0.05 / 4 and row["differing_seeds"] == 0
+    assert row["p_equivalence"] < 0.05 / 4 and row["interval_method"] == "betting"
+    # Every seed alike: no interval around a constant, the tests still made.
+    constant = paired_betting(np.full(300, 0.006), -0.1, 0.1, 4, margin=0.02)
+    assert math.isnan(constant["ci_low"]) and constant["differing_seeds"] == 0
+    assert constant["p_value"] < 0.05 / 4 and constant["interval_method"] == "constant"
     with pytest.raises(ValueError, match="not all in the range"):
         paired_betting(np.array([0.2, 0.0]), -0.1, 0.1, 1)

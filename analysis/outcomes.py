@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from study.model.schema import CELL_COLUMNS, RUNS_FILE, TOKEN_CELL_COLUMNS
+from study.model.schema import (
+    CELL_COLUMNS,
+    OFFPOLICY_CELL_COLUMNS,
+    RUNS_FILE,
+    TOKEN_CELL_COLUMNS,
+)
 from study.orchestration.storage import read_cells
 
 ARRAY_COLUMNS = {"correct": np.bool_, "finite": np.bool_, "greedy_value": np.float64,
@@ -228,9 +233,11 @@ class Outcomes:
 
 
 def _described(frame: pd.DataFrame) -> list[str]:
-    """The cell columns of ``frame``: ``CELL_COLUMNS``, and the answers' lengths where they cost
-    tokens (``TOKEN_CELL_COLUMNS``)."""
-    return [c for c in TOKEN_CELL_COLUMNS if c in frame]
+    """The cell columns of ``frame``: ``CELL_COLUMNS``, the answers' lengths where they cost
+    tokens (``TOKEN_CELL_COLUMNS``) and an off-policy learner's sampler and update
+    (``OFFPOLICY_CELL_COLUMNS``)."""
+    return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS))
+            if c in frame]
 
 
 def _is_grid(keys: list[np.ndarray], uniques: list[np.ndarray],

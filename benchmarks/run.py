@@ -35,6 +35,7 @@ from study.core.streams import kernel_keys, run_keys
 from study.model.atomic import write_text
 from study.model.environment import Environment
 from study.model.grid import Simulation
+from study.model.offpolicy import OffPolicy
 from study.model.paths import OUT_DIR, REPO_ROOT
 from study.orchestration.simulate import simulate, simulate_dataset
 
@@ -49,6 +50,9 @@ ANSWERS = {"answers of lengths 1, 2, 4 (running_mean), per rollout": ("running_m
 """The token-counting rows (budgets in rollouts: per rollout the work of the rows they are set
 against), by their workload's name: baseline and group size."""
 TOKENS, TOKENS_8 = (f"package kernel, {name}, 1 thread" for name in ANSWERS)
+OFF_POLICY = ("package kernel, off-policy groups of 8 (group_mean), lag 4, tis, per rollout, "
+              "1 thread")
+"""The off-policy learner's row: a sampler 4 updates stale, truncated importance weights."""
 PROMPTS = 256
 """The many-prompts rows' dataset: the many-prompts study's size."""
 PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 8 (group_mean), "
@@ -147,7 +151,10 @@ def references() -> list[dict[str, object]]:
                    Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", g), False)
                   for g in (8, 64)),
                 *((name, Simulation("reinforce", answers, LR, baseline, group), False)
-                  for name, (baseline, group) in ANSWERS.items())]
+                  for name, (baseline, group) in ANSWERS.items()),
+                (OFF_POLICY.removeprefix("package kernel, ").removesuffix(", 1 thread"),
+                 Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", 8,
+                            offpolicy=OffPolicy(lag=4, correction="tis")), False)]
     # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
     # prompts drawn from beta(2, 2), 400 rollouts per prompt (the many-prompts study goes to
     # 1,024; drawing a seed's 768 values with numpy costs as much as thousands of rollouts, so
@@ -256,6 +263,8 @@ def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         ("answers that cost tokens / single rollouts, per rollout", ns[TOKENS] / one, "<=", 1.3),
         ("answers that cost tokens / groups of 8, per rollout", ns[TOKENS_8] / ns[GROUPS_8], "<=",
          1.3),
+        ("off-policy (lag 4, tis) / on-policy groups of 8, per rollout",
+         ns[OFF_POLICY] / ns[GROUPS_8], "<=", 1.5),
         (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",

@@ -26,6 +26,13 @@ from study.model.offpolicy import OffPolicy
 SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
+def _divide(a: float, b: float) -> float:
+    """a / b in IEEE arithmetic, as the kernel divides (numba's numpy error model): inf or NaN
+    for a zero b, not an exception (a probability that underflowed to 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
 def _log0(x: float) -> float:
     """ln x, 0 for x below the smallest normal number (its term then has a factor 0)."""
     return log(x) if x >= SMALLEST_NORMAL else 0.0
@@ -85,7 +92,7 @@ def kl_gradient(policy: list[float], estimator: str, arms: list[int],
     gradient = [0.0] * n
     for arm, ratio in zip(arms, ratios, strict=True):
         chosen = policy[arm]
-        factor = {"k1": 1.0, "k3": 1.0 - 1.0 / (n * chosen),
+        factor = {"k1": 1.0, "k3": 1.0 - _divide(1.0, n * chosen),
                   "k3_is": ratio * _log0(chosen * n)}[estimator]
         for k in range(n):
             gradient[k] += factor * ((1.0 if k == arm else 0.0) - policy[k])
@@ -103,7 +110,7 @@ def readout(policy: list[float], sampler: list[float], group: int
     for estimator in ("k1", "k3", "k3_is"):
         per_arm = []
         for a in range(n):
-            factor = {"k1": 1.0, "k3": 1.0 - 1.0 / (n * policy[a]),
+            factor = {"k1": 1.0, "k3": 1.0 - _divide(1.0, n * policy[a]),
                       "k3_is": (policy[a] / sampler[a] * _log0(policy[a] * n)
                                 if sampler[a] > 0 else 0.0)}[estimator]
             factor = factor if sampler[a] > 0 else 0.0
@@ -143,7 +150,7 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
         sampled, sampled_norm, kept = sampler_weights(logits, offpolicy.top_p)
         weights, norm = softmax_weights(state.logits)
-        behaviour = [w * (1.0 / sampled_norm) for w in sampled]
+        behaviour = [w * _divide(1.0, sampled_norm) for w in sampled]
         while due < len(budgets) and budgets[due] // group_size == update:
             scores, finite = part.scores(state)
             record.append(Checkpoint(
@@ -151,7 +158,7 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
                 part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
                 part.policy_mean(scores, values) if finite else math.nan, state.total,
                 list(state.pulls), scores, finite, zero_signal))
-            readouts.append(readout([w * (1.0 / norm) for w in weights], behaviour,
+            readouts.append(readout([w * _divide(1.0, norm) for w in weights], behaviour,
                                     group_size))
             due += 1
         if update == updates:
@@ -175,13 +182,14 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             total = 0.0
             for w in restricted:
                 total += w
-            scored, inverse = restricted, 1.0 / total
+            scored, inverse = restricted, _divide(1.0, total)
         else:
-            scored, inverse = weights, 1.0 / norm
+            scored, inverse = weights, _divide(1.0, norm)
         factors, ratios = [], []
         for arm, a in zip(arms, found, strict=True):
-            rho = (scored[arm] * inverse) / (sampled[arm] * (1.0 / sampled_norm))
-            ratios.append((weights[arm] * (1.0 / norm)) / (sampled[arm] * (1.0 / sampled_norm)))
+            behaves = sampled[arm] * _divide(1.0, sampled_norm)
+            rho = _divide(scored[arm] * inverse, behaves)
+            ratios.append(_divide(weights[arm] * _divide(1.0, norm), behaves))
             w = {"none": 1.0, "is": rho, "tis": min(rho, offpolicy.tis_cap),
                  "ppo_clip": 0.0 if (a > 0 and rho > 1 + offpolicy.clip_range)
                  or (a < 0 and rho < 1 - offpolicy.clip_range) else rho}[weight]
@@ -189,8 +197,9 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
                     rho < SMALLEST_NORMAL or log(rho) < -offpolicy.opsm_threshold):
                 w = 0.0
             factors.append(w)
-        gradient = (kl_gradient([w * (1.0 / norm) for w in weights], offpolicy.kl_estimator, arms,
-                                ratios) if offpolicy.kl_beta > 0.0 else None)
+        policy = [w * _divide(1.0, norm) for w in weights]
+        gradient = (kl_gradient(policy, offpolicy.kl_estimator, arms, ratios)
+                    if offpolicy.kl_beta > 0.0 else None)
         scale = lr * (1.0 / group_size)
         for arm, a, w in zip(arms, found, factors, strict=True):
             c = scale * a * w

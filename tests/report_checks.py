@@ -146,7 +146,7 @@ def holm(p_values: Iterable[float]) -> np.ndarray:
     return multipletests(p_values, method="holm")[1] if p_values.size else p_values
 
 
-def within(ci90: tuple[float, float], margin: float) -> bool:
+def inside_margin(ci90: tuple[float, float], margin: float) -> bool:
     """Whether a 90% interval lies inside +-margin (two one-sided tests at ``ALPHA``)."""
     return -margin < ci90[0] and ci90[1] < margin
 
@@ -383,7 +383,7 @@ def verdict_texts(frame: pd.DataFrame) -> list[str] | None:
                 for d, p, q, m in frame[["difference", "p_value_holm", "p_equivalence_holm",
                                          "margin"]].itertuples(index=False)]
     if {"difference", "ci90_low", "ci90_high", "p_value_holm", "margin"} <= set(frame.columns):
-        return [verdict(d, within((low, high), m), p, m) for d, low, high, p, m in frame[
+        return [verdict(d, inside_margin((low, high), m), p, m) for d, low, high, p, m in frame[
             ["difference", "ci90_low", "ci90_high", "p_value_holm", "margin"]].itertuples(
                 index=False)]
     if not {"finding", "within_margin", "margin"} <= set(frame.columns):

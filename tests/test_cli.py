@@ -152,6 +152,22 @@ BAD_CONFIGS = {
     "lengths with many prompts": (config_text(prompts=[4], baseline=["group_mean"],
                                               group_size=[2], lengths=[[1, 2, 4]]),
                                   "grid.lengths"),
+    **{f"off-policy {name}": (config_text(**{"baseline": ["group_mean"], "group_size": [4],
+                                             **keys}), field) for name, keys, field in [
+        ("negative lag", {"lag": [0, -1]}, "grid.lag[1]"),
+        ("negative mismatch", {"mismatch": [-0.1]}, "grid.mismatch[0]"),
+        ("top_p of 0", {"top_p": [0.0]}, "grid.top_p[0]"),
+        ("top_p above 1", {"top_p": [1.5]}, "grid.top_p[0]"),
+        ("unknown correction", {"correction": ["gspo"]}, "grid.correction[0]"),
+        ("two weights", {"correction": ["is+tis"]}, "grid.correction[0]"),
+        ("negative beta", {"kl_beta": [-1.0]}, "grid.kl_beta[0]"),
+        ("unknown estimator", {"kl_estimator": ["k2"]}, "grid.kl_estimator[0]"),
+        ("clip range of 0", {"clip_range": 0.0}, "grid.clip_range"),
+        ("a single-rollout baseline", {"lag": [1], "baseline": ["running_mean"],
+                                       "group_size": [1]}, "grid.baseline[0]"),
+        ("another learner", {"lag": [1], "algorithm": ["epsilon_greedy"]}, "grid.algorithm")]},
+    "off-policy with many prompts": (config_text(prompts=[4], baseline=["group_mean"],
+                                                 group_size=[2], lag=[1]), "grid.lag"),
 }
 
 

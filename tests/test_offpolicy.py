@@ -179,3 +179,33 @@ def test_mismatch_noise_is_standard_normal() -> None:
     assert abs(z.mean()) < 5 / math.sqrt(n)
     assert abs(z.var() - 1.0) < 5 * math.sqrt(2 / n)
     assert kstest(z, norm.cdf).pvalue > 1e-6
+
+
+def test_an_off_policy_study_runs_to_its_table(tmp_path) -> None:
+    # Through the command line: the grid's samplers are cells (an estimator without a KL term
+    # is one cell, not one per estimator), their description is in cells.parquet, the runs
+    # carry the readout, and the on-policy sampler's runs are the on-policy study's.
+    from bandit_study.cli import main
+    from conftest import config_text
+    from study.model.schema import OFFPOLICY_CELL_COLUMNS, OFFPOLICY_RUN_COLUMNS
+    from study.orchestration.storage import read_runs
+
+    common = {"baseline": ["group_mean"], "group_size": [4], "lr": [1.0], "budgets": [8, 80]}
+    off = tmp_path / "off.toml"
+    off.write_text(config_text(lag=[0, 2], correction=["none", "tis+keep_mask"],
+                               top_p=[1.0, 0.9], kl_beta=[0.0, 0.5],
+                               kl_estimator=["k3", "k3_is"], **common))
+    on = tmp_path / "on.toml"
+    on.write_text(config_text(**common))
+    for path in (off, on):
+        assert main(["run", str(path), "--out", str(tmp_path / path.stem), "--quiet"]) == 0
+    runs = read_runs(tmp_path / "off")
+    assert set(OFFPOLICY_CELL_COLUMNS) | set(OFFPOLICY_RUN_COLUMNS) <= set(runs.columns)
+    # 2 lags x 2 corrections x 2 top_p x (beta 0, and beta 0.5 with each of 2 estimators).
+    assert runs["cell"].nunique() == 2 * 2 * 2 * 3
+    first = runs[(runs["lag"] == 0) & (runs["correction"] == "none") & (runs["top_p"] == 1.0)
+                 & (runs["kl_beta"] == 0.0)]
+    today = read_runs(tmp_path / "on")
+    for column in ("greedy_arm", "p_best", "pass_rate", "reward_sum", "zero_signal_updates"):
+        np.testing.assert_array_equal(first[column].to_numpy(), today[column].to_numpy())
+    assert np.isfinite(runs[list(OFFPOLICY_RUN_COLUMNS[-7:])].to_numpy()).all()

@@ -24,10 +24,11 @@ def test_every_learner_has_a_reference_of_its_kind() -> None:
 
 
 def test_every_reference_module_is_a_registered_learner() -> None:
-    # Beside the learners' modules: the package's own loop, the elementary functions and the
-    # many-prompts kernel's reference (its prompts train REINFORCE's group update).
+    # Beside the learners' modules: the package's own loop, the elementary functions, and the
+    # references of the many-prompts kernel and of the off-policy driver (both train
+    # REINFORCE's group update).
     files = {path.stem for path in (Path(reference.__file__).parent).glob("*.py")}
-    assert files - {"__init__", "elementary", "prompts"} == set(registry.names())
+    assert files - {"__init__", "elementary", "prompts", "offpolicy"} == set(registry.names())
 
 
 def test_configs_name_only_registered_learners() -> None:

@@ -388,8 +388,8 @@ def paired_rows(outcomes: dict[int, pd.DataFrame], pairs: list[tuple[int, int]],
     for row, p in zip(rows, checks.holm(r["test"].p_value for r in rows), strict=True):
         test = row["test"]
         row["p_holm"] = p
-        row["verdict"] = checks.verdict(
-            test.difference, checks.within((test.ci90_low, test.ci90_high), margin), p, margin)
+        inside = checks.inside_margin((test.ci90_low, test.ci90_high), margin)
+        row["verdict"] = checks.verdict(test.difference, inside, p, margin)
     return rows
 
 
@@ -597,7 +597,7 @@ def test_group_rollouts_section_is_recomputed_from_the_runs(study_outputs: Path)
         for row, p in zip(rows, checks.holm(r["test"].p_value for r in rows), strict=True):
             row["p_holm"] = p
             test = row["test"]
-            row["verdict"] = checks.verdict(test.difference, checks.within(
+            row["verdict"] = checks.verdict(test.difference, checks.inside_margin(
                 (test.ci90_low, test.ci90_high), margin), p, margin)
         assert f"(Holm family: the {len(rows)} rows of `group_vs_single`)" in shown
         counts = pd.DataFrame(rows).groupby(["environment", "verdict"]).size()

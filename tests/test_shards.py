@@ -381,6 +381,7 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
     import study
     from study.model.environment import Environment
     from study.model.grid import Simulation
+    from study.model.offpolicy import OffPolicy
     from study.orchestration import shards
     from study.orchestration.shards import Shard
 
@@ -425,6 +426,7 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         "simulation.group_size": simulation(dataset, group_size=8),
         "simulation.allocation": simulation(dataset, allocation="uniform"),
         "simulation.normalization": simulation(dataset, normalization="per_batch"),
+        "simulation.offpolicy": simulation(bandit, offpolicy=OffPolicy(lag=1)),
         "shard.start": shard(bandit, start=1),
         "shard.stop": shard(bandit, stop=11),
         "shard.budgets": shard(bandit, budgets=(10, 200)),

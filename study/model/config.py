@@ -23,6 +23,8 @@ from typing import Any, ClassVar, NoReturn
 from study.core import prompt_rules
 from study.model import registry
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
+from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
+from study.model.offpolicy import KEYS as OFFPOLICY_KEYS
 from study.rewards import VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
@@ -75,7 +77,7 @@ role's in ``[analysis] paper_role``."""
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "token_budgets", "prompts", "allocation", "normalization", "lengths",
-              "length_law"}
+              "length_law", *OFFPOLICY_KEYS}
 BUDGET_UNITS = ("rollouts", "tokens")
 """What a study's checkpoints count: rollouts (``grid.budgets``) or the tokens of the answers
 (``grid.token_budgets``, for arms whose answers have lengths, ``grid.lengths``)."""
@@ -201,6 +203,9 @@ class StudyConfig:
     analysis: AnalysisConfig = AnalysisConfig()
     budget_unit: str = BUDGET_UNITS[0]
     """What ``budgets`` count (``BUDGET_UNITS``)."""
+    offpolicy: tuple[OffPolicy, ...] | None = None
+    """The samplers of an off-policy study (``study.model.offpolicy``), an axis of its grid;
+    None for every other study."""
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -212,7 +217,8 @@ class StudyConfig:
         # The budget's unit only where it is not rollouts: the simulations of every study before
         # tokens keep the text, and so the hash, they had.
         return {key: _plain(value) for key, value in asdict(self).items()
-                if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])}
+                if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])
+                and (key != "offpolicy" or value is not None)}
 
     def simulation_text(self) -> str:
         """The canonical JSON of the simulation (``to_dict``): what ``runs.parquet`` depends on,
@@ -323,13 +329,84 @@ def config_from_dict(data: object) -> StudyConfig:
         budget_unit=unit,
     )
     if "prompts" in grid or "allocation" in grid:
+        for key in OFFPOLICY_KEYS:
+            if key in grid:
+                raise ConfigError(f"grid.{key}", grid[key], "is for a single bandit: a "
+                                  "many-prompts study trains on policy")
         if "lengths" in grid:
             raise ConfigError("grid.lengths", grid["lengths"],
                               "is for a single bandit: a many-prompts study counts rollouts")
         return _many_prompts(config, grid)
     _check_lengths(config, grid, model)
+    config = replace(config, offpolicy=_offpolicy(config, grid))
     _check_some_cell(config)
     return config
+
+
+MAX_LAG = 1000
+"""The largest staleness ``grid.lag`` allows (the kernel keeps lag + 2 copies of the logits)."""
+
+
+def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ...] | None:
+    """The off-policy samplers of the grid (``study.model.offpolicy``): the product of the axes
+    ``grid.lag``, ``mismatch``, ``top_p``, ``correction``, ``kl_beta`` and ``kl_estimator``
+    with the single numbers ``clip_range``, ``tis_cap`` and ``opsm_threshold``; None where the
+    grid names none of them. Only REINFORCE's group learner on a single bandit samples off
+    policy."""
+    if not any(key in grid for key in OFFPOLICY_KEYS):
+        return None
+    defaults = OffPolicy()
+    lag = _unique("grid.lag", tuple(_check_int(f"grid.lag[{i}]", v, 0, MAX_LAG) for i, v in
+                                    enumerate(_axis("grid.lag", grid.get("lag", [0])))))
+    mismatch = _unique("grid.mismatch", tuple(
+        _number(f"grid.mismatch[{i}]", v)
+        for i, v in enumerate(_axis("grid.mismatch", grid.get("mismatch", [0.0])))))
+    top_p = _unique("grid.top_p", tuple(
+        _probability_above_zero(f"grid.top_p[{i}]", v)
+        for i, v in enumerate(_axis("grid.top_p", grid.get("top_p", [1.0])))))
+    corrections = _axis("grid.correction", grid.get("correction", ["none"]))
+    for i, text in enumerate(corrections):
+        if not isinstance(text, str):
+            raise ConfigError(f"grid.correction[{i}]", text, "is not a string")
+        try:
+            parse_correction(text)
+        except ValueError as error:
+            raise ConfigError(f"grid.correction[{i}]", text, str(error)) from None
+    beta = _unique("grid.kl_beta", tuple(
+        _number(f"grid.kl_beta[{i}]", v)
+        for i, v in enumerate(_axis("grid.kl_beta", grid.get("kl_beta", [0.0])))))
+    estimators = _choices("grid.kl_estimator", grid.get("kl_estimator", ["exact"]), ESTIMATORS)
+    scalars = {}
+    for key in ("clip_range", "tis_cap", "opsm_threshold"):
+        value = _number(f"grid.{key}", grid.get(key, getattr(defaults, key)))
+        if key != "opsm_threshold" and value <= 0:
+            raise ConfigError(f"grid.{key}", value, "is not a number > 0")
+        scalars[key] = value
+    if config.algorithm != ("reinforce",):
+        raise ConfigError("grid.algorithm", list(config.algorithm), "is not [\"reinforce\"] "
+                          "(off-policy rollouts come from a softmax policy's sampler)")
+    for i, name in enumerate(config.baseline):
+        if name not in prompt_rules.ESTIMATORS:
+            raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
+                              f"({', '.join(prompt_rules.ESTIMATORS)}), which the off-policy "
+                              "group learner needs")
+    if any(env.lengths is not None for env in config.environments):
+        raise ConfigError("grid.lengths", grid.get("lengths"), "is for on-policy learners: the "
+                          "off-policy learner's answers cost one rollout each")
+    # Without a KL term the estimator changes nothing: one sampler, not one per estimator.
+    return tuple(dict.fromkeys(
+        OffPolicy(lag=d, mismatch=eps, top_p=p, correction=c, kl_beta=b,
+                  kl_estimator=e if b > 0 else defaults.kl_estimator, **scalars)
+        for d in lag for eps in mismatch for p in top_p
+        for c in _unique("grid.correction", tuple(corrections)) for b in beta
+        for e in estimators))
+
+
+def _probability_above_zero(field: str, value: object) -> float:
+    """A number in (0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ConfigError(field, value, "is not a number in (0, 1]")
+    return float(value)
 
 
 def _budget_unit(grid: dict[str, Any]) -> str:

@@ -1,17 +1,17 @@
 """The grid of cells a config spans, and the simulations behind them.
 
 A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, group size,
-allocation rule, normalization, cost); it is the ``cell`` column of the runs table. A
-*simulation* is what the kernel runs: cells that differ only in cost share one (cost is priced in
-the analysis, not simulated), and so do cells that differ only in their update's normalization
-where every group that runs has the configured size G (a single bandit, uniform allocation or
-skipping across prompts: dividing by n_i or by G is then the same operation, tested bit for
-bit); a learner that
-does not train ignores lr, baseline, group size and normalization, so its cells are collapsed to
-lr 0, baseline ``none``, group size 1 and ``per_group`` and simulated once. A group estimator
-(``group_mean``, ...) needs a group of at least 2 rollouts: its combinations with group size 1 are
-not cells (``skipped`` lists them). A many-prompts study (``grid.prompts``) has an allocation rule
-per cell (``study.core.prompts``); every other study has none ("").
+allocation rule, normalization, off-policy sampler, cost); it is the ``cell`` column of the runs
+table. A *simulation* is what the kernel runs: cells that differ only in cost share one (cost is
+priced in the analysis, not simulated), and so do cells that differ only in their update's
+normalization where every group that runs has the configured size G (a single bandit, uniform
+allocation or skipping across prompts: dividing by n_i or by G is then the same operation, tested
+bit for bit); a learner that does not train ignores lr, baseline, group size and normalization,
+so its cells are collapsed to lr 0, baseline ``none``, group size 1 and ``per_group`` and
+simulated once. A group estimator (``group_mean``, ...) needs a group of at least 2 rollouts:
+its combinations with group size 1 are not cells (``skipped`` lists them). A many-prompts study
+(``grid.prompts``) has an allocation rule per cell (``study.core.prompts``); an off-policy study
+(``study.model.offpolicy``) a sampler per cell; every other study neither.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Cell:
     """One cell of the grid: a simulation priced at one per-pull cost, its update normalised as
     ``normalization`` says (the simulation's own, or ``per_group`` where both are the same);
     ``index`` is its ``cell`` id, its position in the grid's order (algorithm, environment, lr,
-    baseline, group size, allocation, normalization, cost)."""
+    baseline, group size, allocation, normalization, off-policy sampler, cost)."""
 
     index: int
     simulation: Simulation
@@ -86,7 +86,7 @@ class Cell:
 def _combinations(config: StudyConfig) -> itertools.product:
     return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
                              config.group_size, config.allocation, config.normalization,
-                             config.cost)
+                             config.offpolicy or (None,), config.cost)
 
 
 SAME_UNDER_EITHER = ("", "uniform", "skip_zero_signal")
@@ -99,7 +99,7 @@ def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, str, float]] = set()
-    for (algorithm, environment, lr, baseline, group_size, allocation, normalization,
+    for (algorithm, environment, lr, baseline, group_size, allocation, normalization, sampler,
          cost) in _combinations(config):
         learner = registry.learner(algorithm)
         if not learner.trains:
@@ -108,7 +108,7 @@ def cells(config: StudyConfig) -> list[Cell]:
             continue
         simulated = "per_group" if allocation in SAME_UNDER_EITHER else normalization
         simulation = Simulation(algorithm, environment, lr, baseline, group_size, allocation,
-                                simulated)
+                                simulated, sampler)
         if (simulation, normalization, cost) in seen:
             continue
         seen.add((simulation, normalization, cost))

@@ -64,6 +64,21 @@ checkpoint), and the tokens it spent and the policy's expected answer length sum
 STORED_TOKEN_RUN_COLUMNS = ("cell", *TOKEN_RUN_COLUMNS)
 """``runs.parquet`` of a study whose answers cost tokens."""
 
+OFFPOLICY_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "lag", "mismatch", "top_p", "correction",
+                          "kl_beta", "kl_estimator", CELL_COLUMNS[-1])
+"""The cells of an off-policy study (``study.model.offpolicy``): those of every study, and the
+sampler's lag, logit noise and top-p, the update's correction and its KL term's coefficient and
+estimator (the clip range, TIS cap and OPSM threshold are the config's, in the manifest)."""
+
+OFFPOLICY_RUN_COLUMNS = (*RUN_COLUMNS, "entropy", "k1_bias", "k1_mse", "k3_bias", "k3_mse",
+                         "k3_is_bias", "k3_is_mse")
+"""The runs-table columns of an off-policy study: those of every study, the policy's entropy,
+and each KL estimator's exact gradient bias (its norm) and mean squared error for a group drawn
+from the next update's sampler at the checkpoint's state."""
+
+STORED_OFFPOLICY_RUN_COLUMNS = ("cell", *OFFPOLICY_RUN_COLUMNS)
+"""``runs.parquet`` of an off-policy study."""
+
 PROMPT_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "allocation", "prompts", CELL_COLUMNS[-1])
 """The cells of a many-prompts study (``study.core.prompts``): those of every study, and the
 allocation rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_values`` and

@@ -30,13 +30,17 @@ from study.model.config import StudyConfig
 from study.model.grid import Cell, Simulation, cells, simulations
 from study.model.schema import (
     CURVES_COLUMNS,
+    OFFPOLICY_RUN_COLUMNS,
     PROMPT_FIELD_COLUMNS,
+    RUN_COLUMNS,
+    STORED_OFFPOLICY_RUN_COLUMNS,
     STORED_PROMPT_RUN_COLUMNS,
     STORED_RUN_COLUMNS,
     STORED_TOKEN_RUN_COLUMNS,
 )
 from study.orchestration.backends import Backend
 from study.orchestration.shards import (
+    OffPolicyShardResult,
     PromptShardResult,
     Result,
     Shard,
@@ -202,11 +206,12 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
         computed.close()
 
 
-def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult, seeds: np.ndarray,
+def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult | OffPolicyShardResult,
+               seeds: np.ndarray,
                budgets: tuple[int, ...], part: slice) -> pa.Table:
     """The rows of ``runs.parquet`` of one cell's seeds ``seeds[part]`` (its description is in
-    ``cells.parquet``): ``STORED_RUN_COLUMNS``, and ``STORED_TOKEN_RUN_COLUMNS`` for answers
-    that cost tokens."""
+    ``cells.parquet``): ``STORED_RUN_COLUMNS``, ``STORED_TOKEN_RUN_COLUMNS`` for answers that
+    cost tokens, ``STORED_OFFPOLICY_RUN_COLUMNS`` for an off-policy learner."""
     sim = cell.simulation
     seeds = seeds[part]
     checkpoints = np.asarray(budgets, dtype=np.int64)
@@ -238,7 +243,12 @@ def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult, seeds: np.ndarra
     if counted:
         columns |= {"tokens": out.tokens[part].ravel(),
                     "expected_length": out.expected_length[part].ravel()}
-    stored = STORED_TOKEN_RUN_COLUMNS if counted else STORED_RUN_COLUMNS
+    off = isinstance(out, OffPolicyShardResult)
+    if off:
+        columns |= {name: getattr(out, name)[part].ravel()
+                    for name in OFFPOLICY_RUN_COLUMNS[len(RUN_COLUMNS):]}
+    stored = (STORED_TOKEN_RUN_COLUMNS if counted else STORED_OFFPOLICY_RUN_COLUMNS if off
+              else STORED_RUN_COLUMNS)
     return pa.table({name: columns[name] for name in stored})
 
 

@@ -146,6 +146,8 @@ class Shard:
         if self.tokens:
             # Only where it is set, so the keys of the shards of every study before tokens stay.
             content["tokens"] = True
+        if self.simulation.offpolicy is not None:
+            content["offpolicy"] = repr(self.simulation.offpolicy)
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -203,6 +205,24 @@ class TokenShardResult(ShardResult):
 
 
 @dataclass(frozen=True)
+class OffPolicyShardResult(ShardResult):
+    """A shard of an off-policy simulation (``study.core.offpolicy``): ``ShardResult``'s fields
+    and curves, and at each checkpoint the policy's entropy and each recorded KL estimator's
+    gradient bias and mean squared error (the runs table's columns of those names)."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "entropy", "k1_bias", "k1_mse",
+                                         "k3_bias", "k3_mse", "k3_is_bias", "k3_is_mse")
+
+    entropy: np.ndarray = field(kw_only=True)
+    k1_bias: np.ndarray = field(kw_only=True)
+    k1_mse: np.ndarray = field(kw_only=True)
+    k3_bias: np.ndarray = field(kw_only=True)
+    k3_mse: np.ndarray = field(kw_only=True)
+    k3_is_bias: np.ndarray = field(kw_only=True)
+    k3_is_mse: np.ndarray = field(kw_only=True)
+
+
+@dataclass(frozen=True)
 class PromptShardResult:
     """A many-prompts shard's result (``study.core.prompts``): each field of
     ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands)."""
@@ -232,13 +252,15 @@ class PromptShardResult:
         return int((self.non_finite > 0).sum())
 
 
-Result = ShardResult | TokenShardResult | PromptShardResult
+Result = ShardResult | TokenShardResult | OffPolicyShardResult | PromptShardResult
 
 
 def result_type(simulation: Simulation) -> type[Result]:
     """The kind of result a simulation's shards give."""
     if simulation.allocation:
         return PromptShardResult
+    if simulation.offpolicy is not None:
+        return OffPolicyShardResult
     return TokenShardResult if simulation.environment.lengths is not None else ShardResult
 
 

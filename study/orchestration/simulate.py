@@ -31,7 +31,9 @@ from study.core.streams import kernel_keys, run_keys
 from study.model import registry
 from study.model.environment import best_arms
 from study.model.grid import Simulation
+from study.model.offpolicy import ESTIMATORS
 from study.orchestration.shards import (
+    OffPolicyShardResult,
     PromptShardResult,
     Result,
     Shard,
@@ -72,7 +74,7 @@ class KernelOutput:
     policy's entropy, (seeds, checkpoints), and each recorded KL estimator's gradient bias norm
     and mean squared error, (seeds, checkpoints, 3); None for the other drivers."""
 
-    def reduce(self) -> ShardResult | TokenShardResult:
+    def reduce(self) -> ShardResult | TokenShardResult | OffPolicyShardResult:
         """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
         values of the best and of the recommended arm."""
         checkpoints = self.greedy.shape[1]
@@ -91,6 +93,12 @@ class KernelOutput:
         if self.tokens is not None:
             return TokenShardResult(*common, rollouts=self.rollouts, tokens=self.tokens,
                                     expected_length=self.expected_length)
+        if self.entropy is not None:
+            estimators = {f"{name}_{kind}": values[:, :, e]
+                          for kind, values in (("bias", self.kl_bias), ("mse", self.kl_mse))
+                          for e, name in enumerate(ESTIMATORS[1:])}
+            return OffPolicyShardResult(*common, self.curve_optimal, self.curve_reward,
+                                        entropy=self.entropy, **estimators)
         return ShardResult(*common, self.curve_optimal, self.curve_reward)
 
 

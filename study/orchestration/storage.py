@@ -26,12 +26,14 @@ import pyarrow.parquet as pq
 
 from study.model.atomic import Writer, remove_stale_temporaries, replacing, write_files
 from study.model.grid import Cell
+from study.model.offpolicy import OffPolicy
 from study.model.schema import (
     CELL_COLUMNS,
     CELLS_FILE,
     CURVES_FILE,
     LIST_COLUMNS,
     MANIFEST_FILE,
+    OFFPOLICY_CELL_COLUMNS,
     PROMPT_CELL_COLUMNS,
     RUNS_FILE,
     TOKEN_CELL_COLUMNS,
@@ -63,6 +65,12 @@ TOKEN_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("arm_lengths", pa.lis
 """The types of the ``cells.parquet`` of a study whose answers cost tokens
 (``TOKEN_CELL_COLUMNS``)."""
 assert tuple(TOKEN_CELLS_SCHEMA.names) == TOKEN_CELL_COLUMNS
+OFFPOLICY_CELLS_SCHEMA = pa.schema([
+    *list(CELLS_SCHEMA)[:-1], ("lag", pa.int64()), ("mismatch", pa.float64()),
+    ("top_p", pa.float64()), ("correction", pa.string()), ("kl_beta", pa.float64()),
+    ("kl_estimator", pa.string()), CELLS_SCHEMA.field("cost")])
+"""The types of an off-policy study's ``cells.parquet`` (``OFFPOLICY_CELL_COLUMNS``)."""
+assert tuple(OFFPOLICY_CELLS_SCHEMA.names) == OFFPOLICY_CELL_COLUMNS
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
@@ -70,6 +78,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
     many-prompts study, its allocation rule and prompts)."""
     many = any(cell.simulation.allocation for cell in grid)
     counted = any(cell.simulation.environment.lengths is not None for cell in grid)
+    off = any(cell.simulation.offpolicy is not None for cell in grid)
     return pa.Table.from_pylist([
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
          "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
@@ -78,8 +87,17 @@ def cells_table(grid: list[Cell]) -> pa.Table:
          **cell.simulation.environment.columns(),
          **({"allocation": cell.simulation.allocation,
              "prompts": cell.simulation.environment.prompts} if many else {}),
+         **(_sampler_columns(cell.simulation.offpolicy) if off else {}),
          "cost": float(cell.cost)} for cell in grid],
-        schema=PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted else CELLS_SCHEMA)
+        schema=(PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted
+                else OFFPOLICY_CELLS_SCHEMA if off else CELLS_SCHEMA))
+
+
+def _sampler_columns(sampler: OffPolicy) -> dict[str, object]:
+    """An off-policy cell's sampler and update as its cell columns."""
+    return {"lag": sampler.lag, "mismatch": float(sampler.mismatch),
+            "top_p": float(sampler.top_p), "correction": sampler.correction,
+            "kl_beta": float(sampler.kl_beta), "kl_estimator": sampler.kl_estimator}
 
 
 @dataclass

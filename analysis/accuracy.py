@@ -16,9 +16,14 @@ ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_param
 """The structured description of a cell's bandit (``study.model.schema``)."""
 
 
+SAMPLER_KEYS = ["lag", "mismatch", "top_p", "correction", "kl_beta", "kl_estimator"]
+"""An off-policy cell's further axes (``study.model.schema.OFFPOLICY_CELL_COLUMNS``)."""
+
+
 def cells_frame(outcomes: Outcomes) -> pd.DataFrame:
-    """One row per cell with its axes (``CELL_KEYS``), in cell order."""
-    return outcomes.cells[CELL_KEYS]
+    """One row per cell with its axes (``CELL_KEYS``, and an off-policy study's
+    ``SAMPLER_KEYS``), in cell order."""
+    return outcomes.cells[CELL_KEYS + [c for c in SAMPLER_KEYS if c in outcomes.cells]]
 
 
 def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:

@@ -26,6 +26,10 @@ from study.model.config import AnalysisConfig
 BASE_STUDY = {"name": "fuzz", "root_seed": 3, "seeds": 3}
 BASE_GRID = {"algorithm": ["reinforce", "uniform"], "probs": [[0.4, 0.5, 0.6]], "lr": [0.1],
              "baseline": ["running_mean"], "cost": [0.0], "budgets": [5, 40]}
+OFF_GRID = {"algorithm": ["reinforce"], "probs": [[0.4, 0.5, 0.6]], "lr": [0.5],
+            "baseline": ["group_mean"], "group_size": [2], "budgets": [4, 20], "lag": [1]}
+"""An off-policy study (``study.model.offpolicy``): the base of the examples that vary its
+keys."""
 MANY_GRID = {"algorithm": ["reinforce"], "probs": [{"draw": "beta", "arms": 3, "a": 2, "b": 2}],
              "prompts": [3], "allocation": ["uniform", "variance"], "baseline": ["group_mean"],
              "group_size": [2], "normalization": ["per_group", "per_batch"], "lr": [0.5],
@@ -112,6 +116,22 @@ many_prompts = st.one_of(
 )
 
 
+off_policy = st.one_of(
+    st.tuples(st.just("grid"), st.just("lag"), some([0, 1, 3], [-1, 1.5, 10**6])),
+    st.tuples(st.just("grid"), st.just("mismatch"), some([0.0, 0.5], [-0.1, float("inf")])),
+    st.tuples(st.just("grid"), st.just("top_p"), some([1.0, 0.9, 0.5], [0.0, 1.5, -1.0])),
+    st.tuples(st.just("grid"), st.just("correction"),
+              some(["none", "is", "tis+keep_mask", "ppo_clip+opsm"], ["is+tis", "gspo", ""])),
+    st.tuples(st.just("grid"), st.just("kl_beta"), some([0.0, 0.1], [-0.5])),
+    st.tuples(st.just("grid"), st.just("kl_estimator"),
+              some(["exact", "k1", "k3", "k3_is"], ["k2"])),
+    st.tuples(st.just("grid"), st.sampled_from(["clip_range", "tis_cap", "opsm_threshold"]),
+              either([0.1, 2.0], [0.0, -1.0, "x"])),
+    st.tuples(st.just("grid"), st.sampled_from(["lag", "top_p", "correction", "kl_estimator"]),
+              junk),
+)
+
+
 def analysis_values(grid: dict) -> dict[str, st.SearchStrategy]:
     """Each key of the [analysis] table with values that ``grid`` makes valid (its budgets, lr,
     baselines, group sizes, references) or not."""
@@ -147,9 +167,10 @@ def analysis_changes(grid: dict) -> st.SearchStrategy:
 
 @st.composite
 def studies(draw: st.DrawFn) -> tuple[dict, list]:
-    """A base grid, single-prompt or many-prompts, and up to three changes to the config."""
-    grid = draw(st.sampled_from([BASE_GRID, MANY_GRID]))
-    changes = draw(st.lists(mutations | reward_models | answers | many_prompts
+    """A base grid, single-prompt, many-prompts or off-policy, and up to three changes to the
+    config."""
+    grid = draw(st.sampled_from([BASE_GRID, MANY_GRID, OFF_GRID]))
+    changes = draw(st.lists(mutations | reward_models | answers | many_prompts | off_policy
                             | analysis_changes(grid), max_size=3))
     return grid, changes
 
@@ -200,7 +221,7 @@ def test_a_generated_config_runs_or_fails_cleanly(config: tuple[dict, list], gar
 
 
 def test_the_base_configs_of_the_fuzzer_are_valid() -> None:
-    for grid in (BASE_GRID, MANY_GRID):
+    for grid in (BASE_GRID, MANY_GRID, OFF_GRID):
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "c.toml"
             path.write_text(render(BASE_STUDY, grid))

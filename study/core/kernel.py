@@ -256,6 +256,18 @@ def _learn_group(name, n_arms, t, lr, baseline, s, lanes, pulled, rewards,
 
 
 @inline_jit
+def group_rollout(model, n_arms, s, i, j, arm, u_reward, own, parameters, pulled,
+                  rewards) -> None:  # pragma: no cover
+    """Rollout i of lane j's group pulls ``arm``: its reward into ``rewards[i, j]``, the arm
+    into ``pulled[i, j]``, both into the scratch rows for the curves."""
+    reward = _reward(model, n_arms, s, j, arm, u_reward, own, parameters)
+    pulled[i, j] = arm
+    rewards[i, j] = reward
+    s[lane_row(n_arms, WORK_A) + j] = arm
+    s[lane_row(n_arms, WORK_B) + j] = reward
+
+
+@inline_jit
 def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
     curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
@@ -387,12 +399,8 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
             for j in range(np.uint64(lanes)):
                 arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
                              s[lane_row(arms, NORM) + j])
-                reward = _reward(model, arms, s, j, arm, uniforms[2 * row + 1, j], own[row, j],
-                                 parameters)
-                pulled[i, j] = arm
-                rewards[i, j] = reward
-                s[lane_row(arms, WORK_A) + j] = arm
-                s[lane_row(arms, WORK_B) + j] = reward
+                group_rollout(model, arms, s, i, j, arm, uniforms[2 * row + 1, j], own[row, j],
+                              parameters, pulled, rewards)
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, used, t, curve_optimal, curve_reward)
         _learn_group(name, arms, update * group, lr, baseline, s, lanes, pulled, rewards,

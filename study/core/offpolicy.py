@@ -24,7 +24,15 @@ from study.core.fastexp import fast_exp
 from study.core.gaussian import box_muller
 from study.core.hooks import prepare
 from study.core.jit import inline_jit, jit
-from study.core.kernel import _FIRST, _add_trace, _count, _draw, _record_due, _reward, _start
+from study.core.kernel import (
+    _FIRST,
+    _add_trace,
+    _count,
+    _draw,
+    _record_due,
+    _start,
+    group_rollout,
+)
 from study.core.philox import philox_block
 from study.core.state import NORM, PARAMS, WEIGHTS, WORK_A, WORK_B, ZERO_SIGNAL, arm_row, lane_row
 from study.core.streams import MISMATCH_C2, MISMATCH_C3
@@ -276,12 +284,8 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                 for k in range(arms - 1):
                     cumulative += sampler[k, j]
                     arm = select(cumulative <= threshold, arm + 1.0, arm)
-                reward = _reward(model, arms, s, j, arm, uniforms[2 * row + 1, j], own[row, j],
-                                 parameters)
-                pulled[i, j] = arm
-                rewards[i, j] = reward
-                s[lane_row(arms, WORK_A) + j] = arm
-                s[lane_row(arms, WORK_B) + j] = reward
+                group_rollout(model, arms, s, i, j, arm, uniforms[2 * row + 1, j], own[row, j],
+                              parameters, pulled, rewards)
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, used, t, curve_optimal, curve_reward)
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,

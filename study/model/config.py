@@ -382,14 +382,7 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
         if key != "opsm_threshold" and value <= 0:
             raise ConfigError(f"grid.{key}", value, "is not a number > 0")
         scalars[key] = value
-    if config.algorithm != ("reinforce",):
-        raise ConfigError("grid.algorithm", list(config.algorithm), "is not [\"reinforce\"] "
-                          "(off-policy rollouts come from a softmax policy's sampler)")
-    for i, name in enumerate(config.baseline):
-        if name not in prompt_rules.ESTIMATORS:
-            raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
-                              f"({', '.join(prompt_rules.ESTIMATORS)}), which the off-policy "
-                              "group learner needs")
+    _check_group_reinforce(config, "an off-policy study")
     if any(env.lengths is not None for env in config.environments):
         raise ConfigError("grid.lengths", grid.get("lengths"), "is for on-policy learners: the "
                           "off-policy learner's answers cost one rollout each")
@@ -400,6 +393,18 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
         for d in lag for eps in mismatch for p in top_p
         for c in _unique("grid.correction", tuple(corrections)) for b in beta
         for e in estimators))
+
+
+def _check_group_reinforce(config: StudyConfig, study: str) -> None:
+    """``study`` (a kind of study) trains REINFORCE's group update alone: its grid names no
+    other learner and only group estimators."""
+    if config.algorithm != ("reinforce",):
+        raise ConfigError("grid.algorithm", list(config.algorithm),
+                          f"is not [\"reinforce\"] ({study} trains REINFORCE's group update)")
+    for i, name in enumerate(config.baseline):
+        if name not in prompt_rules.ESTIMATORS:
+            raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
+                              f"({', '.join(prompt_rules.ESTIMATORS)}), which {study} needs")
 
 
 def _probability_above_zero(field: str, value: object) -> float:
@@ -455,14 +460,7 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
         for i, p in enumerate(_axis("grid.prompts", grid["prompts"]))))
     allocation = _choices("grid.allocation", grid.get("allocation", ["uniform"]),
                           prompt_rules.RULES)
-    if config.algorithm != ("reinforce",):
-        raise ConfigError("grid.algorithm", list(config.algorithm),
-                          "is not [\"reinforce\"] (a many-prompts study trains REINFORCE)")
-    for i, name in enumerate(config.baseline):
-        if name not in prompt_rules.ESTIMATORS:
-            raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
-                              f"({', '.join(prompt_rules.ESTIMATORS)}), which a many-prompts "
-                              "study needs")
+    _check_group_reinforce(config, "a many-prompts study")
     for i, size in enumerate(config.group_size):
         if size < prompt_rules.FLOOR:
             raise ConfigError(f"grid.group_size[{i}]", size, "is below 2 (a group estimator "

@@ -199,14 +199,12 @@ def main(argv: list[str]) -> int:
     two.add_argument("--only-b", required=True, help="share of seeds only cell B gets right")
     paired = tests.add_parser("paired-t", help="two cells' means on the same seeds (paired "
                               "t-test), e.g. of the pass rate")
-    paired.add_argument("--difference", required=True, help="the mean difference to detect")
-    paired.add_argument("--sd", required=True,
-                        help="the standard deviation of the per-seed differences (a pilot's)")
     bet = tests.add_parser("betting", help="two cells' means on the same seeds by betting on a "
                            "known range (the length study's test), e.g. of the pass rate")
-    bet.add_argument("--difference", required=True, help="the mean difference to detect")
-    bet.add_argument("--sd", required=True,
-                     help="the standard deviation of the per-seed differences (a pilot's)")
+    for means in (paired, bet):
+        means.add_argument("--difference", required=True, help="the mean difference to detect")
+        means.add_argument("--sd", required=True, help="the standard deviation of the per-seed "
+                           "differences (a pilot's)")
     bet.add_argument("--low", required=True, help="the least a per-seed difference can be")
     bet.add_argument("--high", required=True, help="the most a per-seed difference can be")
     bet.add_argument("--draws", default=str(BETTING_DRAWS),

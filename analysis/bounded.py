@@ -59,7 +59,8 @@ def _bets(x: np.ndarray, alpha: float) -> np.ndarray:
 def _log_capital(x: np.ndarray, bets: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, ...]:
     """log K+ and log K- at each candidate mean in ``m`` (rescaled)."""
     m = np.asarray(m, dtype=float)[None, :]
-    with np.errstate(divide="ignore"):
+    # A candidate at (or within a subnormal of) an end of the range caps no bet: c / m is inf.
+    with np.errstate(divide="ignore", over="ignore"):
         up = np.minimum(bets[:, None], TRUNCATION / m)
         down = np.minimum(bets[:, None], TRUNCATION / (1 - m))
     step = x[:, None] - m

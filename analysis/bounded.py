@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
-from analysis.cost import MeanInterval
+from analysis.cost import MeanInterval, Support, differing_seeds
 
 TRUNCATION = 0.5
 """The largest fraction of its capital a bet may stake (the paper's c = 1/2)."""
@@ -65,7 +65,6 @@ def _log_capital(x: np.ndarray, bets: np.ndarray, m: np.ndarray) -> tuple[np.nda
         down = np.minimum(bets[:, None], TRUNCATION / (1 - m))
     step = x[:, None] - m
     return np.log1p(up * step).sum(axis=0), np.log1p(-down * step).sum(axis=0)
-
 
 
 def betting_interval(values: np.ndarray, low: float, high: float,
@@ -146,12 +145,10 @@ def paired_betting(differences: np.ndarray, low: float, high: float, hypotheses:
         interval = betting_interval(differences, low, high, confidence)
         equivalence = betting_interval(differences, low, high, 1 - 2 * alpha)
     tuned = alpha / hypotheses
-    rounded = np.round(differences, 9)
-    _, counts = np.unique(rounded, return_counts=True)
     p_equivalence = (max(betting_p_value(differences, low, high, -margin, "greater", tuned),
                          betting_p_value(differences, low, high, margin, "less", tuned))
                      if margin > 0 else math.nan)
-    return {"seeds": len(differences), "differing_seeds": int(len(rounded) - counts.max()),
+    return {"seeds": len(differences), "differing_seeds": differing_seeds(differences),
             "difference": interval.mean, "ci_low": interval.low, "ci_high": interval.high,
             "ci90_low": equivalence.low, "ci90_high": equivalence.high,
             "interval_method": interval.method,
@@ -169,16 +166,7 @@ def pair_halves(values: np.ndarray) -> np.ndarray:
     return (values[0:2 * pairs:2] - values[1:2 * pairs:2]) ** 2 / 2
 
 
-def betting_columns(name: str, values: np.ndarray, low: float, high: float,
-                    confidence: float = 0.95) -> dict[str, object]:
-    """``name``, ``name_low``, ``name_high`` and ``name_interval`` (as
-    ``analysis.pass_rate.interval_columns`` names them): the mean of per-seed ``values`` in
-    [low, high] with its betting interval (``betting``), or, where every seed has the same
-    value, that value and no interval (``constant``)."""
-    values = np.asarray(values, dtype=float)
-    if values.size and np.all(values == values[0]):
-        found = MeanInterval(float(values[0]), math.nan, math.nan, "constant")
-    else:
-        found = betting_interval(values, low, high, confidence)
-    return {name: found.mean, f"{name}_low": found.low, f"{name}_high": found.high,
-            f"{name}_interval": found.method}
+def betting_mean(values: np.ndarray, support: Support, confidence: float = 0.95) -> MeanInterval:
+    """``betting_interval`` on the range from ``support``'s least to its largest value: the
+    interval ``analysis.pass_rate.interval_columns`` takes in place of ``mean_interval``."""
+    return betting_interval(values, support.values[0], support.values[-1], confidence)

@@ -104,6 +104,13 @@ def mean_interval(values: np.ndarray, support: Support,
     return MeanInterval(mean, low, high, "bound")
 
 
+def differing_seeds(values: np.ndarray) -> int:
+    """The seeds whose value differs from the most common one (values equal to 9 decimals are
+    one value, as in ``mean_interval``)."""
+    _, counts = np.unique(np.round(np.asarray(values, dtype=float), 9), return_counts=True)
+    return int(len(values) - counts.max())
+
+
 def _one_sided_limits(k: int, n: int, level: float) -> tuple[float, float]:
     """One-sided Clopper-Pearson lower and upper limits of a proportion, each at ``level``."""
     lower = binomtest(k, n, alternative="greater").proportion_ci(level).low

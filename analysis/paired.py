@@ -15,7 +15,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.stats import binomtest, norm, ttest_1samp
 
-from analysis.cost import CONFIDENCE, Support, mean_interval
+from analysis.cost import CONFIDENCE, Support, differing_seeds, mean_interval
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
 from analysis.roles import Finding, finding, typed
@@ -151,9 +151,7 @@ def paired_difference(differences: np.ndarray, support: Support, alpha: float = 
         p_value = float(ttest_1samp(differences, 0.0).pvalue)
     else:
         p_value = _interval_p_value(differences, support)
-    rounded = np.round(differences, 9)
-    _, counts = np.unique(rounded, return_counts=True)
-    return {"seeds": len(differences), "differing_seeds": int(len(rounded) - counts.max()),
+    return {"seeds": len(differences), "differing_seeds": differing_seeds(differences),
             "difference": interval.mean, "ci_low": interval.low, "ci_high": interval.high,
             "ci90_low": equivalence.low, "ci90_high": equivalence.high,
             "interval_method": interval.method, "p_value": p_value}

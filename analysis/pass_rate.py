@@ -14,6 +14,7 @@ every bandit, so that targets mean the same thing on an easy and on a hard one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,17 +87,19 @@ def has_policy(outcomes: Outcomes, cell: int) -> bool:
 
 
 def interval_columns(name: str, values: np.ndarray, support: Support,
-                     confidence: float = CONFIDENCE) -> dict[str, object]:
+                     confidence: float = CONFIDENCE,
+                     interval: Callable[[np.ndarray, Support, float], MeanInterval] = mean_interval
+                     ) -> dict[str, object]:
     """``name``, ``name_low``, ``name_high`` and ``name_interval``: the mean of per-seed
-    ``values`` with its ``mean_interval`` (``t`` or ``bound``), or, where every seed has the
-    same value (a policy that has not moved, a rule that spends by a fixed share), that value
-    and no interval (``constant``): an interval around a constant would claim an uncertainty
-    the runs do not have."""
+    ``values`` with its ``interval`` (``mean_interval``'s ``t`` or ``bound`` by default), or,
+    where every seed has the same value (a policy that has not moved, a rule that spends by a
+    fixed share), that value and no interval (``constant``): an interval around a constant would
+    claim an uncertainty the runs do not have."""
     values = np.asarray(values, dtype=float)
     if values.size and np.all(values == values[0]):
         found = MeanInterval(float(values[0]), math.nan, math.nan, "constant")
     else:
-        found = mean_interval(values, support, confidence)
+        found = interval(values, support, confidence)
     return {name: found.mean, f"{name}_low": found.low, f"{name}_high": found.high,
             f"{name}_interval": found.method}
 

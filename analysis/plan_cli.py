@@ -71,20 +71,42 @@ def _number(text: str) -> float:
     return float(Fraction(text))
 
 
-def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) -> int:
-    """Validate the ``ratio`` arguments, read the pilot, print the plan (or exit 2)."""
-    if alpha != ALPHA:
-        return _error("alpha", args.alpha, f"is not {ALPHA:g}, the level of the study's budget "
-                      "ratio test (its 95% and 90% bootstrap intervals)")
+class _NotANumberError(ValueError):
+    """A field whose text is not a number."""
+
+    def __init__(self, field: str, text: str) -> None:
+        super().__init__(field)
+        self.field, self.text = field, text
+
+    def report(self) -> int:
+        """Print the line naming the field and its text; the exit status 2."""
+        return _error(self.field, self.text, "is not a number")
+
+
+def _numbers(args: argparse.Namespace, fields: tuple[str, ...]) -> dict[str, float]:
+    """The ``fields`` of ``args`` as numbers (a field not given is left out); ``_NotANumberError``
+    for the first that is not one."""
     numbers = {}
-    for field in ("ratio", "equivalence", "draws"):
+    for field in fields:
         text = getattr(args, field)
         if text is None:
             continue
         try:
             numbers[field] = _number(text)
         except (ValueError, ZeroDivisionError, OverflowError):
-            return _error(field, text, "is not a number")
+            raise _NotANumberError(field, text) from None
+    return numbers
+
+
+def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) -> int:
+    """Validate the ``ratio`` arguments, read the pilot, print the plan (or exit 2)."""
+    if alpha != ALPHA:
+        return _error("alpha", args.alpha, f"is not {ALPHA:g}, the level of the study's budget "
+                      "ratio test (its 95% and 90% bootstrap intervals)")
+    try:
+        numbers = _numbers(args, ("ratio", "equivalence", "draws"))
+    except _NotANumberError as error:
+        return error.report()
     ratio, margin, draws = numbers["ratio"], numbers.get("equivalence"), numbers["draws"]
     if ratio <= 0:
         return _error("ratio", args.ratio, "is not a ratio > 0")
@@ -154,13 +176,10 @@ def _plan_ratio_command(args: argparse.Namespace, power: float, alpha: float) ->
 
 def _plan_betting_command(args: argparse.Namespace, power: float, alpha: float) -> int:
     """Validate the ``betting`` arguments, print the plan (or exit 2)."""
-    numbers = {}
-    for field in ("difference", "sd", "low", "high", "draws"):
-        text = getattr(args, field)
-        try:
-            numbers[field] = _number(text)
-        except (ValueError, ZeroDivisionError, OverflowError):
-            return _error(field, text, "is not a number")
+    try:
+        numbers = _numbers(args, ("difference", "sd", "low", "high", "draws"))
+    except _NotANumberError as error:
+        return error.report()
     difference, sd, low, high, draws = (numbers[f] for f in (
         "difference", "sd", "low", "high", "draws"))
     if not 0 < sd < math.inf:
@@ -243,14 +262,13 @@ def main(argv: list[str]) -> int:
     if args.test == "betting":
         return _plan_betting_command(args, values["power"], values["alpha"])
     if args.test == "paired-t":
+        try:
+            values |= _numbers(args, ("difference", "sd"))
+        except _NotANumberError as error:
+            return error.report()
         for field in ("difference", "sd"):
-            text = getattr(args, field)
-            try:
-                values[field] = _number(text)
-            except (ValueError, ZeroDivisionError):
-                return _error(field, text, "is not a number")
             if not 0 < values[field] < math.inf:
-                return _error(field, text, "is not a positive number")
+                return _error(field, getattr(args, field), "is not a positive number")
         plan = plan_paired_t(values["difference"], values["sd"], values["power"],
                              values["alpha"])
         test = (f"two-sided paired t-test of a mean difference {values['difference']:.4g}, "

@@ -147,6 +147,10 @@ def test_betting_plan_command_rejects_bad_values(capsys: pytest.CaptureFixture[s
         assert plan_main(["betting", *itertools.chain.from_iterable(arguments.items())]) == 2
         printed = capsys.readouterr()
         assert printed.out == "" and printed.err.strip() == f"error: {message}"
+    # A number too large for a float is one line too, in every test that reads numbers.
+    assert plan_main(["paired-t", "--difference", "0.01", "--sd", "1e999"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err.strip() == "error: --sd: '1e999' is not a number"
 
 
 def test_mcnemar_power_curve_is_the_power_at_each_n() -> None:

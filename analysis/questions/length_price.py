@@ -1,7 +1,7 @@
 """The price of a length constraint: for a study whose answers cost tokens, per cell and token
 budget, the policy's pass rate and its expected answer length sum pi[k] l[k], each a mean over
 seeds with its 95% betting interval on the range the bandit fixes (``analysis.bounded
-.betting_columns``: where a few seeds collapse, the values are a spike with far outliers, on which
+.betting_mean``: where a few seeds collapse, the values are a spike with far outliers, on which
 a t interval falls well short of its level), beside best-arm accuracy
 with its Wilson interval and the rollouts and tokens the runs spent. Across the penalty's lambda
 at one budget the rows trace the frontier of pass rate against tokens per answer; the cells of
@@ -10,11 +10,14 @@ spent."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pandas as pd
 
 from analysis.accuracy import accuracy_table, cell_environments
-from analysis.bounded import betting_columns
-from analysis.pass_rate import seed_pass_rates, value_range
+from analysis.bounded import betting_mean
+from analysis.cost import Support
+from analysis.pass_rate import interval_columns, seed_pass_rates, value_range
 from analysis.questions import Inputs
 from study.model import registry
 
@@ -56,8 +59,10 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 "seeds": len(rates),
                 "rollouts": float(answers.rollouts[row][:, c].mean()),
                 "tokens": float(answers.tokens[row][:, c].mean()),
-                **betting_columns("pass_rate", rates[:, c], low, high),
-                **betting_columns("expected_length", lengths[:, c], shortest, longest),
+                **interval_columns("pass_rate", rates[:, c], Support((low, high), False),
+                                   interval=betting_mean),
+                **interval_columns("expected_length", lengths[:, c],
+                                   Support((shortest, longest), False), interval=betting_mean),
                 "accuracy": right["accuracy"], "accuracy_low": right["ci_low"],
                 "accuracy_high": right["ci_high"]})
     return pd.DataFrame(rows)
@@ -68,21 +73,27 @@ Interval = tuple[str, str, str]
 the side (``below``: this row's upper limit under that row's lower one; ``above``: the reverse)."""
 
 
+def no_penalty_partners(found: pd.DataFrame, by: list[str]
+                        ) -> Iterator[tuple[pd.Index, pd.Series]]:
+    """For each bandit (its arms) and value of ``by`` that has a row without a penalty (lambda 0,
+    never lifted): the index of its rows with a penalty, and that row."""
+    arms = found["environment"].str.split(" ").str[0]
+    for _, rows in found.groupby([arms, *by], sort=False):
+        base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
+        if not base.empty:
+            yield rows.index[rows["penalty"] > 0.0], base.iloc[0]
+
+
 def against_no_penalty(found: pd.DataFrame, by: list[str], intervals: dict[str, Interval],
                        eligible: str = "") -> pd.DataFrame:
     """``found`` with a boolean column per entry of ``intervals``: for each row with a penalty
     (and ``eligible`` true, if named), whether its interval lies on that side of the interval of
-    the row without one (lambda 0, never lifted) of its arms and ``by``; False for that row itself
-    and where a bandit has none. Interval against interval, per row: no family, no p-value."""
+    the row without one (``no_penalty_partners``); False for that row itself and where a bandit
+    has none. Interval against interval, per row: no family, no p-value."""
     found = found.assign(**dict.fromkeys(intervals, False))
-    arms = found["environment"].str.split(" ").str[0]
-    for _, rows in found.groupby([arms, *by], sort=False):
-        base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
-        if base.empty:
-            continue
-        none = base.iloc[0]
-        chosen = (rows["penalty"] > 0.0) & (rows[eligible] if eligible else True)
-        penalised = rows.index[chosen]
+    for penalised, none in no_penalty_partners(found, by):
+        if eligible:
+            penalised = penalised[found.loc[penalised, eligible].to_numpy(dtype=bool)]
         for name, (low, high, side) in intervals.items():
             found.loc[penalised, name] = (found.loc[penalised, high] < none[low] if side == "below"
                                           else found.loc[penalised, low] > none[high])

@@ -27,6 +27,7 @@ from analysis.families import ALPHA, declare, family_name
 from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import seed_pass_rates
 from analysis.questions import Inputs
+from analysis.questions.length_price import no_penalty_partners
 from analysis.questions.length_stability import COLLAPSED
 
 TABLE = "length_stability_tests"
@@ -43,15 +44,9 @@ def _pairs(stability: pd.DataFrame) -> list[tuple[pd.Series, int]]:
     """(penalised row kept throughout, its partner's cell without a penalty)."""
     if "penalty" not in stability:
         return []
-    arms = stability["environment"].str.split(" ").str[0]
-    found = []
-    for _, rows in stability.groupby([arms, *KEYS], sort=False):
-        none = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
-        if none.empty:
-            continue
-        for _, row in rows[(rows["penalty"] > 0.0) & (rows["penalty_until"] == 1.0)].iterrows():
-            found.append((row, int(none["cell"].iat[0])))
-    return found
+    return [(stability.loc[i], int(none["cell"]))
+            for penalised, none in no_penalty_partners(stability, KEYS)
+            for i in penalised if stability.at[i, "penalty_until"] == 1.0]
 
 
 def table(inputs: Inputs) -> pd.DataFrame:
@@ -72,9 +67,11 @@ def table(inputs: Inputs) -> pd.DataFrame:
         values = [float(v) for v in outcomes.cells.set_index("cell").at[cell, "arm_values"]]
         # A pair's half squared difference of pass rates lies in [0, (highest - lowest)^2 / 2].
         span = (max(values) - min(values)) ** 2 / 2
-        tested = paired_betting(pair_halves(ours) - pair_halves(theirs), -span, span,
-                                len(pairs), 0.0, ALPHA)
-        best = betting_p_value(-pair_halves(theirs), -span, span, 0.0, alpha=ALPHA / len(pairs))
+        partner_halves = pair_halves(theirs)
+        tested = paired_betting(pair_halves(ours) - partner_halves, -span, span, len(pairs),
+                                0.0, ALPHA)
+        # At its best the penalised cell's halves are all 0: the differences are the partner's.
+        best = betting_p_value(-partner_halves, -span, span, 0.0, alpha=ALPHA / len(pairs))
         rows.append({**described, "metric": "pass_rate_variance", "seeds": len(ours),
                      "lower_possible": bool(best < ALPHA), "pairs": tested["seeds"], **{
                          k: v for k, v in tested.items()
@@ -82,11 +79,12 @@ def table(inputs: Inputs) -> pd.DataFrame:
         collapsed = [outcomes.answers.p_best[outcomes.row(c)][:, last] <= COLLAPSED
                      for c in (cell, partner)]
         compared = compare_outcomes(*collapsed)
-        most = int(collapsed[1].sum())
-        best = binomtest(0, most, 0.5).pvalue if most else 1.0
+        counts = [int(runs.sum()) for runs in collapsed]
+        # At its best no penalised run collapses: every partner's collapse is discordant.
+        best = binomtest(0, counts[1], 0.5).pvalue if counts[1] else 1.0
         rows.append({**described, "metric": "collapsed", "seeds": compared["seeds"],
                      "lower_possible": bool(best < ALPHA),
-                     "collapsed_a": int(collapsed[0].sum()), "collapsed_b": int(collapsed[1].sum()),
+                     "collapsed_a": counts[0], "collapsed_b": counts[1],
                      "interval_method": "newcombe", **{
                          k: v for k, v in compared.items()
                          if k not in ("seeds", "accuracy_a", "accuracy_b")}})

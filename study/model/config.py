@@ -15,10 +15,10 @@ import math
 import re
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn, TypeVar
 
 from study.core import prompt_rules
 from study.model import registry
@@ -74,6 +74,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SECTION = re.compile(r"[a-z]+(_[a-z]+)*")
 """A section's name in ``[analysis] sections`` (a module of ``figures.sections``), or a paper
 role's in ``[analysis] paper_role``."""
+T = TypeVar("T")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "token_budgets", "prompts", "allocation", "normalization", "lengths",
@@ -298,15 +299,13 @@ def config_from_dict(data: object) -> StudyConfig:
             raise ConfigError(f"{budgets_key}[{i}]", budgets[i],
                               f"is not greater than the checkpoint before it ({budgets[i - 1]})")
 
-    lr = _unique("grid.lr", tuple(_number(f"grid.lr[{i}]", v) for i, v in
-                 enumerate(_axis("grid.lr", grid.get("lr", [DEFAULT_LR])))))
+    lr = _each(grid, "lr", [DEFAULT_LR], _number)
     algorithm = _choices("grid.algorithm", grid.get("algorithm", ["reinforce"]),
                          registry.names())
     baseline = _choices("grid.baseline", grid.get("baseline", ["running_mean"]),
                         registry.baselines())
-    group_sizes = _unique("grid.group_size", tuple(
-        _check_int(f"grid.group_size[{i}]", g, 1, MAX_GROUP_SIZE)
-        for i, g in enumerate(_axis("grid.group_size", grid.get("group_size", [1])))))
+    group_sizes = _each(grid, "group_size", [1],
+                        lambda field, g: _check_int(field, g, 1, MAX_GROUP_SIZE))
     config = StudyConfig(
         name=name,
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
@@ -315,8 +314,7 @@ def config_from_dict(data: object) -> StudyConfig:
         environments=_environments(grid, model),
         lr=lr,
         baseline=baseline,
-        cost=_unique("grid.cost", tuple(_number(f"grid.cost[{i}]", v) for i, v in
-                     enumerate(_axis("grid.cost", grid.get("cost", [0.0]))))),
+        cost=_each(grid, "cost", [0.0], _number),
         budgets=budgets,
         group_size=group_sizes,
         allocation=("",),
@@ -356,25 +354,11 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
     if not any(key in grid for key in OFFPOLICY_KEYS):
         return None
     defaults = OffPolicy()
-    lag = _unique("grid.lag", tuple(_check_int(f"grid.lag[{i}]", v, 0, MAX_LAG) for i, v in
-                                    enumerate(_axis("grid.lag", grid.get("lag", [0])))))
-    mismatch = _unique("grid.mismatch", tuple(
-        _number(f"grid.mismatch[{i}]", v)
-        for i, v in enumerate(_axis("grid.mismatch", grid.get("mismatch", [0.0])))))
-    top_p = _unique("grid.top_p", tuple(
-        _probability_above_zero(f"grid.top_p[{i}]", v)
-        for i, v in enumerate(_axis("grid.top_p", grid.get("top_p", [1.0])))))
-    corrections = _axis("grid.correction", grid.get("correction", ["none"]))
-    for i, text in enumerate(corrections):
-        if not isinstance(text, str):
-            raise ConfigError(f"grid.correction[{i}]", text, "is not a string")
-        try:
-            parse_correction(text)
-        except ValueError as error:
-            raise ConfigError(f"grid.correction[{i}]", text, str(error)) from None
-    beta = _unique("grid.kl_beta", tuple(
-        _number(f"grid.kl_beta[{i}]", v)
-        for i, v in enumerate(_axis("grid.kl_beta", grid.get("kl_beta", [0.0])))))
+    lag = _each(grid, "lag", [0], lambda field, d: _check_int(field, d, 0, MAX_LAG))
+    mismatch = _each(grid, "mismatch", [0.0], _number)
+    top_p = _each(grid, "top_p", [1.0], _probability_above_zero)
+    corrections = _each(grid, "correction", ["none"], _correction)
+    beta = _each(grid, "kl_beta", [0.0], _number)
     estimators = _choices("grid.kl_estimator", grid.get("kl_estimator", ["exact"]), ESTIMATORS)
     scalars = {}
     for key in ("clip_range", "tis_cap", "opsm_threshold"):
@@ -391,7 +375,7 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
         OffPolicy(lag=d, mismatch=eps, top_p=p, correction=c, kl_beta=b,
                   kl_estimator=e if b > 0 else defaults.kl_estimator, **scalars)
         for d in lag for eps in mismatch for p in top_p
-        for c in _unique("grid.correction", tuple(corrections)) for b in beta
+        for c in corrections for b in beta
         for e in estimators))
 
 
@@ -405,6 +389,17 @@ def _check_group_reinforce(config: StudyConfig, study: str) -> None:
         if name not in prompt_rules.ESTIMATORS:
             raise ConfigError(f"grid.baseline[{i}]", name, "is not a group estimator "
                               f"({', '.join(prompt_rules.ESTIMATORS)}), which {study} needs")
+
+
+def _correction(field: str, value: object) -> str:
+    """An off-policy correction (``study.model.offpolicy.parse_correction``)."""
+    if not isinstance(value, str):
+        raise ConfigError(field, value, "is not a string")
+    try:
+        parse_correction(value)
+    except ValueError as error:
+        raise ConfigError(field, value, str(error)) from None
+    return value
 
 
 def _probability_above_zero(field: str, value: object) -> float:
@@ -455,9 +450,8 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
     (default ``uniform``)."""
     if "prompts" not in grid:
         raise ConfigError("grid.prompts", None, "is missing (grid.allocation needs it)")
-    sizes = _unique("grid.prompts", tuple(
-        _check_int(f"grid.prompts[{i}]", p, 1, prompt_rules.MAX_PROMPTS)
-        for i, p in enumerate(_axis("grid.prompts", grid["prompts"]))))
+    sizes = _each(grid, "prompts", None,
+                  lambda field, p: _check_int(field, p, 1, prompt_rules.MAX_PROMPTS))
     allocation = _choices("grid.allocation", grid.get("allocation", ["uniform"]),
                           prompt_rules.RULES)
     _check_group_reinforce(config, "a many-prompts study")
@@ -607,6 +601,15 @@ def _axis(field: str, value: object) -> list[Any]:
     if not value:
         raise ConfigError(field, value, "is empty")
     return value
+
+
+def _each(grid: dict[str, Any], key: str, default: list[Any] | None,
+          check: Callable[[str, object], T]) -> tuple[T, ...]:
+    """The entries of the list ``grid.<key>`` (``default`` where it is absent), each checked by
+    ``check(field, entry)`` and none repeated."""
+    field = f"grid.{key}"
+    return _unique(field, tuple(check(f"{field}[{i}]", entry) for i, entry in
+                                enumerate(_axis(field, grid.get(key, default)))))
 
 
 def _unique(field: str, values: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -19,8 +19,8 @@ from reference import (
     tie_break,
     unit53,
 )
-from reference.elementary import cos_sin_turns, exp, log
-from reference.reinforce import advantages
+from reference.elementary import cos_sin_turns, log
+from reference.reinforce import advantages, softmax_weights
 from study.model.offpolicy import OffPolicy
 
 SMALLEST_NORMAL = 2.2250738585072014e-308
@@ -48,16 +48,6 @@ def mismatch_noise(key: np.ndarray, update: int, arms: int) -> list[float]:
         cosine, sine = cos_sin_turns(unit53(w[2], w[3]))
         out += [radius * cosine, radius * sine]
     return out[:arms]
-
-
-def softmax_weights(logits: list[float]) -> tuple[list[float], float]:
-    """exp(l - max l) and their sum, REINFORCE's weights."""
-    top = max(logits) if not any(x != x for x in logits) else math.nan
-    weights = [exp(x - top) for x in logits]
-    norm = 0.0
-    for w in weights:
-        norm += w
-    return weights, norm
 
 
 def sampler_weights(logits: list[float], top_p: float
@@ -193,8 +183,9 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             w = {"none": 1.0, "is": rho, "tis": min(rho, offpolicy.tis_cap),
                  "ppo_clip": 0.0 if (a > 0 and rho > 1 + offpolicy.clip_range)
                  or (a < 0 and rho < 1 - offpolicy.clip_range) else rho}[weight]
+            usable = SMALLEST_NORMAL <= rho < math.inf  # a NaN or infinite rho has no logarithm
             if "opsm" in masks and a < 0.0 and (
-                    rho < SMALLEST_NORMAL or log(rho) < -offpolicy.opsm_threshold):
+                    rho < SMALLEST_NORMAL or (usable and log(rho) < -offpolicy.opsm_threshold)):
                 w = 0.0
             factors.append(w)
         policy = [w * _divide(1.0, norm) for w in weights]

@@ -7,8 +7,10 @@ import math
 from reference import State, exp
 
 
-def _softmax_weights(logits: list[float]) -> tuple[list[float], float]:
-    top = max(logits)
+def softmax_weights(logits: list[float]) -> tuple[list[float], float]:
+    """exp(l - max l) and their sum; NaN weights where a logit is NaN (the kernel's maximum is
+    NaN then, whatever the logits' order)."""
+    top = math.nan if any(x != x for x in logits) else max(logits)
     weights = [exp(x - top) for x in logits]
     norm = 0.0
     for w in weights:
@@ -18,7 +20,7 @@ def _softmax_weights(logits: list[float]) -> tuple[list[float], float]:
 
 def prepare(state: State) -> tuple[list[float], float]:
     """The policy of the whole group: the softmax weights and their sum."""
-    return _softmax_weights(state.logits)
+    return softmax_weights(state.logits)
 
 
 def choose(t: int, u_action: float, state: State, shared: tuple[list[float], float]) -> int:
@@ -90,7 +92,7 @@ def scores(state: State) -> tuple[list[float], bool]:
 
 def policy_mean(scores: list[float], per_arm: list[float]) -> float:
     """The softmax policy's expectation of ``per_arm``: sum pi[k] x[k], pi[k] = w[k] / sum w."""
-    weights, norm = _softmax_weights(scores)
+    weights, norm = softmax_weights(scores)
     mass = 0.0
     for w, x in zip(weights, per_arm, strict=True):
         mass += w * x

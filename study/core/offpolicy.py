@@ -60,7 +60,7 @@ def _log_or_zero(x):  # pragma: no cover
 
 
 @inline_jit
-def _sampler(n_arms, s, j, update, history, lag, drawn, mismatch, top_p, k0, k1,
+def _sampler(n_arms, s, j, update, history, lag, mismatch, top_p, k0, k1,
              sampler):  # pragma: no cover
     """Lane j's sampler for ``update``: its logits (the learner's before update u - lag, plus
     eps z), their softmax weights into ``sampler[:, j]`` with the arms outside top-p zeroed, and
@@ -71,7 +71,7 @@ def _sampler(n_arms, s, j, update, history, lag, drawn, mismatch, top_p, k0, k1,
     slot = (update + 1) % depth  # the logits before update - lag (zeros while update < lag)
     for k in range(n_arms):
         sampler[k, j] = history[slot, k, j]
-    if drawn:
+    if mismatch > 0.0:
         for pair in range((n_arms + 1) // 2):
             w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
                                           _MISMATCH_C3, k0, k1)
@@ -218,13 +218,13 @@ def _gradient_errors(n_arms, s, j, group, sampler, sampler_norm, entropy, bias,
 
 @jit
 def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameters, lr,
-                       leave_one_out, zscore, group, lag, drawn, mismatch, top_p, weight, opsm,
+                       leave_one_out, zscore, group, lag, mismatch, top_p, weight, opsm,
                        keep_mask, clip_range, tis_cap, opsm_threshold, beta, estimator, budgets,
                        out, extra, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """``study.core.kernel.simulate_groups`` for the off-policy group learner (``name`` is
     ``"reinforce"``, whose softmax and readout it uses; ``leave_one_out`` and ``zscore`` pick
     the group estimator, neither: the group mean): rollouts from the sampler ``lag``,
-    ``mismatch`` (``drawn``: whether it is above 0), ``top_p`` make, the update weighted by
+    ``mismatch`` (its noise drawn only where it is above 0), ``top_p`` make, the update weighted by
     ``weight`` (``NONE`` ...) and masked by ``opsm`` and ``keep_mask``, then the KL term
     ``beta`` by ``estimator``. ``extra`` holds the block's (entropy (runs, checkpoints),
     bias and mse (runs, checkpoints, ``RECORDED``)) at each checkpoint."""
@@ -257,7 +257,7 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     for update in range(updates + 1):
         for j in range(np.uint64(lanes)):
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
-            sampler_norm[j] = _sampler(arms, s, j, update, history, lag, drawn, mismatch,
+            sampler_norm[j] = _sampler(arms, s, j, update, history, lag, mismatch,
                                        top_p, k0[j], k1[j], sampler)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update:
             first = checkpoint
@@ -318,9 +318,11 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                     w = select(flat, 0.0, rho)
                 if opsm:
                     # Drop a negative-advantage sample whose sampler has drifted from the learner:
-                    # log(mu / pi) > delta, that is log rho < -delta.
-                    drifted = (rho < SMALLEST_NORMAL) | (
-                        fast_log(select(rho < SMALLEST_NORMAL, 1.0, rho)) < -opsm_threshold)
+                    # log(mu / pi) > delta, that is log rho < -delta. A rho that is not finite
+                    # (a state past its numbers) has no logarithm to compare: not dropped.
+                    usable = (rho >= SMALLEST_NORMAL) & (rho < np.inf)
+                    drifted = ((rho < SMALLEST_NORMAL) | (
+                        usable & (fast_log(select(usable, rho, 1.0)) < -opsm_threshold)))
                     w = select((a < 0.0) & drifted, 0.0, w)
                 factors[i, j] = w
         if beta > 0.0:

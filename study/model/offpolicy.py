@@ -97,14 +97,13 @@ class OffPolicy:
         """The correction's masks (``MASKS``)."""
         return parse_correction(self.correction)[1]
 
-    def codes(self) -> tuple[int, bool, float, float, int, bool, bool, float, float, float,
-                             float, int]:
+    def codes(self) -> tuple[int, float, float, int, bool, bool, float, float, float, float,
+                             int]:
         """The kernel's arguments (``study.core.offpolicy.simulate_offpolicy``) from ``lag`` to
-        ``estimator``: the lag, whether the mismatch is drawn, eps, top_p, the weight's code,
-        opsm, keep_mask, the clip range, the TIS cap, the OPSM threshold, beta and the
-        estimator's code."""
+        ``estimator``: the lag, eps, top_p, the weight's code, opsm, keep_mask, the clip range,
+        the TIS cap, the OPSM threshold, beta and the estimator's code."""
         masks = self.masks
-        return (self.lag, self.mismatch > 0.0, float(self.mismatch), float(self.top_p),
+        return (self.lag, float(self.mismatch), float(self.top_p),
                 WEIGHTS.index(self.weight), "opsm" in masks, "keep_mask" in masks,
                 float(self.clip_range), float(self.tis_cap), float(self.opsm_threshold),
                 float(self.kl_beta), ESTIMATORS.index(self.kl_estimator))

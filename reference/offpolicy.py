@@ -33,6 +33,12 @@ def _divide(a: float, b: float) -> float:
         return float(np.float64(a) / np.float64(b))
 
 
+def _square(x: float) -> float:
+    """x * x in IEEE arithmetic: inf past the largest float, as the kernel squares (Python's
+    ``x ** 2`` raises OverflowError there instead)."""
+    return x * x
+
+
 def _log0(x: float) -> float:
     """ln x, 0 for x below the smallest normal number (its term then has a factor 0)."""
     return log(x) if x >= SMALLEST_NORMAL else 0.0
@@ -106,8 +112,8 @@ def readout(policy: list[float], sampler: list[float], group: int
             factor = factor if sampler[a] > 0 else 0.0
             per_arm.append([factor * ((1.0 if a == k else 0.0) - policy[k]) for k in range(n)])
         mean = [sum(sampler[a] * per_arm[a][k] for a in range(n)) for k in range(n)]
-        squared = sum((mean[k] - exact[k]) ** 2 for k in range(n))
-        variance = sum(sampler[a] * (per_arm[a][k] - mean[k]) ** 2
+        squared = sum(_square(mean[k] - exact[k]) for k in range(n))
+        variance = sum(sampler[a] * _square(per_arm[a][k] - mean[k])
                        for a in range(n) for k in range(n))
         biases.append(math.sqrt(squared))
         errors.append(squared + variance / group)

@@ -8,8 +8,10 @@ for bit with lag 0, no mismatch, top_p 1, no correction and beta 0 (a test): the
 softmax is REINFORCE's ``prepare``, the sampler's weights are computed by the same operations
 from the same logits, and a weight of 1.0 leaves a step's bits alone (so does ``is``: with the
 sampler the learner, pi(a) and mu(a) are the same product w (1 / sum w), their ratio exactly
-1). The sampler's state (the lagged logits, its weights) is kept in arrays of its own beside the
-block's state.
+1). The sampler's state is a flat array of its own laid out as the block's state (rows of
+``STRIDE`` doubles, ``study.core.state``, whose reasons hold here too: a lane loop that writes
+several of its quantities stays one pointer to LLVM, and vectorizes), the lagged logits an array
+beside it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import numpy as np
 from study.core.advantages import count_zero_signal, group_advantages
 from study.core.bits import literal_or, select
 from study.core.elementary import fast_log
-from study.core.fastexp import fast_exp
 from study.core.gaussian import box_muller
 from study.core.hooks import prepare
 from study.core.jit import inline_jit, jit
@@ -34,6 +35,7 @@ from study.core.kernel import (
     group_rollout,
 )
 from study.core.philox import philox_block
+from study.core.softmax import inverse_cdf, softmax_weights
 from study.core.state import NORM, PARAMS, WEIGHTS, WORK_A, WORK_B, ZERO_SIGNAL, arm_row, lane_row
 from study.core.streams import MISMATCH_C2, MISMATCH_C3
 
@@ -47,6 +49,15 @@ EXACT, K1, K3, K3_IS = range(4)
 """The KL estimators' codes (``study.model.offpolicy.ESTIMATORS``)."""
 RECORDED = 3
 """The estimators whose gradient error a checkpoint records: k1, k3, k3_is."""
+SAMPLER, KEPT, POLICY, GRADIENT = range(4)
+"""Blocks of K rows of the sampler's state: its softmax weights (zero outside top-p); 1.0 for
+an arm inside top-p, else 0.0; the learner's weights the update's score uses; the KL term's
+gradient."""
+SAMPLER_NORM, SAMPLER_INVERSE, POLICY_INVERSE, FULL_INVERSE = range(4)
+"""Single rows after the blocks: the sum of the sampler's weights and its inverse; the inverse
+of the sum of the score's weights, and of the learner's whole softmax."""
+OWN_BLOCKS = 4
+OWN_SINGLES = 4
 
 _MISMATCH_C2 = np.uint64(MISMATCH_C2)
 _MISMATCH_C3 = np.uint64(MISMATCH_C3)
@@ -60,119 +71,176 @@ def _log_or_zero(x):  # pragma: no cover
 
 
 @inline_jit
-def _sampler(n_arms, s, j, update, history, lag, mismatch, top_p, k0, k1,
-             sampler):  # pragma: no cover
-    """Lane j's sampler for ``update``: its logits (the learner's before update u - lag, plus
-    eps z), their softmax weights into ``sampler[:, j]`` with the arms outside top-p zeroed, and
-    their sum. The logits before this update are stored in the history first."""
+def _row(n_arms, single):  # pragma: no cover
+    """Offset of the single row ``single`` (``SAMPLER_NORM`` ...) of the sampler's rows."""
+    return arm_row(n_arms, OWN_BLOCKS, single)
+
+
+@inline_jit
+def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
+             k1) -> None:  # pragma: no cover
+    """Every lane's sampler for ``update``: its logits (the learner's before update u - lag, plus
+    eps z), their softmax weights in the ``SAMPLER`` rows of ``o`` with the arms outside top-p
+    zeroed (``KEPT``: 1.0 for an arm inside), and their sum (``SAMPLER_NORM``). The logits
+    before this update are stored in the history (lag + 1 blocks of K rows, a ring) first."""
     depth = lag + 1
-    for k in range(n_arms):
-        history[update % depth, k, j] = s[arm_row(n_arms, PARAMS, k) + j]
-    slot = (update + 1) % depth  # the logits before update - lag (zeros while update < lag)
-    for k in range(n_arms):
-        sampler[k, j] = history[slot, k, j]
+    slot = update % depth
+    for j in range(lanes):
+        for k in range(n_arms):
+            history[arm_row(n_arms, slot, k) + j] = s[arm_row(n_arms, PARAMS, k) + j]
+    # The logits before update - lag (zeros while update < lag), plus the noise if there is any.
+    logits, block = history, (update + 1) % depth
     if mismatch > 0.0:
-        for pair in range((n_arms + 1) // 2):
-            w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
-                                          _MISMATCH_C3, k0, k1)
-            z0, z1 = box_muller(w0, w1, w2, w3)
-            sampler[2 * pair, j] += mismatch * z0
-            if 2 * pair + 1 < n_arms:
-                sampler[2 * pair + 1, j] += mismatch * z1
-    # REINFORCE's prepare, operation for operation: the same weights from the same logits.
-    top = sampler[0, j]
-    lost = top != top
-    for k in range(1, n_arms):
-        logit = sampler[k, j]
-        top = select(logit > top, logit, top)
-        lost = lost | (logit != logit)
-    top = select(lost, np.nan, top)
-    norm = 0.0
-    for k in range(n_arms):
-        weight = fast_exp(sampler[k, j] - top)
-        sampler[k, j] = weight
-        norm += weight
+        for j in range(lanes):
+            for k in range(n_arms):
+                o[arm_row(n_arms, SAMPLER, k) + j] = history[arm_row(n_arms, block, k) + j]
+            for pair in range((n_arms + 1) // 2):
+                w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
+                                              _MISMATCH_C3, k0[j], k1[j])
+                z0, z1 = box_muller(w0, w1, w2, w3)
+                o[arm_row(n_arms, SAMPLER, 2 * pair) + j] += mismatch * z0
+                if 2 * pair + 1 < n_arms:
+                    o[arm_row(n_arms, SAMPLER, 2 * pair + 1) + j] += mismatch * z1
+        logits, block = o, SAMPLER
+    for j in range(lanes):
+        o[_row(n_arms, SAMPLER_NORM) + j] = softmax_weights(n_arms, logits, block, o, SAMPLER, j)
     if top_p < 1.0:
-        # Arm k is kept when the arms ahead of it (more probable, or as probable with a lower
-        # index) hold less than top_p of the mass: the smallest such set reaching top_p.
-        bound = top_p * norm
-        kept = 0.0
-        for k in range(n_arms):
-            ahead = 0.0
-            for i in range(n_arms):
-                first = (sampler[i, j] > sampler[k, j]) | ((sampler[i, j] == sampler[k, j])
-                                                           & (i < k))
-                ahead += select(first, sampler[i, j], 0.0)
-            history[lag + 1, k, j] = select(ahead < bound, 1.0, 0.0)
-        for k in range(n_arms):
-            sampler[k, j] = sampler[k, j] * history[lag + 1, k, j]
-            kept += sampler[k, j]
-        norm = kept
-    return norm
+        for j in range(lanes):
+            # Arm k is kept when the arms ahead of it (more probable, or as probable with a
+            # lower index) hold less than top_p of the mass: the smallest such set reaching
+            # top_p.
+            bound = top_p * o[_row(n_arms, SAMPLER_NORM) + j]
+            kept = 0.0
+            for k in range(n_arms):
+                mine = o[arm_row(n_arms, SAMPLER, k) + j]
+                ahead = 0.0
+                for i in range(n_arms):
+                    theirs = o[arm_row(n_arms, SAMPLER, i) + j]
+                    first = (theirs > mine) | ((theirs == mine) & (i < k))
+                    ahead += select(first, theirs, 0.0)
+                o[arm_row(n_arms, KEPT, k) + j] = select(ahead < bound, 1.0, 0.0)
+            for k in range(n_arms):
+                weight = o[arm_row(n_arms, SAMPLER, k) + j] * o[arm_row(n_arms, KEPT, k) + j]
+                o[arm_row(n_arms, SAMPLER, k) + j] = weight
+                kept += weight
+            o[_row(n_arms, SAMPLER_NORM) + j] = kept
 
 
 @inline_jit
-def _kept(n_arms, history, lag, top_p, k, j):  # pragma: no cover
-    """1.0 if arm k is in lane j's sampler's support, else 0.0."""
-    return history[lag + 1, k, j] if top_p < 1.0 else 1.0
+def _inverses(n_arms, s, o, lanes, keep_mask) -> None:  # pragma: no cover
+    """Before an update's step, every lane's inverse of the learner's sum (``FULL_INVERSE``) and
+    of the sampler's (``SAMPLER_INVERSE``), and the policy the score uses: with ``keep_mask``
+    the learner's weights inside the sampler's support (``POLICY``), else the learner's own, and
+    one over its sum (``POLICY_INVERSE``)."""
+    for j in range(lanes):
+        full = 1.0 / s[lane_row(n_arms, NORM) + j]
+        o[_row(n_arms, FULL_INVERSE) + j] = full
+        o[_row(n_arms, POLICY_INVERSE) + j] = full
+        o[_row(n_arms, SAMPLER_INVERSE) + j] = 1.0 / o[_row(n_arms, SAMPLER_NORM) + j]
+    if keep_mask:
+        for j in range(lanes):
+            norm = 0.0
+            for k in range(n_arms):
+                weight = s[arm_row(n_arms, WEIGHTS, k) + j] * o[arm_row(n_arms, KEPT, k) + j]
+                o[arm_row(n_arms, POLICY, k) + j] = weight
+                norm += weight
+            o[_row(n_arms, POLICY_INVERSE) + j] = 1.0 / norm
 
 
 @inline_jit
-def _policy(n_arms, s, j, history, lag, top_p, keep_mask, policy):  # pragma: no cover
-    """The learner's softmax weights the update's score uses, into ``policy[:, j]`` (REINFORCE's,
-    or restricted to the sampler's support with ``keep_mask``), and one over their sum."""
-    norm = 0.0
+def _probabilities(n_arms, s, o, scored, block, j, arm):  # pragma: no cover
+    """Lane j's probabilities of ``arm`` under the score's policy (its weights in ``block`` of
+    ``scored``), the learner's whole policy and the sampler (``_inverses`` computed)."""
+    learner = 0.0
+    full = 0.0
+    behaviour = 0.0
     for k in range(n_arms):
-        weight = s[arm_row(n_arms, WEIGHTS, k) + j]
-        if keep_mask:
-            weight = weight * _kept(n_arms, history, lag, top_p, k, j)
-        policy[k, j] = weight
-        norm += weight
-    return 1.0 / norm if keep_mask else 1.0 / s[lane_row(n_arms, NORM) + j]
+        hit = arm == k
+        learner += select(hit, scored[arm_row(n_arms, block, k) + j]
+                          * o[_row(n_arms, POLICY_INVERSE) + j], 0.0)
+        full += select(hit, s[arm_row(n_arms, WEIGHTS, k) + j]
+                       * o[_row(n_arms, FULL_INVERSE) + j], 0.0)
+        behaviour += select(hit, o[arm_row(n_arms, SAMPLER, k) + j]
+                            * o[_row(n_arms, SAMPLER_INVERSE) + j], 0.0)
+    return learner, full, behaviour
 
 
 @inline_jit
-def _kl_gradient(n_arms, s, j, estimator, arms, ratios, gradient):  # pragma: no cover
-    """Lane j's estimate of the gradient of KL(pi || uniform) at the update's start, into
-    ``gradient[:, j]``: exact, or from the group's arms (``arms[:, j]``) with their full-policy
-    ratios pi / mu (``ratios[:, j]``)."""
-    inverse = 1.0 / s[lane_row(n_arms, NORM) + j]
-    group = arms.shape[0]
-    for k in range(n_arms):
-        gradient[k, j] = 0.0
+def _weight(weight, opsm, rho, a, clip_range, tis_cap, opsm_threshold):  # pragma: no cover
+    """A rollout's weight in the step from its ratio rho = pi / mu and advantage ``a``."""
+    # Every correction's weight, then a select by the code (the same for every lane): branches
+    # on it kept the lane loop scalar.
+    flat = ((a > 0.0) & (rho > 1.0 + clip_range)) | ((a < 0.0) & (rho < 1.0 - clip_range))
+    w = select(weight == IS, rho, 1.0)
+    w = select(weight == TIS, select(tis_cap < rho, tis_cap, rho), w)  # min(rho, cap)
+    w = select(weight == PPO_CLIP, select(flat, 0.0, rho), w)
+    if opsm:
+        # Drop a negative-advantage sample whose sampler has drifted from the learner:
+        # log(mu / pi) > delta, that is log rho < -delta. A rho that is not finite (a state
+        # past its numbers) has no logarithm to compare: not dropped.
+        usable = (rho >= SMALLEST_NORMAL) & (rho < np.inf)
+        drifted = ((rho < SMALLEST_NORMAL) | (
+            usable & (fast_log(select(usable, rho, 1.0)) < -opsm_threshold)))
+        w = select((a < 0.0) & drifted, 0.0, w)
+    return w
+
+
+@inline_jit
+def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm, clip_range,
+             tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
+    """Every rollout's weight in the step (``_weight``) into ``factors`` (G, lanes)."""
+    for i in range(pulled.shape[0]):
+        for j in range(lanes):
+            learner, _, behaviour = _probabilities(n_arms, s, o, scored, block, j, pulled[i, j])
+            factors[i, j] = _weight(weight, opsm, learner / behaviour, advantage[i, j],
+                                    clip_range, tis_cap, opsm_threshold)
+
+
+@inline_jit
+def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no cover
+    """Every lane's estimate of the gradient of KL(pi || uniform) at the update's start, into
+    the ``GRADIENT`` rows: exact, or from the group's arms (``pulled``) with their full-policy
+    ratios pi / mu (``_inverses`` computed)."""
+    for j in range(lanes):
+        for k in range(n_arms):
+            o[arm_row(n_arms, GRADIENT, k) + j] = 0.0
     if estimator == EXACT:
-        divergence = 0.0
-        for k in range(n_arms):
-            p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
-            divergence += p * _log_or_zero(p * n_arms)
-        for k in range(n_arms):
-            p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
-            gradient[k, j] = p * (_log_or_zero(p * n_arms) - divergence)
+        for j in range(lanes):
+            inverse = o[_row(n_arms, FULL_INVERSE) + j]
+            divergence = 0.0
+            for k in range(n_arms):
+                p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                divergence += p * _log_or_zero(p * n_arms)
+            for k in range(n_arms):
+                p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                o[arm_row(n_arms, GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
         return
+    group = pulled.shape[0]
     for i in range(group):
-        arm = arms[i, j]
-        chosen = 0.0
+        for j in range(lanes):
+            arm = pulled[i, j]
+            _, chosen, behaviour = _probabilities(n_arms, s, o, s, WEIGHTS, j, arm)
+            if estimator == K1:
+                factor = 1.0
+            elif estimator == K3:
+                factor = 1.0 - 1.0 / (n_arms * chosen)
+            else:
+                factor = chosen / behaviour * _log_or_zero(chosen * n_arms)
+            inverse = o[_row(n_arms, FULL_INVERSE) + j]
+            for k in range(n_arms):
+                score = select(arm == k, 1.0, 0.0) - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                o[arm_row(n_arms, GRADIENT, k) + j] += factor * score
+    for j in range(lanes):
         for k in range(n_arms):
-            chosen += select(arm == k, s[arm_row(n_arms, WEIGHTS, k) + j] * inverse, 0.0)
-        if estimator == K1:
-            factor = 1.0
-        elif estimator == K3:
-            factor = 1.0 - 1.0 / (n_arms * chosen)
-        else:
-            factor = ratios[i, j] * _log_or_zero(chosen * n_arms)
-        for k in range(n_arms):
-            score = select(arm == k, 1.0, 0.0) - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
-            gradient[k, j] += factor * score
-    for k in range(n_arms):
-        gradient[k, j] = gradient[k, j] * (1.0 / group)
+            o[arm_row(n_arms, GRADIENT, k) + j] = o[arm_row(n_arms, GRADIENT, k) + j] * (
+                1.0 / group)
 
 
 @inline_jit
-def _gradient_errors(n_arms, s, j, group, sampler, sampler_norm, entropy, bias,
-                     mse):  # pragma: no cover
+def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no cover
     """Lane j's readout of the state: the learner's entropy and, for k1, k3 and k3_is, the
     exact bias (its norm) and mean squared error of the gradient estimate from a group of G
-    drawn from ``sampler`` (the module's docstring of ``study.model.offpolicy``)."""
+    drawn from the sampler (the module's docstring of ``study.model.offpolicy``)."""
     inverse = 1.0 / s[lane_row(n_arms, NORM) + j]
     divergence = 0.0
     spread = 0.0
@@ -189,7 +257,7 @@ def _gradient_errors(n_arms, s, j, group, sampler, sampler_norm, entropy, bias,
         factors = np.zeros(n_arms)
         for a in range(n_arms):
             p_a = s[arm_row(n_arms, WEIGHTS, a) + j] * inverse
-            mu_a = sampler[a, j] * (1.0 / sampler_norm)
+            mu_a = o[arm_row(n_arms, SAMPLER, a) + j] * (1.0 / o[_row(n_arms, SAMPLER_NORM) + j])
             if estimator == K1:
                 factor = 1.0
             elif estimator == K3:
@@ -207,7 +275,7 @@ def _gradient_errors(n_arms, s, j, group, sampler, sampler_norm, entropy, bias,
             squared += (mean[k] - exact) ** 2
         variance = 0.0
         for a in range(n_arms):
-            mu_a = sampler[a, j] * (1.0 / sampler_norm)
+            mu_a = o[arm_row(n_arms, SAMPLER, a) + j] * (1.0 / o[_row(n_arms, SAMPLER_NORM) + j])
             for k in range(n_arms):
                 p_k = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
                 value = factors[a] * (select(a == k, 1.0, 0.0) - p_k)
@@ -239,33 +307,26 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
-    ratios = np.empty((group, lanes))
-    factors = np.empty((group, lanes))
-    # The lagged logits (lag + 1 slots), then a row of the sampler's support under top-p.
-    history = np.zeros((lag + 2, arms, lanes))
-    sampler = np.empty((arms, lanes))
-    sampler_norm = np.empty(lanes)
-    policy = np.empty((arms, lanes))
-    inverse = np.empty(lanes)
-    gradient = np.zeros((arms, lanes))
+    factors = np.ones((group, lanes))
+    history = np.zeros(np.int64(arm_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
+    o = np.ones(np.int64(arm_row(arms, OWN_BLOCKS, OWN_SINGLES)))  # KEPT: all, as with top_p 1
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
     checkpoint = _FIRST
     updates = budgets[-1] // group
     base, spare = lane_row(arms, WORK_A), lane_row(arms, WORK_B)
     scale = lr * (1.0 / group)
+    width = np.uint64(lanes)
     for update in range(updates + 1):
-        for j in range(np.uint64(lanes)):
+        for j in range(width):
             s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
-            sampler_norm[j] = _sampler(arms, s, j, update, history, lag, mismatch,
-                                       top_p, k0[j], k1[j], sampler)
+        _sampler(arms, s, o, width, update, history, lag, mismatch, top_p, k0, k1)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update:
             first = checkpoint
             checkpoint = _record_due(name, update, checkpoint, used, group, k0, k1, best, values,
                                      budgets, grid, arms, scores, out)
             for j in range(used):
-                _gradient_errors(arms, s, j, group, sampler, sampler_norm[j], readout,
-                                 errors[0], errors[1])
+                _gradient_errors(arms, s, o, j, group, readout, errors[0], errors[1])
                 for c in range(first, checkpoint):
                     entropy[j, c] = readout[0]
                     for e in range(RECORDED):
@@ -276,14 +337,9 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            for j in range(np.uint64(lanes)):
-                # Inverse CDF over the sampler's weights, as REINFORCE's choose over its own.
-                threshold = uniforms[2 * row, j] * sampler_norm[j]
-                cumulative = 0.0
-                arm = 0.0
-                for k in range(arms - 1):
-                    cumulative += sampler[k, j]
-                    arm = select(cumulative <= threshold, arm + 1.0, arm)
+            for j in range(width):
+                arm = inverse_cdf(arms, o, SAMPLER, j,
+                                  uniforms[2 * row, j] * o[_row(arms, SAMPLER_NORM) + j])
                 group_rollout(model, arms, s, i, j, arm, uniforms[2 * row + 1, j], own[row, j],
                               parameters, pulled, rewards)
             if curve_optimal.shape[0] > 0:
@@ -291,56 +347,32 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                          ZSCORE_EPSILON)
         count_zero_signal(s, spare, lane_row(arms, ZERO_SIGNAL), lanes, advantage)
-        for j in range(np.uint64(lanes)):
-            inverse[j] = _policy(arms, s, j, history, lag, top_p, keep_mask, policy)
-            for i in range(group):
-                arm = pulled[i, j]
-                learner = 0.0
-                full = 0.0
-                behaviour = 0.0
-                for k in range(arms):
-                    hit = arm == k
-                    learner += select(hit, policy[k, j] * inverse[j], 0.0)
-                    full += select(hit, s[arm_row(arms, WEIGHTS, k) + j]
-                                   * (1.0 / s[lane_row(arms, NORM) + j]), 0.0)
-                    behaviour += select(hit, sampler[k, j] * (1.0 / sampler_norm[j]), 0.0)
-                rho = learner / behaviour
-                ratios[i, j] = full / behaviour
-                a = advantage[i, j]
-                w = 1.0
-                if weight == IS:
-                    w = rho
-                elif weight == TIS:
-                    w = min(rho, tis_cap)
-                elif weight == PPO_CLIP:
-                    flat = ((a > 0.0) & (rho > 1.0 + clip_range)) | ((a < 0.0)
-                                                                      & (rho < 1.0 - clip_range))
-                    w = select(flat, 0.0, rho)
-                if opsm:
-                    # Drop a negative-advantage sample whose sampler has drifted from the learner:
-                    # log(mu / pi) > delta, that is log rho < -delta. A rho that is not finite
-                    # (a state past its numbers) has no logarithm to compare: not dropped.
-                    usable = (rho >= SMALLEST_NORMAL) & (rho < np.inf)
-                    drifted = ((rho < SMALLEST_NORMAL) | (
-                        usable & (fast_log(select(usable, rho, 1.0)) < -opsm_threshold)))
-                    w = select((a < 0.0) & drifted, 0.0, w)
-                factors[i, j] = w
+        _inverses(arms, s, o, width, keep_mask)
+        scored, block = (o, POLICY) if keep_mask else (s, WEIGHTS)
+        # A constant opsm in each copy of the loop: tested inside it, the lane loop stayed
+        # scalar. Without a correction every weight is 1.0, as ``factors`` starts.
+        if opsm:
+            _weights(arms, s, o, scored, block, width, pulled, advantage, weight, True,
+                     clip_range, tis_cap, opsm_threshold, factors)
+        elif weight != NONE:
+            _weights(arms, s, o, scored, block, width, pulled, advantage, weight, False,
+                     clip_range, tis_cap, opsm_threshold, factors)
         if beta > 0.0:
-            for j in range(np.uint64(lanes)):
-                _kl_gradient(arms, s, j, estimator, pulled, ratios, gradient)
+            _kl_gradient(arms, s, o, width, estimator, pulled)
         # logits += c_i (onehot(a_i) - pi) with c_i = lr (1 / G) A_i w_i, rollout by rollout.
         for i in range(group):
-            for j in range(np.uint64(lanes)):
+            for j in range(width):
                 c = scale * advantage[i, j] * factors[i, j]
+                inverse = o[_row(arms, POLICY_INVERSE) + j]
                 for k in range(arms):
                     indicator = select(pulled[i, j] == k, 1.0, 0.0)
-                    s[arm_row(arms, PARAMS, k) + j] += c * (indicator
-                                                            - policy[k, j] * inverse[j])
+                    s[arm_row(arms, PARAMS, k) + j] += c * (
+                        indicator - scored[arm_row(arms, block, k) + j] * inverse)
         if beta > 0.0:
             step = lr * beta
-            for j in range(np.uint64(lanes)):
+            for j in range(width):
                 for k in range(arms):
-                    s[arm_row(arms, PARAMS, k) + j] -= step * gradient[k, j]
+                    s[arm_row(arms, PARAMS, k) + j] -= step * o[arm_row(arms, GRADIENT, k) + j]
         for i in range(group):
-            for j in range(np.uint64(lanes)):
+            for j in range(width):
                 _count(arms, s, j, pulled[i, j], rewards[i, j])

@@ -59,6 +59,7 @@ def register() -> None:
     from study.core.fastexp import fast_exp
     from study.core.hooks import choose, implement, learn, learn_one, policy_mean, prepare, score
     from study.core.jit import inline_jit
+    from study.core.softmax import inverse_cdf, softmax_weights
     from study.core.state import (
         ARM_REWARDS,
         NORM,
@@ -77,37 +78,11 @@ def register() -> None:
     @implement(prepare, LEARNER.name)
     def _prepare(name, n_arms, s, j):  # pragma: no cover
         # Softmax weights exp(l - max l) and their sum: the policy of the whole group.
-        # The largest logit, NaN if any is NaN, as np.maximum gives it; the NaN test kept off
-        # the chain of comparisons, where np.maximum's NaN handling sat at every step (this
-        # loop is bound by its latency). Which of two equal zeros is kept does not matter:
-        # it is subtracted from the logits, and exp(+0) = exp(-0) = 1.
-        top = s[arm_row(n_arms, PARAMS, 0) + j]
-        lost = top != top
-        for k in range(1, n_arms):
-            logit = s[arm_row(n_arms, PARAMS, k) + j]
-            top = select(logit > top, logit, top)
-            lost = lost | (logit != logit)
-        top = select(lost, np.nan, top)
-        norm = 0.0
-        for k in range(n_arms):
-            weight = fast_exp(s[arm_row(n_arms, PARAMS, k) + j] - top)
-            s[arm_row(n_arms, WEIGHTS, k) + j] = weight
-            norm += weight
-        return norm
+        return softmax_weights(n_arms, s, PARAMS, s, WEIGHTS, j)
 
     @implement(choose, LEARNER.name)
     def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
-        # Inverse CDF without a branch: the arm is the number of arms k < K - 1 whose cumulative
-        # weight is <= u * norm, which is the first arm whose cumulative weight exceeds u * norm
-        # (cumulative weights only grow). The count grows by ``select`` (a masked add once
-        # vectorized), not by `x if c else y`, which numba lowers to branches.
-        threshold = u_action * shared
-        cumulative = 0.0
-        arm = 0.0
-        for k in range(n_arms - 1):
-            cumulative += s[arm_row(n_arms, WEIGHTS, k) + j]
-            arm = select(cumulative <= threshold, arm + 1.0, arm)
-        return arm
+        return inverse_cdf(n_arms, s, WEIGHTS, j, u_action * shared)
 
     @inline_jit
     def _baseline(n_arms, baseline, t, s, j, arm, reward):  # pragma: no cover

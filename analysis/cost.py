@@ -14,6 +14,7 @@ over the runner-up estimated on the odd seeds.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -111,8 +112,11 @@ def differing_seeds(values: np.ndarray) -> int:
     return int(len(values) - counts.max())
 
 
+@functools.cache
 def _one_sided_limits(k: int, n: int, level: float) -> tuple[float, float]:
-    """One-sided Clopper-Pearson lower and upper limits of a proportion, each at ``level``."""
+    """One-sided Clopper-Pearson lower and upper limits of a proportion, each at ``level``
+    (cached: a study asks for the same few counts tens of thousands of times, and each is a
+    root search)."""
     lower = binomtest(k, n, alternative="greater").proportion_ci(level).low
     upper = binomtest(k, n, alternative="less").proportion_ci(level).high
     return lower, upper

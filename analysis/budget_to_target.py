@@ -36,42 +36,33 @@ percentile about 4.5 times."""
 def crossing(budgets: np.ndarray, accuracy: np.ndarray, target: float = TARGET) -> float:
     """Budget where the isotonic fit of ``accuracy`` first reaches ``target``, interpolated in log
     budget; ``budgets[0]`` if it starts there, ``inf`` if it never does."""
-    fit = isotonic_regression(accuracy, increasing=True).x
-    above = np.flatnonzero(fit >= target)
-    if above.size == 0:
-        return math.inf
-    i = int(above[0])
-    if i == 0:
-        return float(budgets[0])
-    lo, hi = fit[i - 1], fit[i]
-    share = (target - lo) / (hi - lo)
-    return float(np.exp(np.log(budgets[i - 1]) + share * np.log(budgets[i] / budgets[i - 1])))
+    return float(crossings_of(budgets, np.asarray(accuracy, dtype=float)[np.newaxis], target)[0])
 
 
 def crossings_of(budgets: np.ndarray, curves: np.ndarray, target: float) -> np.ndarray:
-    """``crossing`` of each row of ``curves`` (resampled curves, (resamples, checkpoints)), to
-    the bit. A row that rises strictly at every checkpoint is its own isotonic fit, so its
-    crossing is read directly, all such rows at once (the same operations, elementwise); the
-    others go through ``crossing``."""
-    curves = np.asarray(curves, dtype=float)
-    found = np.empty(len(curves))
-    rising = np.all(np.diff(curves, axis=1) > 0, axis=1)
+    """``crossing`` of each row of ``curves`` (resampled curves, (resamples, checkpoints)). A row
+    that rises strictly at every checkpoint is its own isotonic fit; the others are fitted one
+    by one (``scipy.optimize.isotonic_regression``); then every row's crossing is read off its
+    fit at once, elementwise."""
+    budgets = np.asarray(budgets, dtype=float)
+    fit = np.array(curves, dtype=float)
+    # Strictly: a fit pools tied checkpoints, and a pooled mean of equal values may differ from
+    # them in the last bit.
+    rising = np.all(np.diff(fit, axis=1) > 0, axis=1)
     for r in np.flatnonzero(~rising):
-        found[r] = crossing(budgets, curves[r], target)
-    fit = curves[rising]
+        fit[r] = isotonic_regression(fit[r], increasing=True).x
     above = fit >= target
     first = np.argmax(above, axis=1)
     rows = np.arange(len(fit))
     later = np.maximum(first, 1)
     lo, hi = fit[rows, later - 1], fit[rows, later]
-    share = (target - lo) / (hi - lo)
-    steps = np.log(budgets[later] / budgets[later - 1])
-    # Rows that never reach the target get a meaningless value here, replaced below.
-    with np.errstate(over="ignore"):
+    # Rows that start at the target or never reach it get a meaningless value here (a 0 / 0
+    # among them), replaced below.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        share = (target - lo) / (hi - lo)
+        steps = np.log(budgets[later] / budgets[later - 1])
         inside = np.exp(np.log(budgets[later - 1]) + share * steps)
-    found[rising] = np.where(~above.any(axis=1), math.inf,
-                             np.where(first == 0, budgets[0], inside))
-    return found
+    return np.where(~above.any(axis=1), math.inf, np.where(first == 0, budgets[0], inside))
 
 
 @lru_cache(maxsize=4)

@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import OptimizeWarning, curve_fit
+from scipy.optimize import least_squares
 from scipy.special import expit
 
 import analysis.budget_to_target as crossings
@@ -51,7 +50,7 @@ def scaling_curve(budget: np.ndarray, start: float, asymptote: float, steepness:
 
 def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
          near: np.ndarray | None = None) -> np.ndarray | None:
-    """(A, B, C_mid) by least squares (``scipy.optimize.curve_fit``, trust region reflective)
+    """(A, B, C_mid) by least squares (``scipy.optimize.least_squares``, trust region reflective)
     with A in (R0, 1], B > 0 and C_mid > 0, or None where it fails. It fits log C_mid, which
     keeps C_mid positive and the parameters on comparable scales. ``near``: a fit to start
     from (a bootstrap resample's refit starts from the full sample's, which it lies close to),
@@ -73,14 +72,19 @@ def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
     guess = ([min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
               float(np.log(np.median(budgets[budgets > 0])))] if near is None
              else [near[0], near[1], math.log(near[2])])
+    # curve_fit's own call of least_squares, without the covariance it would add (a singular
+    # value decomposition per fit, unused here, most of a refit's time).
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OptimizeWarning)
-            found, _ = curve_fit(curve, budgets, accuracy, p0=guess, jac=slopes,
-                                 bounds=([low, np.finfo(float).tiny, -np.inf],
-                                         [1.0, np.inf, np.inf]))
-    except (RuntimeError, ValueError):
+        budgets = np.asarray_chkfinite(budgets, float)
+        accuracy = np.asarray_chkfinite(accuracy, float)
+    except ValueError:
         return None
+    fitted = least_squares(lambda p: curve(budgets, *p) - accuracy, np.atleast_1d(guess),
+                           jac=lambda p: slopes(budgets, *p), method="trf",
+                           bounds=([low, np.finfo(float).tiny, -np.inf], [1.0, np.inf, np.inf]))
+    if not fitted.success:
+        return None
+    found = fitted.x
     asymptote, steepness, log_midpoint = found
     if not np.all(np.isfinite(found)):
         return None

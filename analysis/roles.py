@@ -88,6 +88,16 @@ class CurveFit(StrEnum):
     TOO_FEW_BUDGETS = "too few budgets"
 
 
+class PolicyState(StrEnum):
+    """Where a run's policy stands when a KL estimator's error is read
+    (``analysis.questions.kl_estimators``): at the first checkpoint, at the last without having
+    collapsed, or collapsed at the last."""
+
+    EARLY = "early"
+    LATE = "late"
+    COLLAPSED = "collapsed"
+
+
 def typed(values: Iterable[str | None], kind: type[StrEnum]) -> pd.Categorical:
     """``values`` (members or values of ``kind``, or None or NaN where a row has none) as a
     categorical over all of ``kind``'s values; ValueError for a value that is not one of them."""

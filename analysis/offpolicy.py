@@ -1,0 +1,138 @@
+"""What an off-policy study's questions share: the partner of a cell along one axis of the grid
+(the same cell with that setting at its reference: lag 0, no KL term), the per-run readouts the
+off-policy kernel records beside the outcomes (the policy's mass on the best arms, its entropy,
+each KL estimator's gradient error), and the paired comparison of cells with their partners at
+the config's compared budgets, on the pass rate, accuracy and collapse."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.accuracy import cell_environments
+from analysis.bounded import paired_betting
+from analysis.families import ALPHA, declare, family_name
+from analysis.outcomes import Outcomes
+from analysis.paired import compare_outcomes, judge
+from analysis.pass_rate import seed_pass_rates, value_range
+from analysis.questions import Inputs
+from study.orchestration.storage import read_runs
+
+COLLAPSED = 0.01
+"""A run has collapsed when its policy's mass on the best arms is at most this (0.99 or more on
+arms that are not best), as the length study counts it."""
+METRICS = ("pass_rate", "accuracy", "collapsed")
+"""The metrics a cell is compared with its partner on, each its own family: the policy's pass
+rate, the post-training readers' metric, first."""
+DESCRIBED = ["environment", "baseline", "group_size", "lr", "lag", "correction", "mismatch",
+             "top_p", "kl_beta", "kl_estimator"]
+"""The columns that describe a compared cell."""
+TESTS = {"pass_rate": "two-sided paired betting test of mean pass rate over seeds "
+                      "(Waudby-Smith and Ramdas 2024, on the range the bandit fixes)",
+         "accuracy": "two-sided exact McNemar test of paired accuracy",
+         "collapsed": "two-sided exact McNemar test of paired collapse",
+         "pass_rate_equivalence": "two one-sided paired betting tests of mean pass rate within "
+                                  "the margin"}
+"""Each family's test, as Methods names it (a table's ``TEST`` prefixes its name)."""
+
+
+def partners(outcomes: Outcomes | None, axis: str, reference: float,
+             ignored: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """(cell, partner) for every cell at the study's first cost whose ``axis`` is not
+    ``reference``: the partner is the cell alike in every column but ``axis`` (and ``ignored``,
+    settings that do not exist at the reference, such as a KL estimator without a KL term) with
+    ``axis`` at ``reference``; none for a study without the axis or without such cells."""
+    if outcomes is None or axis not in outcomes.cells:
+        return []
+    cells = outcomes.cells
+    first = cells[cells["cost"] == cells["cost"].min()]
+    keys = [c for c in first.columns if c not in ("cell", axis, *ignored)]
+    # Text keys: a cell's tuples and floats compare as their text.
+    described = first[keys].astype(str).agg("|".join, axis=1)
+    at_reference = first[axis] == reference
+    found = {key: int(cell) for key, cell in zip(described[at_reference],
+                                                 first["cell"][at_reference], strict=True)}
+    return [(int(cell), found[key]) for key, cell in zip(described[~at_reference],
+                                                         first["cell"][~at_reference],
+                                                         strict=True) if key in found]
+
+
+def readouts(inputs: Inputs, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """The off-policy run columns ``columns`` (``p_best``, ``entropy``, ``k3_bias`` ...) as
+    arrays of shape (cells, seeds, checkpoints) in the outcomes' order, read once per study."""
+    def read() -> dict[str, np.ndarray]:
+        outcomes = inputs.outcomes
+        frame = read_runs(inputs.run_dir, ["cell", "seed", "budget", *columns]).sort_values(
+            ["cell", "seed", "budget"])
+        shape = (len(outcomes.cells), len(outcomes.seeds), len(outcomes.budgets))
+        return {name: frame[name].to_numpy(dtype=np.float64).reshape(shape) for name in columns}
+
+    return inputs.shared(f"offpolicy readouts {','.join(columns)}", read)
+
+
+def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
+                          table: str) -> pd.DataFrame:
+    """Each (cell, partner) of ``pairs`` on the same seeds at the config's compared budgets (the
+    largest where it names none): the pass rate by betting on the range the bandit fixes
+    (``analysis.bounded.paired_betting``), accuracy and collapse by the exact McNemar test with
+    Newcombe's interval. Each metric's tests of a difference are one Holm family
+    (``<table>_<metric>``); the pass rate's two one-sided tests of equivalence within the
+    config's ``pass_rate_margin`` are another; accuracy is equivalent where Newcombe's 90%
+    interval lies within ``equivalence_margin`` (per row, as every McNemar table reads it);
+    collapse is never called equivalent (no margin was stated)."""
+    outcomes, analysis = inputs.outcomes, inputs.analysis
+    budgets = [b for b in analysis.compared_budgets if b in set(outcomes.budgets)] or [
+        int(outcomes.budgets[-1])]
+    columns = {int(b): int(np.flatnonzero(outcomes.budgets == b)[0]) for b in budgets}
+    environments = cell_environments(outcomes)
+    described = inputs.cells.set_index("cell")
+    mass = readouts(inputs, ["p_best"])["p_best"]
+    hypotheses = len(pairs) * len(budgets)
+    margins = {"pass_rate": analysis.pass_rate_margin, "accuracy": analysis.equivalence_margin,
+               "collapsed": 0.0}
+    parts = []
+    for metric in METRICS:
+        rows = []
+        for cell, partner in pairs:
+            if metric == "pass_rate":
+                ours, theirs = seed_pass_rates(outcomes, cell), seed_pass_rates(outcomes, partner)
+            elif metric == "accuracy":
+                ours, theirs = outcomes.outcomes(cell), outcomes.outcomes(partner)
+            else:
+                ours, theirs = (mass[outcomes.row(c)] <= COLLAPSED for c in (cell, partner))
+            low, high = value_range(environments[cell])
+            if not (outcomes.finite[outcomes.row(cell)].all()
+                    and outcomes.finite[outcomes.row(partner)].all()):
+                # A run whose state is not finite serves nothing: its pass rate is 0
+                # (``seed_pass_rates``), which the range of the pair then holds.
+                low = min(low, 0.0)
+            # Pass rates are stored in single precision: their range, rounded outwards there.
+            low, high = (float(np.nextafter(np.float32(v), np.float32(toward)))
+                         for v, toward in ((low, -np.inf), (high, np.inf)))
+            for budget, c in columns.items():
+                if metric == "pass_rate":
+                    # A pass rate lies between the bandit's lowest and highest pass
+                    # probability, so a difference of two within +-(their distance).
+                    tested = paired_betting(ours[:, c] - theirs[:, c], low - high, high - low,
+                                            hypotheses, margins[metric], ALPHA)
+                else:
+                    found = compare_outcomes(ours[:, c], theirs[:, c])
+                    tested = {key: found[key] for key in (
+                        "seeds", "difference", "ci_low", "ci_high", "ci90_low", "ci90_high",
+                        "p_value")} | {"interval_method": "newcombe"}
+                rows.append({"cell_a": cell, "cell_b": partner, "metric": metric,
+                             **described.loc[cell, DESCRIBED].to_dict(), "budget": budget,
+                             "mean_a": float(np.mean(ours[:, c])),
+                             "mean_b": float(np.mean(theirs[:, c])), **tested})
+        part = declare(pd.DataFrame(rows), family_name(inputs.study, f"{table}_{metric}"))
+        if metric == "pass_rate":
+            part = declare(part, family_name(inputs.study, f"{table}_{metric}_equivalence"),
+                           p_column="p_equivalence", adjusted="p_equivalence_holm",
+                           family_column="equivalence_family")
+        parts.append(judge(part, margins[metric]))
+    found = pd.concat(parts, ignore_index=True)
+    # A row of another metric is in no equivalence family (declare names its members' only).
+    found["equivalence_family"] = found["equivalence_family"].fillna("")
+    return found

@@ -215,3 +215,89 @@ def test_an_off_policy_study_runs_to_its_table(tmp_path) -> None:
     for column in ("greedy_arm", "p_best", "pass_rate", "reward_sum", "zero_signal_updates"):
         np.testing.assert_array_equal(first[column].to_numpy(), today[column].to_numpy())
     assert np.isfinite(runs[list(OFFPOLICY_RUN_COLUMNS[-7:])].to_numpy()).all()
+
+
+def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
+    # From the tidy runs of a small off-policy study, by scipy, statsmodels and the slow
+    # betting reference rather than the package's calls: each stale cell is set against the
+    # cell alike in all but lag 0, each cell with a KL term against the same without one (its
+    # estimator moot); the pass rate by betting on the bandit's range (in single precision,
+    # widened by its rounding), accuracy and collapse by McNemar's exact test, Holm within each
+    # metric's family; the estimators' errors are means over the runs of each state, and k3_is
+    # has none beyond rounding (its expectation is the exact gradient: the theory this checks
+    # on the kernel's own states).
+    from betting_reference import p_value
+    from scipy.stats import binomtest
+    from statsmodels.stats.multitest import multipletests
+
+    from analysis.offpolicy import COLLAPSED
+    from analysis.study_tables import analyze_outcomes, load
+    from conftest import config_text
+    from study.model.config import parse_config
+    from study.orchestration.outputs import run_and_write
+    from study.orchestration.storage import read_runs
+
+    config = parse_config(config_text(
+        {"seeds": 60}, probs=[[0.5, 0.55, 0.6]], baseline=["group_mean"], group_size=[4],
+        lr=[3.0], lag=[0, 2], correction=["none", "tis"], kl_beta=[0.0, 0.5],
+        kl_estimator=["k3", "k3_is"], budgets=[40, 400])
+        + "[analysis]\ncompared_budgets = [400]\n")
+    run_and_write(config, tmp_path, quiet=True)
+    outcomes, manifest = load(tmp_path)
+    tables = analyze_outcomes(outcomes, manifest, tmp_path, config.analysis)
+    runs = read_runs(tmp_path).sort_values(["cell", "seed", "budget"])
+    last = runs[runs["budget"] == 400].set_index("cell")
+    keys = ["lag", "correction", "kl_beta", "kl_estimator"]
+    setting = {cell: tuple(rows[keys].iloc[0]) for cell, rows in last.groupby(level=0)}
+    for name, axis in (("staleness", "lag"), ("kl_term", "kl_beta")):
+        found = tables[name]
+        for metric, rows in found.groupby("metric", sort=False):
+            expected_p = []
+            for row in rows.itertuples():
+                ours, theirs = setting[row.cell_a], setting[row.cell_b]
+                changed = {k for k, a, b in zip(keys, ours, theirs, strict=True) if a != b}
+                moot = {"kl_estimator"} if axis == "kl_beta" else set()
+                assert axis in changed and changed <= {axis, *moot}
+                assert dict(zip(keys, theirs, strict=True))[axis] == 0
+                a, b = (last.loc[c] for c in (row.cell_a, row.cell_b))
+                if metric == "pass_rate":
+                    # Held in single precision; a state that is not finite serves nothing, a
+                    # pass rate of 0, which the pair's range then holds.
+                    x, y = (frame["pass_rate"].to_numpy(np.float32).astype(float)
+                            for frame in (a, b))
+                    finite = np.isfinite(x).all() and np.isfinite(y).all()
+                    d = np.nan_to_num(x) - np.nan_to_num(y)
+                    high = float(np.nextafter(np.float32(0.6), np.float32(np.inf)))
+                    low = float(np.nextafter(np.float32(0.5 if finite else 0.0),
+                                             np.float32(-np.inf)))
+                    expected_p.append(p_value(d, low - high, high - low, 0.0,
+                                              0.05 / len(rows)))
+                    assert row.difference == pytest.approx(d.mean(), abs=1e-12)
+                else:
+                    x = (a["correct"].to_numpy(bool) if metric == "accuracy"
+                         else a["p_best"].to_numpy() <= COLLAPSED)
+                    y = (b["correct"].to_numpy(bool) if metric == "accuracy"
+                         else b["p_best"].to_numpy() <= COLLAPSED)
+                    only_a, only_b = int((x & ~y).sum()), int((~x & y).sum())
+                    expected_p.append(binomtest(only_a, only_a + only_b).pvalue
+                                      if only_a + only_b else 1.0)
+            np.testing.assert_allclose(rows["p_value"], expected_p, rtol=1e-6, atol=1e-12)
+            np.testing.assert_allclose(rows["p_value_holm"],
+                                       multipletests(expected_p, method="holm")[1],
+                                       rtol=1e-6, atol=1e-12)
+    errors = tables["kl_estimators"]
+    assert set(errors["kl_beta"]) == {0.0}
+    for row in errors.itertuples():
+        cell_runs = runs[(runs["cell"] == row.cell) & (runs["budget"] == row.budget)]
+        if row.state == "early":
+            chosen = cell_runs
+        else:
+            final = runs[(runs["cell"] == row.cell) & (runs["budget"] == 400)]
+            chosen = cell_runs[(final["p_best"].to_numpy() <= COLLAPSED)
+                               == (row.state == "collapsed")]
+        assert row.runs == len(chosen)
+        assert row.bias == pytest.approx(chosen[f"{row.estimator}_bias"].mean(), rel=1e-12)
+        assert row.rms == pytest.approx(math.sqrt(chosen[f"{row.estimator}_mse"].mean()),
+                                        rel=1e-12)
+    assert (errors.loc[errors["estimator"] == "k3_is", "bias"] < 1e-12).all()
+    assert (errors.loc[errors["estimator"] == "k3", "bias"] > 1e-3).all()

@@ -5,7 +5,8 @@ gradient of KL(pi || the initial policy) and its mean squared error for a group 
 bias norm and the root mean squared error of k1, k3 and k3_is over runs, by the policy's state:
 ``early`` (every run at the first checkpoint), ``late`` (the runs that have not collapsed at the
 last checkpoint) and ``collapsed`` (those that have: 0.99 or more of the policy's mass on arms
-that are not best). Only cells without a KL term, whose states are the learner's own. Means
+that are not best). For a study whose grid has a KL term, over its cells without one, whose
+states are the learner's own. Means
 with a 95% Student t interval over runs, cut at 0 (both are nonnegative; none where every run
 has the same value or there is one run): a description of each state, not a test, and
 approximate where an estimator's error has heavy tails (k3's, near a vertex of the simplex,
@@ -45,10 +46,11 @@ def _t_mean(values: np.ndarray, support: Support, confidence: float) -> MeanInte
 
 
 def table(inputs: Inputs) -> pd.DataFrame:
-    """One row per cell without a KL term, state and estimator; empty for a study whose runs
-    do not record the estimators' errors."""
+    """One row per cell without a KL term, state and estimator; empty for a study whose grid
+    has no KL term (the question is its)."""
     outcomes = inputs.outcomes
-    if outcomes is None or "kl_beta" not in outcomes.cells:
+    if outcomes is None or "kl_beta" not in outcomes.cells or not (
+            outcomes.cells["kl_beta"] > 0.0).any():
         return pd.DataFrame()
     found = readouts(inputs, ["p_best", *(f"{e}_{kind}" for e in ESTIMATORS
                                           for kind in ("bias", "mse"))])

@@ -34,6 +34,9 @@ TESTS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "budge
 """The columns of the section's table of the KL term's tests."""
 METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
 """Each metric in the names of its numbers."""
+ROUNDING = 1e-12
+"""A mean bias norm below this is a double's rounding in the sums of a few probabilities that
+are at most 1, not a bias (their ulp is about 2e-16)."""
 
 
 def _word(name: str) -> str:
@@ -53,15 +56,21 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     settings = cite.read(study, "settings").iloc[0]
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
-    numbers.put("CollapsedMassKl", cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put_constant("OffPolicyCollapsedMass",
+                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
     estimators = list(dict.fromkeys(errors["estimator"]))
     states = [s for s in PolicyState if (errors["state"] == s).any()]
+    ranges: list[str] = []
     for estimator, state in itertools.product(estimators, states):
         rows = errors[(errors["estimator"] == estimator) & (errors["state"] == state)]
         stem = f"{_word(estimator)}{_word(state.value)}"
         for column, word in (("bias", "Bias"), ("rms", "Rms")):
-            numbers.put(f"{stem}{word}From", cite.smallest(rows, column), ".2g")
-            numbers.put(f"{stem}{word}To", cite.largest(rows, column), ".2g")
+            smallest, largest = cite.smallest(rows, column), cite.largest(rows, column)
+            numbers.put(f"{stem}{word}From", smallest, ".2g")
+            # One cell's value is named once (a state a single cell reaches).
+            if largest.source != smallest.source:
+                numbers.put(f"{stem}{word}To", largest, ".2g")
+                ranges.append(f"{stem}{word}")
     context: dict[str, Any] = {
         "estimators": [{"name": cite.literal(e), "word": _word(e)} for e in estimators],
         "k1": cite.literal("k1"), "k3": cite.literal("k3"), "k3_is": cite.literal("k3_is"),
@@ -70,10 +79,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         "lrs": distinct(cite, errors, "lr"), "lags": distinct(cite, errors, "lag"),
         "headline": baseline_name(settings["headline_baseline"]),
         "deepseek": cite.literal("DeepSeek V3.2"),
-        "table": _headline(errors, settings)[SHOWN], "term": None}
+        "table": _headline(errors, settings)[SHOWN], "term": None, "ranges": ranges,
+        "unbiased": [e for e in estimators
+                     if errors.loc[errors["estimator"] == e, "bias"].max() < ROUNDING]}
     term = cite.read(study, "kl_term")
     if term is not None:
-        numbers.put("Betas", cite.count(term, "metric == 'pass_rate'"), ",")
         for metric, word in METRICS.items():
             at = f"metric == {metric!r}"
             numbers.put(f"Term{word}Rows", cite.count(term, at), ",")

@@ -49,10 +49,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     budgets = cite.read(study, "staleness_budgets")
     settings = cite.read(study, "settings").iloc[0]
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("EquivalenceLevel", cite.constant("1 - 2 * analysis.families.ALPHA"),
-                         ".0%")
+    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
-    numbers.put("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
+    numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     corrections = list(dict.fromkeys(tests["correction"]))
     for metric, word in METRICS.items():
         at = f"metric == {metric!r}"
@@ -68,9 +67,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                        f"finding == {finding.value!r}"), ",")
         numbers.put(f"{word}PerCorrection",
                     cite.count(tests, f"{at} and correction == {corrections[0]!r}"), ",")
-    numbers.put("CollapsedMass", cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put_constant("OffPolicyCollapsedMass",
+                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
-    numbers.put("SmallestLag", cite.smallest(tests, "lag"), "")
     headline = budgets[(budgets["baseline"] == settings["headline_baseline"])
                        & (budgets["lr"] == settings["headline_lr"])
                        & (budgets["environment"] == budgets["environment"].iat[0])
@@ -108,7 +107,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "equivalence": families(cite, tests, "equivalence_family"),
             "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
             "deepseek": cite.literal("DeepSeek V3.2"),
-            "table": _headline(tests, settings)[SHOWN],
+            "table": _headline(tests.query("metric == 'pass_rate'"), settings)[SHOWN],
             "budgets": _headline(budgets, settings)[BUDGETS]}
 
 

@@ -224,8 +224,8 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     # estimator moot); the pass rate by betting on the bandit's range (in single precision,
     # widened by its rounding), accuracy and collapse by McNemar's exact test, Holm within each
     # metric's family; the estimators' errors are means over the runs of each state, and k3_is
-    # has none beyond rounding (its expectation is the exact gradient: the theory this checks
-    # on the kernel's own states).
+    # has none beyond rounding where the sampler can draw every arm (its expectation is then the
+    # exact gradient: the theory this checks on the kernel's own states).
     from betting_reference import p_value
     from scipy.stats import binomtest
     from statsmodels.stats.multitest import multipletests
@@ -239,17 +239,18 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
 
     config = parse_config(config_text(
         {"seeds": 60}, probs=[[0.5, 0.55, 0.6]], baseline=["group_mean"], group_size=[4],
-        lr=[3.0], lag=[0, 2], correction=["none", "tis"], kl_beta=[0.0, 0.5],
-        kl_estimator=["k3", "k3_is"], budgets=[40, 400])
+        lr=[3.0], lag=[0, 2], correction=["none", "tis+keep_mask"], kl_beta=[0.0, 0.5],
+        kl_estimator=["k3", "k3_is"], top_p=[1.0, 0.8], mismatch=[0.0, 0.5], budgets=[40, 400])
         + "[analysis]\ncompared_budgets = [400]\n")
     run_and_write(config, tmp_path, quiet=True)
     outcomes, manifest = load(tmp_path)
     tables = analyze_outcomes(outcomes, manifest, tmp_path, config.analysis)
     runs = read_runs(tmp_path).sort_values(["cell", "seed", "budget"])
     last = runs[runs["budget"] == 400].set_index("cell")
-    keys = ["lag", "correction", "kl_beta", "kl_estimator"]
+    keys = ["lag", "correction", "kl_beta", "kl_estimator", "top_p", "mismatch"]
     setting = {cell: tuple(rows[keys].iloc[0]) for cell, rows in last.groupby(level=0)}
-    for name, axis in (("staleness", "lag"), ("kl_term", "kl_beta")):
+    for name, axis, reference in (("staleness", "lag", 0), ("kl_term", "kl_beta", 0.0),
+                                  ("truncation", "top_p", 1.0), ("mismatch", "mismatch", 0.0)):
         found = tables[name]
         for metric, rows in found.groupby("metric", sort=False):
             expected_p = []
@@ -258,7 +259,7 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
                 changed = {k for k, a, b in zip(keys, ours, theirs, strict=True) if a != b}
                 moot = {"kl_estimator"} if axis == "kl_beta" else set()
                 assert axis in changed and changed <= {axis, *moot}
-                assert dict(zip(keys, theirs, strict=True))[axis] == 0
+                assert dict(zip(keys, theirs, strict=True))[axis] == reference
                 a, b = (last.loc[c] for c in (row.cell_a, row.cell_b))
                 if metric == "pass_rate":
                     # Held in single precision; a state that is not finite serves nothing, a
@@ -285,6 +286,13 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
             np.testing.assert_allclose(rows["p_value_holm"],
                                        multipletests(expected_p, method="holm")[1],
                                        rtol=1e-6, atol=1e-12)
+    shares = tables["truncation_collapse"]
+    assert len(shares) == len(setting)  # every cell, at the one compared budget
+    for row in shares.itertuples():
+        collapsed = int((last.loc[row.cell, "p_best"].to_numpy() <= COLLAPSED).sum())
+        exact = binomtest(collapsed, 60).proportion_ci(0.95, method="exact")
+        assert (row.collapsed, row.collapsed_low, row.collapsed_high) == pytest.approx(
+            (collapsed / 60, exact.low, exact.high), rel=1e-12, abs=1e-15)
     errors = tables["kl_estimators"]
     assert set(errors["kl_beta"]) == {0.0}
     for row in errors.itertuples():
@@ -299,5 +307,9 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
         assert row.bias == pytest.approx(chosen[f"{row.estimator}_bias"].mean(), rel=1e-12)
         assert row.rms == pytest.approx(math.sqrt(chosen[f"{row.estimator}_mse"].mean()),
                                         rel=1e-12)
-    assert (errors.loc[errors["estimator"] == "k3_is", "bias"] < 1e-12).all()
+    # Unbiased where the sampler can draw every arm; a truncated sampler never draws some, and
+    # no weight restores their share of the gradient.
+    full = errors["top_p"] == 1.0
+    assert (errors.loc[full & (errors["estimator"] == "k3_is"), "bias"] < 1e-12).all()
+    assert (errors.loc[~full & (errors["estimator"] == "k3_is"), "bias"] > 1e-6).any()
     assert (errors.loc[errors["estimator"] == "k3", "bias"] > 1e-3).all()

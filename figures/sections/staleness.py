@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from matplotlib import ticker
 
-from analysis.roles import Finding
 from figures.cite import Tables, read_table
-from figures.numbers import Scope, macro_name
+from figures.numbers import Scope
+from figures.paired_findings import METRICS, correction_word, name_findings
 from figures.sections import Section, distinct, families, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 from figures.words import bandit, baseline_name
@@ -26,19 +26,12 @@ SECTION = Section(table="staleness", title="Off-policy rollouts: what a stale sa
                   template="staleness.md.j2", order=15, figures=("staleness",),
                   paper="staleness.typ.j2")
 
-METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
-"""Each metric in the names of its numbers, the post-training readers' metric first."""
 SHOWN = ["environment", "baseline", "lr", "correction", "lag", "budget", "mean_a", "mean_b",
          "difference", "ci_low", "ci_high", "p_value_holm", "finding"]
 """The columns of the section's table of tests."""
 BUDGETS = ["environment", "baseline", "lr", "correction", "lag", "metric", "target", "budget_a",
            "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high"]
 """The columns of the section's table of budget ratios."""
-
-
-def _correction(correction: str) -> str:
-    """A correction in the names of its numbers: ``ppo_clip`` -> ``PpoClip``."""
-    return macro_name(*correction.replace("+", "_").split("_"))
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
@@ -52,21 +45,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
-    corrections = list(dict.fromkeys(tests["correction"]))
-    for metric, word in METRICS.items():
-        at = f"metric == {metric!r}"
-        numbers.put(f"{word}Rows", cite.count(tests, at), ",")
-        if metric != "collapsed":
-            numbers.put(f"{word}Margin", cite.first(tests.query(at)).margin, "g")
-        for finding in Finding:
-            numbers.put(f"{word}{finding.value.capitalize()}",
-                        cite.count(tests, f"{at} and finding == {finding.value!r}"), ",")
-            for correction in corrections:
-                numbers.put(f"{word}{finding.value.capitalize()}{_correction(correction)}",
-                            cite.count(tests, f"{at} and correction == {correction!r} and "
-                                       f"finding == {finding.value!r}"), ",")
-        numbers.put(f"{word}PerCorrection",
-                    cite.count(tests, f"{at} and correction == {corrections[0]!r}"), ",")
+    corrections = name_findings(cite, numbers, tests, "")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
@@ -88,7 +67,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("HeadlineBudget", first.budget_b, ",.0f")
     ratios = []
     for row in cite.rows(headline):
-        name = f"Ratio{_correction(row.correction.value)}"
+        name = f"Ratio{correction_word(row.correction.value)}"
         if row.reached_a.value and row.reached_b.value:
             numbers.put(name, row.ratio, ".2f")
             numbers.put(f"{name}Low", row.ci_low, ".2f")
@@ -96,7 +75,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             ratios.append({"correction": row.correction.value, "name": name})
         else:
             ratios.append({"correction": row.correction.value, "name": ""})
-    return {"corrections": [{"name": c, "word": _correction(c)} for c in corrections],
+    return {"corrections": corrections,
             "lags": distinct(cite, tests, "lag"),
             "compared": distinct(cite, tests, "budget"),
             "lrs": distinct(cite, tests, "lr"),
@@ -144,10 +123,11 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
         if shown.empty:
             ax.text(0.5, 0.75, "target not reached", transform=ax.transAxes, ha="center",
                     va="center", color="0.35", backgroundcolor="white")
-        for colour, correction in zip(OKABE_ITO, corrections, strict=False):
+        for i, correction in enumerate(corrections):
+            colour = OKABE_ITO[i % len(OKABE_ITO)]
             chosen = shown[shown["correction"] == correction].sort_values("lag")
-            ax.plot(chosen["lag"], chosen["ratio"], color=colour, marker="o", markersize=3,
-                    label=correction.replace("_", " "))
+            ax.plot(chosen["lag"], chosen["ratio"], color=colour, marker="osD^v"[i % 5],
+                    markersize=3, label=correction.replace("_", " "))
             # An unbounded limit (too many resamples never reach the target) is drawn to the
             # panel's edge.
             high = chosen["ci_high"].replace(np.inf, np.nan)

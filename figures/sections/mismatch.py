@@ -1,0 +1,96 @@
+"""A mismatched sampler (``analysis.questions.mismatch``): an off-policy study whose sampler's
+logits carry noise somewhere gets this section (each mismatched cell against its partner without
+noise on the pass rate, accuracy and collapse, the findings counted per correction), its figure
+(the pass-rate difference against the noise, a colour per correction) and its paragraph of the
+paper."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from figures.cite import Tables, read_table
+from figures.numbers import Scope
+from figures.paired_findings import METRICS, name_findings
+from figures.sections import Section, distinct, families, figure_name
+from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
+from figures.words import baseline_name
+
+SECTION = Section(table="mismatch", title="Off-policy rollouts: a mismatched sampler",
+                  template="mismatch.md.j2", order=18, figures=("mismatch",),
+                  paper="mismatch.typ.j2")
+PREFIX = "Mismatched"
+"""The prefix of the section's named counts (``figures.paired_findings``)."""
+SHOWN = ["environment", "lr", "mismatch", "top_p", "correction", "budget", "mean_a", "mean_b",
+         "difference", "ci_low", "ci_high", "p_value_holm", "finding"]
+"""The columns of the section's table of pass-rate tests."""
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The findings counted per metric and correction; the families; the pass-rate rows at the
+    headline estimator and the largest compared budget."""
+    tests = cite.read(study, SECTION.table)
+    settings = cite.read(study, "settings").iloc[0]
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("OffPolicyCollapsedMass",
+                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    corrections = name_findings(cite, numbers, tests, PREFIX)
+    return {"corrections": corrections, "prefix": PREFIX,
+            "eps": distinct(cite, tests, "mismatch"), "compared": distinct(cite, tests, "budget"),
+            "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
+                                    for m in METRICS},
+                       "equivalence": families(cite, tests, "equivalence_family")},
+            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
+            "headline": baseline_name(settings["headline_baseline"]),
+            "table": tests[(tests["baseline"] == settings["headline_baseline"])
+                           & (tests["metric"] == "pass_rate")
+                           & (tests["budget"] == tests["budget"].max())][SHOWN]}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """The pass rate of each mismatched cell minus its noiseless partner's at the largest
+    compared budget against the noise eps, a colour per correction, 95% betting bars, at the
+    headline estimator and top_p 1: a row per lr, a column per bandit."""
+    tests = read_table(tables, SECTION.table)
+    settings = read_table(tables, "settings").iloc[0]
+    rows = tests[(tests["baseline"] == settings["headline_baseline"])
+                 & (tests["metric"] == "pass_rate") & (tests["budget"] == tests["budget"].max())
+                 & (tests["top_p"] == tests["top_p"].max())]
+    lrs = sorted(rows["lr"].unique())
+    environments = list(dict.fromkeys(rows["environment"]))
+    corrections = list(dict.fromkeys(rows["correction"]))
+    figure, axes = plt.subplots(len(lrs), len(environments),
+                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
+                                squeeze=False, sharex=True, layout="constrained")
+    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
+        ax = axes[r][c]
+        ax.axhline(0.0, **REFERENCE)
+        for i, correction in enumerate(corrections):
+            chosen = rows[(rows["lr"] == lr) & (rows["environment"] == environment)
+                          & (rows["correction"] == correction)].sort_values("mismatch")
+            # Nudged sideways so that the corrections' bars do not hide each other.
+            x = chosen["mismatch"] * (1.0 + 0.04 * (i - (len(corrections) - 1) / 2))
+            ax.errorbar(x, chosen["difference"],
+                        yerr=np.vstack([chosen["difference"] - chosen["ci_low"],
+                                        chosen["ci_high"] - chosen["difference"]]),
+                        color=OKABE_ITO[i % len(OKABE_ITO)], marker="osD^v"[i % 5], markersize=3,
+                        capsize=2, label=correction.replace("_", " "))
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(rows["mismatch"].unique()),
+                      [f"{v:g}" for v in sorted(rows["mismatch"].unique())])
+        ax.minorticks_off()
+        if r == 0:
+            ax.set_title(environment, fontsize="small")
+        if r == len(lrs) - 1:
+            ax.set_xlabel("mismatch eps (logit noise sd, log scale)")
+        if c == 0:
+            ax.set_ylabel(f"lr {lr:g}: pass rate minus\nthe noiseless sampler's")
+    outside_legend(figure, axes[0][0], title="correction")
+    name = figure_name(study, SECTION.figure)
+    return {name: save(figure, out_dir, name)}

@@ -1,0 +1,95 @@
+"""Truncated sampling (``analysis.questions.truncation``, with the shares of
+``analysis.questions.truncation_collapse``): an off-policy study whose sampler keeps only the
+top-p arms somewhere gets this section (each truncated cell against its untruncated partner on
+the pass rate, accuracy and collapse, the findings counted per correction, with and without the
+kept mask), its figure (the collapse share against top_p, a colour per correction) and its
+paragraph of the paper."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from figures.cite import Tables, read_table
+from figures.numbers import Scope
+from figures.paired_findings import METRICS, name_findings
+from figures.sections import Section, distinct, families, figure_name
+from figures.style import BAND_ALPHA, OKABE_ITO, outside_legend, save
+from figures.words import baseline_name
+
+SECTION = Section(table="truncation",
+                  title="Off-policy rollouts: truncated sampling and the kept mask",
+                  template="truncation.md.j2", order=17, figures=("truncation_collapse",),
+                  paper="truncation.typ.j2")
+PREFIX = "Truncated"
+"""The prefix of the section's named counts (``figures.paired_findings``)."""
+SHOWN = ["environment", "baseline", "lr", "mismatch", "top_p", "correction", "budget",
+         "seeds", "collapsed", "collapsed_low", "collapsed_high", "accuracy", "accuracy_low",
+         "accuracy_high"]
+"""The columns of the section's table of collapse shares."""
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The findings counted per metric and correction; the families; the shares' table at the
+    headline estimator."""
+    tests = cite.read(study, SECTION.table)
+    shares = cite.read(study, "truncation_collapse")
+    settings = cite.read(study, "settings").iloc[0]
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("OffPolicyCollapsedMass",
+                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    corrections = name_findings(cite, numbers, tests, PREFIX)
+    numbers.put(f"{PREFIX}MostCollapsed", cite.largest(shares, "collapsed"), ".3f")
+    return {"corrections": corrections, "prefix": PREFIX,
+            "top_p": distinct(cite, tests, "top_p"), "compared": distinct(cite, tests, "budget"),
+            "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
+                                    for m in METRICS},
+                       "equivalence": families(cite, tests, "equivalence_family")},
+            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
+            "deepseek_mask": f"keep_mask ({cite.literal('DeepSeek V3.2')}'s kept sampling mask)",
+            "headline": baseline_name(settings["headline_baseline"]),
+            "table": shares[(shares["baseline"] == settings["headline_baseline"])
+                            & (shares["budget"] == shares["budget"].max())][SHOWN]}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """The share of collapsed runs at the largest compared budget against top_p, a colour per
+    correction with its exact 95% band, at the headline estimator and the smallest mismatch:
+    a row per lr, a column per bandit."""
+    shares = read_table(tables, "truncation_collapse")
+    settings = read_table(tables, "settings").iloc[0]
+    rows = shares[(shares["baseline"] == settings["headline_baseline"])
+                  & (shares["budget"] == shares["budget"].max())
+                  & (shares["mismatch"] == shares["mismatch"].min())]
+    lrs = sorted(rows["lr"].unique())
+    environments = list(dict.fromkeys(rows["environment"]))
+    corrections = list(dict.fromkeys(rows["correction"]))
+    figure, axes = plt.subplots(len(lrs), len(environments),
+                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
+                                squeeze=False, sharex=True, layout="constrained")
+    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
+        ax = axes[r][c]
+        for i, correction in enumerate(corrections):
+            colour = OKABE_ITO[i % len(OKABE_ITO)]
+            chosen = rows[(rows["lr"] == lr) & (rows["environment"] == environment)
+                          & (rows["correction"] == correction)].sort_values("top_p")
+            # A marker each: corrections that change nothing here draw one line.
+            ax.plot(chosen["top_p"], chosen["collapsed"], color=colour, marker="osD^v"[i % 5],
+                    markersize=4, label=correction.replace("_", " "))
+            ax.fill_between(chosen["top_p"], chosen["collapsed_low"], chosen["collapsed_high"],
+                            color=colour, alpha=BAND_ALPHA, linewidth=0)
+        ax.invert_xaxis()
+        if r == 0:
+            ax.set_title(environment, fontsize="small")
+        if r == len(lrs) - 1:
+            ax.set_xlabel("top_p (the sampler's kept mass)")
+        if c == 0:
+            ax.set_ylabel(f"lr {lr:g}: share of runs\ncollapsed")
+    outside_legend(figure, axes[0][0], title="correction")
+    name = figure_name(study, SECTION.figure)
+    return {name: save(figure, out_dir, name)}

@@ -1,17 +1,24 @@
-"""Named counts of a paired table's findings (``analysis.offpolicy.compare_with_partners``'s:
-each cell against its partner on the pass rate, accuracy and collapse), in all and per
-correction, for the sections of the off-policy studies; the phrases that print them are
-``phrases.md.j2``'s ``findings`` and ``per_correction``."""
+"""What the off-policy studies' sections share: named counts of a paired table's findings
+(``analysis.offpolicy.compare_with_partners``'s: each cell against its partner on the pass rate,
+accuracy and collapse), in all and per correction, which ``phrases.md.j2``'s ``findings``,
+``per_correction`` and ``paired_findings`` print; and their figures' layout, a panel per lr and
+bandit with a series per correction."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.axes import Axes
 
 from analysis.roles import Finding
 from figures.cite import Tables
 from figures.numbers import Scope, macro_name
+from figures.style import outside_legend, save
 
 METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
 """Each metric in the names of its numbers, the post-training readers' metric first."""
@@ -45,3 +52,32 @@ def name_findings(cite: Tables, numbers: Scope, tests: pd.DataFrame,
         numbers.put(f"{stem}PerCorrection",
                     cite.count(tests, f"{at} and correction == {corrections[0]!r}"), ",")
     return [{"name": c, "word": correction_word(c)} for c in corrections]
+
+
+def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel: str,
+                            ylabel: str, draw: Callable[[Axes, int, str, pd.DataFrame], None],
+                            finish: Callable[[Axes], None]) -> list[Path]:
+    """A figure of ``rows`` with a row of panels per lr and a column per bandit, in each a series
+    per correction drawn by ``draw(ax, i, correction, its rows)`` (the i-th correction), each
+    panel then ``finish``-ed (its scales and references); labelled, with the corrections'
+    legend, saved as ``name`` in ``out_dir``."""
+    lrs = sorted(rows["lr"].unique())
+    environments = list(dict.fromkeys(rows["environment"]))
+    corrections = list(dict.fromkeys(rows["correction"]))
+    figure, axes = plt.subplots(len(lrs), len(environments),
+                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
+                                squeeze=False, sharex=True, layout="constrained")
+    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
+        ax = axes[r][c]
+        for i, correction in enumerate(corrections):
+            draw(ax, i, correction, rows[(rows["lr"] == lr) & (rows["environment"] == environment)
+                                         & (rows["correction"] == correction)])
+        finish(ax)
+        if r == 0:
+            ax.set_title(environment, fontsize="small")
+        if r == len(lrs) - 1:
+            ax.set_xlabel(xlabel)
+        if c == 0:
+            ax.set_ylabel(f"lr {lr:g}: {ylabel}")
+    outside_legend(figure, axes[0][0], title="correction")
+    return save(figure, out_dir, name)

@@ -6,18 +6,18 @@ paper."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import METRICS, name_findings
+from figures.paired_findings import METRICS, name_findings, panels_by_lr_and_bandit
 from figures.sections import Section, distinct, families, figure_name
-from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
+from figures.style import OKABE_ITO, REFERENCE
 from figures.words import baseline_name
 
 SECTION = Section(table="mismatch", title="Off-policy rollouts: a mismatched sampler",
@@ -62,35 +62,26 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     rows = tests[(tests["baseline"] == settings["headline_baseline"])
                  & (tests["metric"] == "pass_rate") & (tests["budget"] == tests["budget"].max())
                  & (tests["top_p"] == tests["top_p"].max())]
-    lrs = sorted(rows["lr"].unique())
-    environments = list(dict.fromkeys(rows["environment"]))
-    corrections = list(dict.fromkeys(rows["correction"]))
-    figure, axes = plt.subplots(len(lrs), len(environments),
-                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
-                                squeeze=False, sharex=True, layout="constrained")
-    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
-        ax = axes[r][c]
+    ticks = sorted(rows["mismatch"].unique())
+    middle = (rows["correction"].nunique() - 1) / 2
+
+    def draw_one(ax: Axes, i: int, correction: str, chosen: pd.DataFrame) -> None:
+        chosen = chosen.sort_values("mismatch")
+        # Nudged sideways so that the corrections' bars do not hide each other.
+        x = chosen["mismatch"] * (1.0 + 0.04 * (i - middle))
+        ax.errorbar(x, chosen["difference"],
+                    yerr=np.vstack([chosen["difference"] - chosen["ci_low"],
+                                    chosen["ci_high"] - chosen["difference"]]),
+                    color=OKABE_ITO[i % len(OKABE_ITO)], marker="osD^v"[i % 5], markersize=3,
+                    capsize=2, label=correction.replace("_", " "))
+
+    def finish(ax: Axes) -> None:
         ax.axhline(0.0, **REFERENCE)
-        for i, correction in enumerate(corrections):
-            chosen = rows[(rows["lr"] == lr) & (rows["environment"] == environment)
-                          & (rows["correction"] == correction)].sort_values("mismatch")
-            # Nudged sideways so that the corrections' bars do not hide each other.
-            x = chosen["mismatch"] * (1.0 + 0.04 * (i - (len(corrections) - 1) / 2))
-            ax.errorbar(x, chosen["difference"],
-                        yerr=np.vstack([chosen["difference"] - chosen["ci_low"],
-                                        chosen["ci_high"] - chosen["difference"]]),
-                        color=OKABE_ITO[i % len(OKABE_ITO)], marker="osD^v"[i % 5], markersize=3,
-                        capsize=2, label=correction.replace("_", " "))
         ax.set_xscale("log")
-        ax.set_xticks(sorted(rows["mismatch"].unique()),
-                      [f"{v:g}" for v in sorted(rows["mismatch"].unique())])
+        ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
         ax.minorticks_off()
-        if r == 0:
-            ax.set_title(environment, fontsize="small")
-        if r == len(lrs) - 1:
-            ax.set_xlabel("mismatch eps (logit noise sd, log scale)")
-        if c == 0:
-            ax.set_ylabel(f"lr {lr:g}: pass rate minus\nthe noiseless sampler's")
-    outside_legend(figure, axes[0][0], title="correction")
+
     name = figure_name(study, SECTION.figure)
-    return {name: save(figure, out_dir, name)}
+    return {name: panels_by_lr_and_bandit(
+        rows, out_dir, name, "mismatch eps (logit noise sd, log scale)",
+        "pass rate minus\nthe noiseless sampler's", draw_one, finish)}

@@ -7,17 +7,17 @@ paragraph of the paper."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.axes import Axes
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import METRICS, name_findings
+from figures.paired_findings import METRICS, name_findings, panels_by_lr_and_bandit
 from figures.sections import Section, distinct, families, figure_name
-from figures.style import BAND_ALPHA, OKABE_ITO, outside_legend, save
+from figures.style import BAND_ALPHA, OKABE_ITO
 from figures.words import baseline_name
 
 SECTION = Section(table="truncation",
@@ -66,30 +66,17 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     rows = shares[(shares["baseline"] == settings["headline_baseline"])
                   & (shares["budget"] == shares["budget"].max())
                   & (shares["mismatch"] == shares["mismatch"].min())]
-    lrs = sorted(rows["lr"].unique())
-    environments = list(dict.fromkeys(rows["environment"]))
-    corrections = list(dict.fromkeys(rows["correction"]))
-    figure, axes = plt.subplots(len(lrs), len(environments),
-                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
-                                squeeze=False, sharex=True, layout="constrained")
-    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
-        ax = axes[r][c]
-        for i, correction in enumerate(corrections):
-            colour = OKABE_ITO[i % len(OKABE_ITO)]
-            chosen = rows[(rows["lr"] == lr) & (rows["environment"] == environment)
-                          & (rows["correction"] == correction)].sort_values("top_p")
-            # A marker each: corrections that change nothing here draw one line.
-            ax.plot(chosen["top_p"], chosen["collapsed"], color=colour, marker="osD^v"[i % 5],
-                    markersize=4, label=correction.replace("_", " "))
-            ax.fill_between(chosen["top_p"], chosen["collapsed_low"], chosen["collapsed_high"],
-                            color=colour, alpha=BAND_ALPHA, linewidth=0)
-        ax.invert_xaxis()
-        if r == 0:
-            ax.set_title(environment, fontsize="small")
-        if r == len(lrs) - 1:
-            ax.set_xlabel("top_p (the sampler's kept mass)")
-        if c == 0:
-            ax.set_ylabel(f"lr {lr:g}: share of runs\ncollapsed")
-    outside_legend(figure, axes[0][0], title="correction")
+
+    def draw_one(ax: Axes, i: int, correction: str, chosen: pd.DataFrame) -> None:
+        chosen = chosen.sort_values("top_p")
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        # A marker each: corrections that change nothing here draw one line.
+        ax.plot(chosen["top_p"], chosen["collapsed"], color=colour, marker="osD^v"[i % 5],
+                markersize=4, label=correction.replace("_", " "))
+        ax.fill_between(chosen["top_p"], chosen["collapsed_low"], chosen["collapsed_high"],
+                        color=colour, alpha=BAND_ALPHA, linewidth=0)
+
     name = figure_name(study, SECTION.figure)
-    return {name: save(figure, out_dir, name)}
+    return {name: panels_by_lr_and_bandit(
+        rows, out_dir, name, "top_p (the sampler's kept mass)", "share of runs\ncollapsed",
+        draw_one, Axes.invert_xaxis)}

@@ -197,6 +197,18 @@ def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm
 
 
 @inline_jit
+def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
+    """The factor of the score of an arm drawn with learner probability ``p`` and sampler
+    probability ``mu`` in the estimator's gradient of KL(pi || uniform): k1's 1, k3's
+    1 - 1 / (K p), k3_is's (p / mu) ln(K p)."""
+    if estimator == K1:
+        return 1.0
+    if estimator == K3:
+        return 1.0 - 1.0 / (n_arms * p)
+    return p / mu * _log_or_zero(p * n_arms)
+
+
+@inline_jit
 def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no cover
     """Every lane's estimate of the gradient of KL(pi || uniform) at the update's start, into
     the ``GRADIENT`` rows: exact, or from the group's arms (``pulled``) with their full-policy
@@ -220,12 +232,7 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no 
         for j in range(lanes):
             arm = pulled[i, j]
             _, chosen, behaviour = _probabilities(n_arms, s, o, s, WEIGHTS, j, arm)
-            if estimator == K1:
-                factor = 1.0
-            elif estimator == K3:
-                factor = 1.0 - 1.0 / (n_arms * chosen)
-            else:
-                factor = chosen / behaviour * _log_or_zero(chosen * n_arms)
+            factor = _estimator_factor(estimator, n_arms, chosen, behaviour)
             inverse = o[_row(n_arms, FULL_INVERSE) + j]
             for k in range(n_arms):
                 score = select(arm == k, 1.0, 0.0) - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
@@ -258,13 +265,7 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
         for a in range(n_arms):
             p_a = s[arm_row(n_arms, WEIGHTS, a) + j] * inverse
             mu_a = o[arm_row(n_arms, SAMPLER, a) + j] * (1.0 / o[_row(n_arms, SAMPLER_NORM) + j])
-            if estimator == K1:
-                factor = 1.0
-            elif estimator == K3:
-                factor = 1.0 - 1.0 / (n_arms * p_a)
-            else:
-                factor = p_a / mu_a * _log_or_zero(p_a * n_arms)
-            factors[a] = select(mu_a > 0.0, factor, 0.0)
+            factors[a] = select(mu_a > 0.0, _estimator_factor(estimator, n_arms, p_a, mu_a), 0.0)
             for k in range(n_arms):
                 p_k = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
                 mean[k] += mu_a * (factors[a] * (select(a == k, 1.0, 0.0) - p_k))

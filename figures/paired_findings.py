@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from analysis.roles import Finding
 from figures.cite import Tables
 from figures.numbers import Scope, macro_name
+from figures.sections import distinct, families
 from figures.style import outside_legend, save
 
 METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
@@ -81,3 +82,21 @@ def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel
             ax.set_ylabel(f"lr {lr:g}: {ylabel}")
     outside_legend(figure, axes[0][0], title="correction")
     return save(figure, out_dir, name)
+
+
+def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame,
+                   prefix: str) -> dict[str, Any]:
+    """What ``phrases.md.j2``'s ``paired_tests`` and ``paired_findings`` print of a paired
+    table ``tests``: its counts (``name_findings`` under ``prefix``), the levels, the compared
+    budgets and the families; the other constants they name."""
+    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("OffPolicyCollapsedMass",
+                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    return {"corrections": name_findings(cite, numbers, tests, prefix), "prefix": prefix,
+            "compared": distinct(cite, tests, "budget"),
+            "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
+                                    for m in METRICS},
+                       "equivalence": families(cite, tests, "equivalence_family")},
+            "betting": cite.literal("Waudby-Smith and Ramdas, 2024")}

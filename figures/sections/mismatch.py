@@ -15,8 +15,8 @@ from matplotlib.axes import Axes
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import METRICS, name_findings, panels_by_lr_and_bandit
-from figures.sections import Section, distinct, families, figure_name
+from figures.paired_findings import paired_context, panels_by_lr_and_bandit
+from figures.sections import Section, distinct, figure_name
 from figures.style import OKABE_ITO, REFERENCE
 from figures.words import baseline_name
 
@@ -35,18 +35,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     headline estimator and the largest compared budget."""
     tests = cite.read(study, SECTION.table)
     settings = cite.read(study, "settings").iloc[0]
-    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("OffPolicyCollapsedMass",
-                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
-    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
-    corrections = name_findings(cite, numbers, tests, PREFIX)
-    return {"corrections": corrections, "prefix": PREFIX,
-            "eps": distinct(cite, tests, "mismatch"), "compared": distinct(cite, tests, "budget"),
-            "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
-                                    for m in METRICS},
-                       "equivalence": families(cite, tests, "equivalence_family")},
-            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
+    context = paired_context(cite, study, numbers, tests, PREFIX)
+    return {**context, "eps": distinct(cite, tests, "mismatch"),
             "headline": baseline_name(settings["headline_baseline"]),
             "table": tests[(tests["baseline"] == settings["headline_baseline"])
                            & (tests["metric"] == "pass_rate")

@@ -17,8 +17,8 @@ from matplotlib import ticker
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import METRICS, correction_word, name_findings
-from figures.sections import Section, distinct, families, figure_name
+from figures.paired_findings import correction_word, paired_context
+from figures.sections import Section, distinct, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 from figures.words import bandit, baseline_name
 
@@ -41,13 +41,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     tests = cite.read(study, SECTION.table)
     budgets = cite.read(study, "staleness_budgets")
     settings = cite.read(study, "settings").iloc[0]
-    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
-    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    context = paired_context(cite, study, numbers, tests, "")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
-    corrections = name_findings(cite, numbers, tests, "")
-    numbers.put_constant("OffPolicyCollapsedMass",
-                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
     headline = budgets[(budgets["baseline"] == settings["headline_baseline"])
                        & (budgets["lr"] == settings["headline_lr"])
@@ -75,16 +70,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             ratios.append({"correction": row.correction.value, "name": name})
         else:
             ratios.append({"correction": row.correction.value, "name": ""})
-    return {"corrections": corrections,
-            "lags": distinct(cite, tests, "lag"),
-            "compared": distinct(cite, tests, "budget"),
-            "lrs": distinct(cite, tests, "lr"),
-            "ratios": ratios,
-            "headline": baseline_name(settings["headline_baseline"]),
-            "families": {metric: families(cite, tests.query(f"metric == {metric!r}"))
-                         for metric in METRICS},
-            "equivalence": families(cite, tests, "equivalence_family"),
-            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
+    return {**context, "lags": distinct(cite, tests, "lag"), "lrs": distinct(cite, tests, "lr"),
+            "ratios": ratios, "headline": baseline_name(settings["headline_baseline"]),
             "deepseek": cite.literal("DeepSeek V3.2"),
             "table": _headline(tests.query("metric == 'pass_rate'"), settings)[SHOWN],
             "budgets": _headline(budgets, settings)[BUDGETS]}

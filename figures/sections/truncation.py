@@ -15,8 +15,8 @@ from matplotlib.axes import Axes
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import METRICS, name_findings, panels_by_lr_and_bandit
-from figures.sections import Section, distinct, families, figure_name
+from figures.paired_findings import paired_context, panels_by_lr_and_bandit
+from figures.sections import Section, distinct, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO
 from figures.words import baseline_name
 
@@ -38,19 +38,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     tests = cite.read(study, SECTION.table)
     shares = cite.read(study, "truncation_collapse")
     settings = cite.read(study, "settings").iloc[0]
-    numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
-    numbers.put_constant("OffPolicyCollapsedMass",
-                         cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
-    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
-    corrections = name_findings(cite, numbers, tests, PREFIX)
+    context = paired_context(cite, study, numbers, tests, PREFIX)
     numbers.put(f"{PREFIX}MostCollapsed", cite.largest(shares, "collapsed"), ".3f")
-    return {"corrections": corrections, "prefix": PREFIX,
-            "top_p": distinct(cite, tests, "top_p"), "compared": distinct(cite, tests, "budget"),
-            "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
-                                    for m in METRICS},
-                       "equivalence": families(cite, tests, "equivalence_family")},
-            "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
+    return {**context, "top_p": distinct(cite, tests, "top_p"),
             "deepseek_mask": f"keep_mask ({cite.literal('DeepSeek V3.2')}'s kept sampling mask)",
             "headline": baseline_name(settings["headline_baseline"]),
             "table": shares[(shares["baseline"] == settings["headline_baseline"])

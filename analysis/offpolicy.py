@@ -13,11 +13,19 @@ import pandas as pd
 
 from analysis.accuracy import cell_environments
 from analysis.bounded import paired_betting
+from analysis.budget_to_target import (
+    TARGET,
+    budget_ratio,
+    budget_to_target,
+    range_columns,
+    resampled_crossings,
+)
 from analysis.families import ALPHA, declare, family_name
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes, judge
-from analysis.pass_rate import seed_pass_rates, value_range
+from analysis.pass_rate import achievable, seed_pass_rates, value_range
 from analysis.questions import Inputs
+from analysis.roles import RatioFinding, typed
 from study.orchestration.storage import read_runs
 
 COLLAPSED = 0.01
@@ -135,4 +143,52 @@ def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
     found = pd.concat(parts, ignore_index=True)
     # A row of another metric is in no equivalence family (declare names its members' only).
     found["equivalence_family"] = found["equivalence_family"].fillna("")
+    return found
+
+
+def budget_ratios(inputs: Inputs, pairs: list[tuple[int, int]]) -> pd.DataFrame:
+    """Each (cell, partner) of ``pairs``: the budget to 0.9 accuracy and to 0.9 of the
+    achievable pass rate (``analysis.pass_rate.Achievable``: from the untrained policy's to the
+    best arm's) of each, and their ratio with its 95% paired seed-bootstrap interval and the
+    Monte Carlo ranges of its limits (``analysis.budget_to_target.budget_ratio``); and whether
+    the ratio lies within [1 / m, m] for the config's ``ratio_margin`` m (``equivalence``: two
+    one-sided tests on the 90% interval, per row, ``unresolved`` within a limit's Monte Carlo
+    error, as every budget ratio of the study is judged). An estimate with its interval and a
+    per-row verdict, not a family: the paired tests at named budgets carry the families."""
+    outcomes, margin = inputs.outcomes, inputs.analysis.ratio_margin
+    environments = cell_environments(outcomes)
+    described = inputs.cells.set_index("cell")
+    budgets = outcomes.budgets.astype(float)
+    rows = []
+    for metric in ("accuracy", "pass_rate"):
+        values: dict[int, np.ndarray] = {}
+        drawn: dict[int, np.ndarray] = {}
+        for cell, partner in pairs:
+            target = (TARGET if metric == "accuracy"
+                      else achievable(environments[cell]).target(TARGET))
+            for one in (cell, partner):
+                if one not in values:
+                    values[one] = (outcomes.outcomes(one).astype(float) if metric == "accuracy"
+                                   else seed_pass_rates(outcomes, one))
+                    # A partner serves several cells: its resamples are drawn once.
+                    drawn[one] = resampled_crossings(values[one], budgets, target)
+            ratio = budget_ratio(values[cell], values[partner], budgets, target,
+                                 resampled_a=drawn[cell], resampled_b=drawn[partner])
+            ours = budget_to_target(values[cell], budgets, target, draws=drawn[cell])
+            theirs = budget_to_target(values[partner], budgets, target, draws=drawn[partner])
+            rows.append({"cell_a": cell, "cell_b": partner, "metric": metric,
+                         **described.loc[cell, DESCRIBED].to_dict(), "target": target,
+                         "budget_a": ours.estimate, "reached_a": ours.reached,
+                         "budget_b": theirs.estimate, "reached_b": theirs.reached,
+                         "ratio": ratio.ratio, "ci_low": ratio.ci_low, "ci_high": ratio.ci_high,
+                         "undefined_resamples": ratio.undefined_resamples,
+                         "resamples": ratio.resamples, "seeds": ratio.seeds,
+                         **range_columns("ci_low", "ci_high", ratio.ci_low_range,
+                                         ratio.ci_high_range),
+                         "ci90_low": ratio.ci90_low, "ci90_high": ratio.ci90_high,
+                         **range_columns("ci90_low", "ci90_high", ratio.ci90_low_range,
+                                         ratio.ci90_high_range),
+                         "ratio_margin": margin, "equivalence": ratio.equivalence(margin)})
+    found = pd.DataFrame(rows)
+    found["equivalence"] = typed(found["equivalence"], RatioFinding)
     return found

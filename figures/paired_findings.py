@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from analysis.roles import Finding
+from analysis.roles import Finding, RatioFinding
 from figures.cite import Tables
 from figures.numbers import Scope, macro_name
 from figures.sections import distinct, families
@@ -100,3 +100,21 @@ def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame
                                     for m in METRICS},
                        "equivalence": families(cite, tests, "equivalence_family")},
             "betting": cite.literal("Waudby-Smith and Ramdas, 2024")}
+
+
+def name_budget_verdicts(cite: Tables, numbers: Scope, ratios: pd.DataFrame, prefix: str,
+                         corrections: list[dict[str, Any]], column: str = "correction") -> None:
+    """Name, under ``prefix``, the budget ratios on the pass rate (``analysis.offpolicy``'s
+    ``budget_ratios``) and those shown within the margin (``<prefix>Equivalent``), not shown
+    (``<prefix>NotShown``) and unresolved, in all and per value of ``column`` (each of
+    ``corrections``: its ``name`` and ``word``), and the margin (``<prefix>Margin``)."""
+    at = "metric == 'pass_rate'"
+    numbers.put(f"{prefix}Rows", cite.count(ratios, at), ",")
+    numbers.put(f"{prefix}Margin", cite.first(ratios.query(at)).ratio_margin, "g")
+    for verdict in RatioFinding:
+        word = macro_name(*verdict.value.split(" "))
+        where = f"{at} and equivalence == {verdict.value!r}"
+        numbers.put(f"{prefix}{word}", cite.count(ratios, where), ",")
+        for one in corrections:
+            numbers.put(f"{prefix}{word}{one['word']}",
+                        cite.count(ratios, f"{where} and {column} == {one['name']!r}"), ",")

@@ -14,7 +14,12 @@ TABLE = "kl_term"
 TEST = {f"{TABLE}_{family}": test for family, test in TESTS.items()}
 
 
+def term_partners(inputs: Inputs) -> list[tuple[int, int]]:
+    """(cell with a KL term, the same cell without one) for every cell with beta above 0."""
+    return partners(inputs.outcomes, "kl_beta", 0.0, ignored=("kl_estimator",))
+
+
 def table(inputs: Inputs) -> pd.DataFrame:
     """One row per cell with a KL term, metric and compared budget; empty without one."""
-    pairs = partners(inputs.outcomes, "kl_beta", 0.0, ignored=("kl_estimator",))
+    pairs = term_partners(inputs)
     return compare_with_partners(inputs, pairs, TABLE) if pairs else pd.DataFrame()

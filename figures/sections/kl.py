@@ -18,6 +18,7 @@ import pandas as pd
 from analysis.roles import Finding, PolicyState
 from figures.cite import Tables, read_table
 from figures.numbers import Scope, macro_name
+from figures.paired_findings import name_budget_verdicts
 from figures.sections import Section, distinct, families, figure_name
 from figures.style import OKABE_ITO, outside_legend, save
 from figures.words import baseline_name
@@ -32,6 +33,10 @@ SHOWN = ["environment", "lr", "lag", "state", "estimator", "runs", "bias", "bias
 TESTS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "budget", "mean_a",
          "mean_b", "difference", "ci_low", "ci_high", "p_value_holm", "finding"]
 """The columns of the section's table of the KL term's tests."""
+BUDGETS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "target",
+           "budget_a", "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high",
+           "equivalence"]
+"""The columns of the section's table of the KL term's budget ratios."""
 METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
 """Each metric in the names of its numbers."""
 ROUNDING = 1e-12
@@ -55,6 +60,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     errors = cite.read(study, SECTION.table)
     settings = cite.read(study, "settings").iloc[0]
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
+    numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
@@ -97,9 +104,14 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             ",")
         numbers.put("TermPassRateMargin", cite.first(term.query("metric == 'pass_rate'")).margin,
                     "g")
+        estimators = [{"name": e, "word": _word(e)} for e in dict.fromkeys(term["kl_estimator"])]
+        budgets = cite.read(study, "kl_term_budgets")
+        name_budget_verdicts(cite, numbers, budgets, "TermBudget", estimators,
+                             column="kl_estimator")
         context["term"] = {
-            "estimators": [{"name": cite.literal(e), "word": _word(e)}
-                           for e in dict.fromkeys(term["kl_estimator"])],
+            "estimators": [{"name": cite.literal(e["name"]), "word": e["word"]}
+                           for e in estimators],
+            "budgets": _headline(budgets, settings)[BUDGETS],
             "betas": distinct(cite, term, "kl_beta"),
             "compared": distinct(cite, term, "budget"),
             "families": {metric: families(cite, term.query(f"metric == {metric!r}"))

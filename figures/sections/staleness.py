@@ -17,7 +17,7 @@ from matplotlib import ticker
 
 from figures.cite import Tables, read_table
 from figures.numbers import Scope
-from figures.paired_findings import correction_word, paired_context
+from figures.paired_findings import correction_word, name_budget_verdicts, paired_context
 from figures.sections import Section, distinct, figure_name
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 from figures.words import bandit, baseline_name
@@ -30,7 +30,7 @@ SHOWN = ["environment", "baseline", "lr", "correction", "lag", "budget", "mean_a
          "difference", "ci_low", "ci_high", "p_value_holm", "finding"]
 """The columns of the section's table of tests."""
 BUDGETS = ["environment", "baseline", "lr", "correction", "lag", "metric", "target", "budget_a",
-           "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high"]
+           "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high", "equivalence"]
 """The columns of the section's table of budget ratios."""
 
 
@@ -44,6 +44,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     context = paired_context(cite, study, numbers, tests, "")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
+    name_budget_verdicts(cite, numbers, budgets, "Budget", context["corrections"])
     headline = budgets[(budgets["baseline"] == settings["headline_baseline"])
                        & (budgets["lr"] == settings["headline_lr"])
                        & (budgets["environment"] == budgets["environment"].iat[0])

@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.accuracy import cell_environments
 from analysis.bounded import paired_betting
 from analysis.budget_to_target import (
+    MORE_RESAMPLES,
     TARGET,
     budget_ratio,
     budget_to_target,
@@ -30,7 +31,8 @@ from study.orchestration.storage import read_runs
 
 COLLAPSED = 0.01
 """A run has collapsed when its policy's mass on the best arms is at most this (0.99 or more on
-arms that are not best), as the length study counts it."""
+arms that are not best), as the length study counts it, or when its state is not finite (it
+serves nothing)."""
 METRICS = ("pass_rate", "accuracy", "collapsed")
 """The metrics a cell is compared with its partner on, each its own family: the policy's pass
 rate, the post-training readers' metric, first."""
@@ -65,6 +67,14 @@ def partners(outcomes: Outcomes | None, axis: str, reference: float,
     return [(int(cell), found[key]) for key, cell in zip(described[~at_reference],
                                                          first["cell"][~at_reference],
                                                          strict=True) if key in found]
+
+
+def collapsed(outcomes: Outcomes, mass: np.ndarray, cell: int) -> np.ndarray:
+    """(seeds, checkpoints): whether each run of ``cell`` has collapsed (``COLLAPSED``), from
+    the policy's mass on the best arms ``mass`` (``readouts``' ``p_best``); a run whose state is
+    not finite has no mass to read and counts as collapsed."""
+    row = outcomes.row(cell)
+    return (mass[row] <= COLLAPSED) | ~outcomes.finite[row]
 
 
 def readouts(inputs: Inputs, columns: Sequence[str]) -> dict[str, np.ndarray]:
@@ -109,7 +119,7 @@ def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
             elif metric == "accuracy":
                 ours, theirs = outcomes.outcomes(cell), outcomes.outcomes(partner)
             else:
-                ours, theirs = (mass[outcomes.row(c)] <= COLLAPSED for c in (cell, partner))
+                ours, theirs = (collapsed(outcomes, mass, c) for c in (cell, partner))
             low, high = value_range(environments[cell])
             if not (outcomes.finite[outcomes.row(cell)].all()
                     and outcomes.finite[outcomes.row(partner)].all()):
@@ -153,7 +163,8 @@ def budget_ratios(inputs: Inputs, pairs: list[tuple[int, int]]) -> pd.DataFrame:
     Monte Carlo ranges of its limits (``analysis.budget_to_target.budget_ratio``); and whether
     the ratio lies within [1 / m, m] for the config's ``ratio_margin`` m (``equivalence``: two
     one-sided tests on the 90% interval, per row, ``unresolved`` within a limit's Monte Carlo
-    error, as every budget ratio of the study is judged). An estimate with its interval and a
+    error once ``MORE_RESAMPLES`` resamples leave it there, as every budget ratio of the study
+    is judged). An estimate with its interval and a
     per-row verdict, not a family: the paired tests at named budgets carry the families."""
     outcomes, margin = inputs.outcomes, inputs.analysis.ratio_margin
     environments = cell_environments(outcomes)
@@ -174,6 +185,9 @@ def budget_ratios(inputs: Inputs, pairs: list[tuple[int, int]]) -> pd.DataFrame:
                     drawn[one] = resampled_crossings(values[one], budgets, target)
             ratio = budget_ratio(values[cell], values[partner], budgets, target,
                                  resampled_a=drawn[cell], resampled_b=drawn[partner])
+            if ratio.equivalence(margin) == "unresolved":
+                ratio = budget_ratio(values[cell], values[partner], budgets, target,
+                                     resamples=MORE_RESAMPLES)
             ours = budget_to_target(values[cell], budgets, target, draws=drawn[cell])
             theirs = budget_to_target(values[partner], budgets, target, draws=drawn[partner])
             rows.append({"cell_a": cell, "cell_b": partner, "metric": metric,

@@ -104,11 +104,13 @@ def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame
 
 def name_budget_verdicts(cite: Tables, numbers: Scope, ratios: pd.DataFrame, prefix: str,
                          corrections: list[dict[str, Any]], column: str = "correction") -> None:
-    """Name, under ``prefix``, the budget ratios on the pass rate (``analysis.offpolicy``'s
-    ``budget_ratios``) and those shown within the margin (``<prefix>Equivalent``), not shown
-    (``<prefix>NotShown``) and unresolved, in all and per value of ``column`` (each of
-    ``corrections``: its ``name`` and ``word``), and the margin (``<prefix>Margin``)."""
-    at = "metric == 'pass_rate'"
+    """Name, under ``prefix``, the budget ratios on the pass rate where both cells reach the
+    target (``analysis.offpolicy``'s ``budget_ratios``) and those shown within the margin
+    (``<prefix>Equivalent``), not shown (``<prefix>NotShown``) and unresolved, in all and per
+    value of ``column`` (each of ``corrections``: its ``name`` and ``word``), and the margin
+    (``<prefix>Margin``)."""
+    # A ratio of two budgets of which one, or neither, reaches the target is only bounded.
+    at = "metric == 'pass_rate' and reached_a and reached_b"
     numbers.put(f"{prefix}Rows", cite.count(ratios, at), ",")
     numbers.put(f"{prefix}Margin", cite.first(ratios.query(at)).ratio_margin, "g")
     for verdict in RatioFinding:

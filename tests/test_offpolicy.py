@@ -275,10 +275,10 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
                                               0.05 / len(rows)))
                     assert row.difference == pytest.approx(d.mean(), abs=1e-12)
                 else:
-                    x = (a["correct"].to_numpy(bool) if metric == "accuracy"
-                         else a["p_best"].to_numpy() <= COLLAPSED)
-                    y = (b["correct"].to_numpy(bool) if metric == "accuracy"
-                         else b["p_best"].to_numpy() <= COLLAPSED)
+                    # A run whose state is not finite counts as collapsed.
+                    x, y = ((frame["correct"].to_numpy(bool) if metric == "accuracy"
+                             else (frame["p_best"].to_numpy() <= COLLAPSED)
+                             | ~frame["finite"].to_numpy(bool)) for frame in (a, b))
                     only_a, only_b = int((x & ~y).sum()), int((~x & y).sum())
                     expected_p.append(binomtest(only_a, only_a + only_b).pvalue
                                       if only_a + only_b else 1.0)
@@ -289,20 +289,22 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     shares = tables["truncation_collapse"]
     assert len(shares) == len(setting)  # every cell, at the one compared budget
     for row in shares.itertuples():
-        collapsed = int((last.loc[row.cell, "p_best"].to_numpy() <= COLLAPSED).sum())
+        runs_at = last.loc[row.cell]
+        collapsed = int(((runs_at["p_best"].to_numpy() <= COLLAPSED)
+                         | ~runs_at["finite"].to_numpy(bool)).sum())
         exact = binomtest(collapsed, 60).proportion_ci(0.95, method="exact")
         assert (row.collapsed, row.collapsed_low, row.collapsed_high) == pytest.approx(
             (collapsed / 60, exact.low, exact.high), rel=1e-12, abs=1e-15)
     errors = tables["kl_estimators"]
     assert set(errors["kl_beta"]) == {0.0}
     for row in errors.itertuples():
+        # Runs whose state is not finite have no error to read, and are in no state.
         cell_runs = runs[(runs["cell"] == row.cell) & (runs["budget"] == row.budget)]
-        if row.state == "early":
-            chosen = cell_runs
-        else:
-            final = runs[(runs["cell"] == row.cell) & (runs["budget"] == 400)]
-            chosen = cell_runs[(final["p_best"].to_numpy() <= COLLAPSED)
-                               == (row.state == "collapsed")]
+        cell_runs = cell_runs[cell_runs["finite"].to_numpy(bool)]
+        if row.state != "early":
+            cell_runs = cell_runs[(cell_runs["p_best"].to_numpy() <= COLLAPSED)
+                                  == (row.state == "collapsed")]
+        chosen = cell_runs
         assert row.runs == len(chosen)
         assert row.bias == pytest.approx(chosen[f"{row.estimator}_bias"].mean(), rel=1e-12)
         assert row.rms == pytest.approx(math.sqrt(chosen[f"{row.estimator}_mse"].mean()),

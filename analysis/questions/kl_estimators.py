@@ -58,9 +58,12 @@ def table(inputs: Inputs) -> pd.DataFrame:
     rows = []
     for cell in outcomes.cells.loc[outcomes.cells["kl_beta"] == 0.0, "cell"]:
         row = outcomes.row(int(cell))
+        # A state that is not finite has no error to read: its runs are in no state there.
+        finite = outcomes.finite[row]
         collapsed = found["p_best"][row][:, -1] <= COLLAPSED
-        states = {PolicyState.EARLY: (0, np.ones(len(collapsed), dtype=bool)),
-                  PolicyState.LATE: (-1, ~collapsed), PolicyState.COLLAPSED: (-1, collapsed)}
+        states = {PolicyState.EARLY: (0, finite[:, 0]),
+                  PolicyState.LATE: (-1, finite[:, -1] & ~collapsed),
+                  PolicyState.COLLAPSED: (-1, finite[:, -1] & collapsed)}
         for state, (checkpoint, runs) in states.items():
             if not runs.any():
                 continue

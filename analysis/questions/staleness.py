@@ -21,8 +21,11 @@ AXIS, REFERENCE = "lag", 0
 
 
 def stale_partners(inputs: Inputs) -> list[tuple[int, int]]:
-    """(stale cell, its lag-0 partner) for every cell with a lag above 0."""
-    return partners(inputs.outcomes, AXIS, REFERENCE)
+    """(stale cell, its lag-0 partner) for every cell with a lag above 0 and no KL term (a KL
+    term's effect is the KL questions'; beside it, staleness would be confounded with it)."""
+    found = partners(inputs.outcomes, AXIS, REFERENCE)
+    beta = inputs.outcomes.cells.set_index("cell")["kl_beta"] if found else None
+    return [(cell, partner) for cell, partner in found if beta[cell] == 0.0]
 
 
 def table(inputs: Inputs) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """How often truncated sampling collapses: for an off-policy study whose sampler keeps only the
 top-p arms somewhere, per cell and compared budget, the share of runs whose policy has collapsed
-(0.99 or more of its mass on arms that are not best, ``analysis.offpolicy.COLLAPSED``) with its
+(0.99 or more of its mass on arms that are not best, or a state that is not finite,
+``analysis.offpolicy.COLLAPSED``) with its
 exact (Clopper-Pearson) 95% interval, and the accuracy with its Wilson interval: the shares the
 truncation table's McNemar tests compare, for the figure of collapse against top_p."""
 
@@ -11,7 +12,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from analysis.cost import CONFIDENCE
-from analysis.offpolicy import COLLAPSED, DESCRIBED, readouts
+from analysis.offpolicy import DESCRIBED, collapsed, readouts
 from analysis.questions import Inputs
 
 TABLE = "truncation_collapse"
@@ -31,15 +32,16 @@ def table(inputs: Inputs) -> pd.DataFrame:
     rows = []
     for cell in outcomes.cells["cell"]:
         row = outcomes.row(int(cell))
+        fallen = collapsed(outcomes, mass, int(cell))
         for budget in budgets:
             c = int(np.flatnonzero(outcomes.budgets == budget)[0])
-            collapsed = int((mass[row][:, c] <= COLLAPSED).sum())
+            count = int(fallen[:, c].sum())
             right = int(outcomes.correct[row][:, c].sum())
             seeds = mass.shape[1]
-            share = binomtest(collapsed, seeds).proportion_ci(CONFIDENCE, method="exact")
+            share = binomtest(count, seeds).proportion_ci(CONFIDENCE, method="exact")
             accuracy = binomtest(right, seeds).proportion_ci(CONFIDENCE, method="wilson")
             rows.append({"cell": int(cell), **described.loc[int(cell), DESCRIBED].to_dict(),
-                         "budget": int(budget), "seeds": seeds, "collapsed": collapsed / seeds,
+                         "budget": int(budget), "seeds": seeds, "collapsed": count / seeds,
                          "collapsed_low": share.low, "collapsed_high": share.high,
                          "accuracy": right / seeds, "accuracy_low": accuracy.low,
                          "accuracy_high": accuracy.high})

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from scipy.optimize import least_squares
-from scipy.special import expit
+from scipy.special import expit, logit
 
 import analysis.budget_to_target as crossings
 from analysis.cost import CONFIDENCE
@@ -50,45 +50,47 @@ def scaling_curve(budget: np.ndarray, start: float, asymptote: float, steepness:
 
 def _fit(budgets: np.ndarray, accuracy: np.ndarray, start: float,
          near: np.ndarray | None = None) -> np.ndarray | None:
-    """(A, B, C_mid) by least squares (``scipy.optimize.least_squares``, trust region reflective)
-    with A in (R0, 1], B > 0 and C_mid > 0, or None where it fails. It fits log C_mid, which
-    keeps C_mid positive and the parameters on comparable scales. ``near``: a fit to start
-    from (a bootstrap resample's refit starts from the full sample's, which it lies close to),
-    else a guess from the data."""
-    def curve(budget: np.ndarray, asymptote: float, steepness: float,
-              log_midpoint: float) -> np.ndarray:
-        return scaling_curve(budget, start, asymptote, steepness, math.exp(log_midpoint))
+    """(A, B, C_mid) by least squares, with A in (R0, 1], B > 0 and C_mid > 0, or None where it
+    fails. It fits a with A = R0 + (1 - R0) expit(a), log B and log C_mid, which keep the
+    parameters in their ranges and on comparable scales with no bounds, so that MINPACK's
+    Levenberg-Marquardt (``scipy.optimize.least_squares``, method ``lm``) solves it: a bootstrap
+    is a thousand refits per cell, and the bounded trust-region solver's steps cost several
+    times more. ``near``: a fit to start from (a bootstrap resample's refit starts from the full
+    sample's, which it lies close to), else a guess from the data."""
+    log_budgets = np.log(budgets)
+    gain = 1.0 - start
 
-    def slopes(budget: np.ndarray, asymptote: float, steepness: float,
-               log_midpoint: float) -> np.ndarray:
-        # The curve's derivatives in its three parameters, R0 + (A - R0) s(z) with z =
-        # B (log C - log C_mid): a refit then costs no finite differences (most of its time).
-        distance = np.log(budget) - log_midpoint
-        share = expit(steepness * distance)
-        bend = (asymptote - start) * share * (1.0 - share)
-        return np.column_stack([share, bend * distance, -bend * steepness])
+    def missed(p: np.ndarray) -> np.ndarray:
+        share, steepness = expit(p[0]), math.exp(p[1])
+        return start + gain * share * expit(steepness * (log_budgets - p[2])) - accuracy
 
-    low = np.nextafter(start, 1.0)
-    guess = ([min(max(float(accuracy.max()), low + 1e-3), 1.0), 1.0,
-              float(np.log(np.median(budgets[budgets > 0])))] if near is None
-             else [near[0], near[1], math.log(near[2])])
-    # curve_fit's own call of least_squares, without the covariance it would add (a singular
-    # value decomposition per fit, unused here, most of a refit's time).
+    def slopes(p: np.ndarray) -> np.ndarray:
+        # The derivatives in a, log B and log C_mid of R0 + (1 - R0) expit(a) s(z), z =
+        # B (log C - log C_mid): a refit then costs no finite differences.
+        share, steepness = expit(p[0]), math.exp(p[1])
+        distance = log_budgets - p[2]
+        rise = expit(steepness * distance)
+        bend = gain * share * rise * (1.0 - rise)
+        return np.column_stack([gain * share * (1.0 - share) * rise,
+                                bend * distance * steepness, -bend * steepness])
+
+    asymptote, steepness, midpoint = (
+        (max(float(accuracy.max()), start + 1e-3), 1.0, float(np.median(budgets[budgets > 0])))
+        if near is None else near)
+    # An asymptote at 1 is a share of 1, a logit past every float: started just below it.
+    share = np.clip((asymptote - start) / gain, np.finfo(float).tiny, 1.0 - np.finfo(float).eps)
+    guess = np.array([logit(share), math.log(steepness), math.log(midpoint)])
+    # It fails on data that are not finite, where MINPACK stops without converging and where a
+    # parameter leaves the floats (the search has run away).
     try:
-        budgets = np.asarray_chkfinite(budgets, float)
         accuracy = np.asarray_chkfinite(accuracy, float)
-    except ValueError:
+        fitted = least_squares(missed, guess, jac=slopes, method="lm")
+        found = np.array([start + gain * expit(fitted.x[0]), math.exp(fitted.x[1]),
+                          math.exp(fitted.x[2])])
+    except (ValueError, OverflowError):
         return None
-    fitted = least_squares(lambda p: curve(budgets, *p) - accuracy, np.atleast_1d(guess),
-                           jac=lambda p: slopes(budgets, *p), method="trf",
-                           bounds=([low, np.finfo(float).tiny, -np.inf], [1.0, np.inf, np.inf]))
-    if not fitted.success:
-        return None
-    found = fitted.x
-    asymptote, steepness, log_midpoint = found
-    if not np.all(np.isfinite(found)):
-        return None
-    return np.array([asymptote, steepness, math.exp(log_midpoint)])
+    return (found if fitted.success and np.all(np.isfinite(found)) and np.all(found[1:] > 0)
+            else None)
 
 
 _PARAMETERS = ("asymptote", "steepness", "midpoint")

@@ -325,7 +325,7 @@ def _draw(t, main, mine, model, uniforms, own) -> int:  # pragma: no cover
 def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, lr, baseline,
                     budgets, out, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """Simulate one block of runs of the nested learner ``name`` in lockstep, one run per row of
-    ``keys`` (at most ``lanes`` of them; pass ``LANES``), learning from every rollout
+    ``keys`` (at most ``lanes`` of them, which is at most ``LANES``), learning from every rollout
     (``simulate_groups``: from groups of G), and fill the outputs. ``n_arms`` is K up to
     ``UNROLLED_ARMS`` and 0 past it; ``model`` is the reward model's name (numba compiles the
     driver once per learner, value of ``n_arms`` and reward model). A caller runs the blocks of

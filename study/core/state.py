@@ -34,6 +34,10 @@ is that host's to say. The kernels take the
 number of lanes as a run-time argument on purpose: with a constant trip count LLVM fully unrolls
 each lane loop and then fails to vectorize the unrolled code."""
 
+VECTOR = 8
+"""Doubles in a 512-bit vector: a block of fewer runs than ``LANES`` (a study's last) is run in
+a whole number of them."""
+
 STRIDE = LANES + 8
 """Doubles from one row to the next: a whole number of cache lines, but not a divisor of 4 KiB,
 so that rows a few apart do not fall on the same 4 KiB offset (a load then waits on a store to

@@ -26,7 +26,7 @@ from study.core.kernel import (
 )
 from study.core.offpolicy import RECORDED, simulate_offpolicy
 from study.core.prompts import difficulty_bands, simulate_prompts
-from study.core.state import LANES
+from study.core.state import LANES, VECTOR
 from study.core.streams import kernel_keys, run_keys
 from study.model import registry
 from study.model.environment import best_arms
@@ -175,11 +175,15 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
             # Thread ``first`` takes blocks first, first + threads, ..., and its own curve rows.
             for lo in range(first * LANES, runs, threads * LANES):
                 rows = slice(lo, lo + LANES)
+                # A last, partial block runs in whole vectors, not LANES: every lane's arithmetic
+                # is its own, so the results are the same bits, and a study of few seeds (a
+                # test's) does not pay for LANES.
+                lanes = min(LANES, -(-(min(runs, lo + LANES) - lo) // VECTOR) * VECTOR)
                 tail = (((out.rollouts[rows], out.tokens[rows], out.expected_length[rows]),)
                         if counted else (out.curve_optimal[first], out.curve_reward[first]))
                 if offpolicy is not None:
                     tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows]), *tail)
-                arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], LANES,
+                arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], lanes,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)
                 _compiled(driver, 3, arguments)(*arguments)

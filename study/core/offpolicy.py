@@ -88,12 +88,16 @@ def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
     for j in range(lanes):
         for k in range(n_arms):
             history[arm_row(n_arms, slot, k) + j] = s[arm_row(n_arms, PARAMS, k) + j]
-    # The logits before update - lag (zeros while update < lag), plus the noise if there is any.
-    logits, block = history, (update + 1) % depth
+    # The logits before update - lag (zeros while update < lag), plus the noise if there is any,
+    # in the SAMPLER rows, whose softmax then reads and writes one array at constant offsets
+    # (read from the history's block, a run-time offset into another array, the softmax loop
+    # stayed scalar: three times the on-policy learner per rollout at K = 10).
+    block = (update + 1) % depth
+    for j in range(lanes):
+        for k in range(n_arms):
+            o[arm_row(n_arms, SAMPLER, k) + j] = history[arm_row(n_arms, block, k) + j]
     if mismatch > 0.0:
         for j in range(lanes):
-            for k in range(n_arms):
-                o[arm_row(n_arms, SAMPLER, k) + j] = history[arm_row(n_arms, block, k) + j]
             for pair in range((n_arms + 1) // 2):
                 w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
                                               _MISMATCH_C3, k0[j], k1[j])
@@ -101,9 +105,8 @@ def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
                 o[arm_row(n_arms, SAMPLER, 2 * pair) + j] += mismatch * z0
                 if 2 * pair + 1 < n_arms:
                     o[arm_row(n_arms, SAMPLER, 2 * pair + 1) + j] += mismatch * z1
-        logits, block = o, SAMPLER
     for j in range(lanes):
-        o[_row(n_arms, SAMPLER_NORM) + j] = softmax_weights(n_arms, logits, block, o, SAMPLER, j)
+        o[_row(n_arms, SAMPLER_NORM) + j] = softmax_weights(n_arms, o, SAMPLER, o, SAMPLER, j)
     if top_p < 1.0:
         for j in range(lanes):
             # Arm k is kept when the arms ahead of it (more probable, or as probable with a
@@ -197,6 +200,19 @@ def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm
 
 
 @inline_jit
+def _corrections(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm,
+                 clip_range, tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
+    """``_weights`` with a constant opsm in each copy of its loop: tested inside it, the lane
+    loop stayed scalar."""
+    if opsm:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, True,
+                 clip_range, tis_cap, opsm_threshold, factors)
+    else:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, False,
+                 clip_range, tis_cap, opsm_threshold, factors)
+
+
+@inline_jit
 def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
     """The factor of the score of an arm drawn with learner probability ``p`` and sampler
     probability ``mu`` in the estimator's gradient of KL(pi || uniform): k1's 1, k3's
@@ -285,6 +301,23 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
         mse[e] = squared + variance / group
 
 
+@inline_jit
+def _step(n_arms, s, o, scored, block, lanes, scale, pulled, advantage,
+          factors) -> None:  # pragma: no cover
+    """The update's step, logits += c_i (onehot(a_i) - pi) with c_i = lr (1 / G) A_i w_i,
+    rollout by rollout, pi the score's policy (its weights in ``block`` of ``scored``). Called
+    with a constant array and block: chosen at run time, they left the lane loop scalar (LLVM
+    could not tell the rows it reads from those it writes)."""
+    for i in range(pulled.shape[0]):
+        for j in range(lanes):
+            c = scale * advantage[i, j] * factors[i, j]
+            inverse = o[_row(n_arms, POLICY_INVERSE) + j]
+            for k in range(n_arms):
+                indicator = select(pulled[i, j] == k, 1.0, 0.0)
+                s[arm_row(n_arms, PARAMS, k) + j] += c * (
+                    indicator - scored[arm_row(n_arms, block, k) + j] * inverse)
+
+
 @jit
 def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameters, lr,
                        leave_one_out, zscore, group, lag, mismatch, top_p, weight, opsm,
@@ -349,26 +382,20 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                          ZSCORE_EPSILON)
         count_zero_signal(s, spare, lane_row(arms, ZERO_SIGNAL), lanes, advantage)
         _inverses(arms, s, o, width, keep_mask)
-        scored, block = (o, POLICY) if keep_mask else (s, WEIGHTS)
-        # A constant opsm in each copy of the loop: tested inside it, the lane loop stayed
-        # scalar. Without a correction every weight is 1.0, as ``factors`` starts.
-        if opsm:
-            _weights(arms, s, o, scored, block, width, pulled, advantage, weight, True,
-                     clip_range, tis_cap, opsm_threshold, factors)
-        elif weight != NONE:
-            _weights(arms, s, o, scored, block, width, pulled, advantage, weight, False,
-                     clip_range, tis_cap, opsm_threshold, factors)
+        # Without a correction every weight is 1.0, as ``factors`` starts. The score's policy
+        # is a constant array and block in each copy of the loops (as in ``_step``).
+        if (opsm or weight != NONE) and keep_mask:
+            _corrections(arms, s, o, o, POLICY, width, pulled, advantage, weight, opsm,
+                         clip_range, tis_cap, opsm_threshold, factors)
+        elif opsm or weight != NONE:
+            _corrections(arms, s, o, s, WEIGHTS, width, pulled, advantage, weight, opsm,
+                         clip_range, tis_cap, opsm_threshold, factors)
         if beta > 0.0:
             _kl_gradient(arms, s, o, width, estimator, pulled)
-        # logits += c_i (onehot(a_i) - pi) with c_i = lr (1 / G) A_i w_i, rollout by rollout.
-        for i in range(group):
-            for j in range(width):
-                c = scale * advantage[i, j] * factors[i, j]
-                inverse = o[_row(arms, POLICY_INVERSE) + j]
-                for k in range(arms):
-                    indicator = select(pulled[i, j] == k, 1.0, 0.0)
-                    s[arm_row(arms, PARAMS, k) + j] += c * (
-                        indicator - scored[arm_row(arms, block, k) + j] * inverse)
+        if keep_mask:
+            _step(arms, s, o, o, POLICY, width, scale, pulled, advantage, factors)
+        else:
+            _step(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, factors)
         if beta > 0.0:
             step = lr * beta
             for j in range(width):

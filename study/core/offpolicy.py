@@ -200,19 +200,6 @@ def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm
 
 
 @inline_jit
-def _corrections(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm,
-                 clip_range, tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
-    """``_weights`` with a constant opsm in each copy of its loop: tested inside it, the lane
-    loop stayed scalar."""
-    if opsm:
-        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, True,
-                 clip_range, tis_cap, opsm_threshold, factors)
-    else:
-        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, False,
-                 clip_range, tis_cap, opsm_threshold, factors)
-
-
-@inline_jit
 def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
     """The factor of the score of an arm drawn with learner probability ``p`` and sampler
     probability ``mu`` in the estimator's gradient of KL(pi || uniform): k1's 1, k3's
@@ -302,12 +289,21 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
 
 
 @inline_jit
-def _step(n_arms, s, o, scored, block, lanes, scale, pulled, advantage,
-          factors) -> None:  # pragma: no cover
+def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight, opsm,
+            clip_range, tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
     """The update's step, logits += c_i (onehot(a_i) - pi) with c_i = lr (1 / G) A_i w_i,
-    rollout by rollout, pi the score's policy (its weights in ``block`` of ``scored``). Called
-    with a constant array and block: chosen at run time, they left the lane loop scalar (LLVM
-    could not tell the rows it reads from those it writes)."""
+    rollout by rollout, pi the score's policy (its weights in ``block`` of ``scored``) and w_i
+    the correction's weight (``_weights``). Called with a constant array and block: chosen at
+    run time, they left the lane loops scalar (LLVM could not tell the rows they read from those
+    they write)."""
+    # A constant opsm in each copy of the weight loop: tested inside it, the lane loop stayed
+    # scalar. Without a correction every weight is 1.0, as ``factors`` starts.
+    if opsm:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, True,
+                 clip_range, tis_cap, opsm_threshold, factors)
+    elif weight != NONE:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, False,
+                 clip_range, tis_cap, opsm_threshold, factors)
     for i in range(pulled.shape[0]):
         for j in range(lanes):
             c = scale * advantage[i, j] * factors[i, j]
@@ -382,20 +378,15 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                          ZSCORE_EPSILON)
         count_zero_signal(s, spare, lane_row(arms, ZERO_SIGNAL), lanes, advantage)
         _inverses(arms, s, o, width, keep_mask)
-        # Without a correction every weight is 1.0, as ``factors`` starts. The score's policy
-        # is a constant array and block in each copy of the loops (as in ``_step``).
-        if (opsm or weight != NONE) and keep_mask:
-            _corrections(arms, s, o, o, POLICY, width, pulled, advantage, weight, opsm,
-                         clip_range, tis_cap, opsm_threshold, factors)
-        elif opsm or weight != NONE:
-            _corrections(arms, s, o, s, WEIGHTS, width, pulled, advantage, weight, opsm,
-                         clip_range, tis_cap, opsm_threshold, factors)
+        # The KL term's gradient is at the update's start, from the learner's whole policy.
         if beta > 0.0:
             _kl_gradient(arms, s, o, width, estimator, pulled)
         if keep_mask:
-            _step(arms, s, o, o, POLICY, width, scale, pulled, advantage, factors)
+            _update(arms, s, o, o, POLICY, width, scale, pulled, advantage, weight, opsm,
+                    clip_range, tis_cap, opsm_threshold, factors)
         else:
-            _step(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, factors)
+            _update(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, weight, opsm,
+                    clip_range, tis_cap, opsm_threshold, factors)
         if beta > 0.0:
             step = lr * beta
             for j in range(width):

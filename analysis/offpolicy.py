@@ -27,6 +27,7 @@ from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import achievable, seed_pass_rates, value_range
 from analysis.questions import Inputs
 from analysis.roles import RatioFinding, typed
+from study.model.environment import Environment
 from study.orchestration.storage import read_runs
 
 COLLAPSED = 0.01
@@ -90,6 +91,19 @@ def readouts(inputs: Inputs, columns: Sequence[str]) -> dict[str, np.ndarray]:
     return inputs.shared(f"offpolicy readouts {','.join(columns)}", read)
 
 
+def _pass_rate_range(outcomes: Outcomes, environment: Environment,
+                     cells: Sequence[int]) -> tuple[float, float]:
+    """The least and largest pass rate a run of ``cells`` (one bandit) can record: the bandit's
+    least and largest pass probability, down to 0 where a run's state is not finite (it serves
+    nothing: ``seed_pass_rates`` gives it 0), rounded outwards in single precision, which pass
+    rates are stored in."""
+    low, high = value_range(environment)
+    if not all(outcomes.finite[outcomes.row(cell)].all() for cell in cells):
+        low = min(low, 0.0)
+    return (float(np.nextafter(np.float32(low), np.float32(-np.inf))),
+            float(np.nextafter(np.float32(high), np.float32(np.inf))))
+
+
 def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
                           table: str) -> pd.DataFrame:
     """Each (cell, partner) of ``pairs`` on the same seeds at the config's compared budgets (the
@@ -120,15 +134,8 @@ def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
                 ours, theirs = outcomes.outcomes(cell), outcomes.outcomes(partner)
             else:
                 ours, theirs = (collapsed(outcomes, mass, c) for c in (cell, partner))
-            low, high = value_range(environments[cell])
-            if not (outcomes.finite[outcomes.row(cell)].all()
-                    and outcomes.finite[outcomes.row(partner)].all()):
-                # A run whose state is not finite serves nothing: its pass rate is 0
-                # (``seed_pass_rates``), which the range of the pair then holds.
-                low = min(low, 0.0)
-            # Pass rates are stored in single precision: their range, rounded outwards there.
-            low, high = (float(np.nextafter(np.float32(v), np.float32(toward)))
-                         for v, toward in ((low, -np.inf), (high, np.inf)))
+            if metric == "pass_rate":
+                low, high = _pass_rate_range(outcomes, environments[cell], (cell, partner))
             for budget, c in columns.items():
                 if metric == "pass_rate":
                     # A pass rate lies between the bandit's lowest and highest pass

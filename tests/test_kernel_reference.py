@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from reference import fixed_budget_run, instance
 from reference import run as reference_run
-from study.core.kernel import CURVE_SCALE, UNROLLED_ARMS
-from study.core.state import LANES
+from study.core.kernel import CURVE_SCALE
+from study.core.state import LANES, UNROLLED_ARMS
 from study.core.streams import run_keys
 from study.model import registry
 from study.model.environment import DRAW_VALUES, Environment

@@ -53,8 +53,8 @@ def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> N
     # What the docstring says they cover, from the registries, so that a learner, baseline,
     # reward model, group estimator, allocation rule or normalization added later without an
     # identity case fails here.
-    from study.core.kernel import UNROLLED_ARMS
     from study.core.prompt_rules import ESTIMATORS, NORMALIZATIONS, RULES
+    from study.core.state import UNROLLED_ARMS
     from study.model import registry
     from study.model.config import load_config
     from study.model.environment import DRAWS

@@ -15,9 +15,9 @@ from scipy.stats import binomtest
 
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from study.core.kernel import UNROLLED_ARMS
 from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS, RULES
 from study.core.prompts import difficulty_bands
+from study.core.state import UNROLLED_ARMS
 from study.core.streams import run_keys
 from study.model.config import StudyConfig
 from study.model.environment import Environment

@@ -12,10 +12,11 @@ A nested learner's run is a sequence of updates, each on a group of G rollouts (
 episode per update): ``prepare`` once before the group, ``choose`` for each rollout of the group,
 then ``learn_one`` (G = 1) or ``learn`` (G >= 2) from the whole group. Its state is the block's
 state array ``s`` (``study.core.state``: rows of ``LANES`` doubles, lane j of a row at its offset
-plus j); K = ``n_arms`` is a compile-time constant. ``prepare``, ``choose`` and ``learn_one`` are
-per lane: the kernel calls them for lane j inside its loop over lanes, so a single-rollout
-episode is one pass over the lanes with every loop over arms unrolled, and the loop vectorizes
-across lanes. ``learn`` sees the whole group and writes its own loops over lanes.
+plus j). Each piece works on every lane of the block (``lanes``, a uint64), in passes whose loop
+over the lanes is innermost and branch-free, so that it vectorizes: a pass over the arms takes
+them a chunk at a time (``study.core.arms``), so it does whatever K is, and K = ``n_arms`` is a
+compile-time constant for small K (the loops over the chunks then unrolled). ``w`` is the
+block's scratch array (``study.core.state.SCRATCH``), any piece's between its passes.
 ``PULLS``, ``ARM_REWARDS`` and ``TOTAL`` hold the sums before the update being learned.
 """
 
@@ -49,42 +50,43 @@ def resolve(stub: str, name: types.Type, default: Callable[..., object] | None
     return _IMPLEMENTATIONS.get((stub, name.literal_value), default)
 
 
-def prepare(name, n_arms, s, j):  # type: ignore[no-untyped-def]
-    """Before an update's rollouts, for lane j: compute what every rollout of the group shares
-    (REINFORCE's softmax weights, into the ``WEIGHTS`` rows) and return a number the rollouts
-    share too (their sum). Default: nothing shared, 1.0."""
+def prepare(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
+    """Before an update's rollouts, compute what every rollout of the group shares, for every
+    lane (REINFORCE's softmax weights, into the ``WEIGHTS`` rows, and their sum, into the
+    ``NORM`` row). Default: nothing shared."""
 
 
-def _nothing_shared(name, n_arms, s, j):  # type: ignore[no-untyped-def]  # pragma: no cover
-    return 1.0
-
-
-def choose(name, n_arms, t, s, j, u_action, shared):  # type: ignore[no-untyped-def]
-    """The arm (as a float) that lane j pulls at rollout t; ``u_action`` is the lane's uniform
-    action draw (``study.core.streams``' MAIN), ``shared`` what ``prepare`` returned."""
-
-
-def learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
-              shared):  # type: ignore[no-untyped-def]
-    """Update lane j's state from rollout t alone (G = 1), which pulled ``arm`` and got
-    ``reward``; add 1 to its ``ZERO_SIGNAL`` row when the advantage is 0. Default: nothing to
-    learn."""
-
-
-def _learn_nothing_from_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
-                            shared):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _nothing_shared(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]  # pragma: no cover
     pass
 
 
-def learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+def choose(name, n_arms, t, s, lanes, w, u_action, arms):  # type: ignore[no-untyped-def]
+    """The arm (as a float) that every lane pulls at rollout t, into ``arms`` (lanes,);
+    ``u_action`` (lanes,) holds the lanes' uniform action draws (``study.core.streams``'
+    MAIN)."""
+
+
+def learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
+              advantage):  # type: ignore[no-untyped-def]
+    """Update every lane's state from rollout t alone (G = 1), which pulled ``arms`` and got
+    ``rewards`` (both (lanes,)); ``advantage`` (lanes,) is scratch; add 1 to a lane's
+    ``ZERO_SIGNAL`` row when its advantage is 0. Default: nothing to learn."""
+
+
+def _learn_nothing_from_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
+                            advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
+    pass
+
+
+def learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
           advantage):  # type: ignore[no-untyped-def]
     """Update the state of every lane from a group of G >= 2 rollouts t, t + 1, ..., t + G - 1
     that pulled ``arms`` and got ``rewards`` (both (G, lanes)); ``advantage`` (G, lanes) is
-    scratch, and the ``NORM`` row holds what ``prepare`` returned; add 1 to a lane's
+    scratch, and the ``NORM`` row holds the sum ``prepare`` left there; add 1 to a lane's
     ``ZERO_SIGNAL`` when every advantage of its group is 0. Default: nothing to learn."""
 
 
-def _learn_nothing(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+def _learn_nothing(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                    advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
     pass
 
@@ -125,23 +127,23 @@ def run_budget(name, model, k0, k1, values, parameters, budget, pulls,
 
 
 @overload(prepare, inline="always")
-def _prepare(name, n_arms, s, j):  # type: ignore[no-untyped-def]
+def _prepare(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
     return resolve("prepare", name, _nothing_shared)
 
 
 @overload(choose, inline="always")
-def _choose(name, n_arms, t, s, j, u_action, shared):  # type: ignore[no-untyped-def]
+def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # type: ignore[no-untyped-def]
     return resolve("choose", name, None)
 
 
 @overload(learn_one, inline="always")
-def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward,
-               shared):  # type: ignore[no-untyped-def]
+def _learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
+               advantage):  # type: ignore[no-untyped-def]
     return resolve("learn_one", name, _learn_nothing_from_one)
 
 
 @overload(learn, inline="always")
-def _learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+def _learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
            advantage):  # type: ignore[no-untyped-def]
     return resolve("learn", name, _learn_nothing)
 

@@ -31,7 +31,7 @@ UNROLL_THRESHOLD = 2000
 """LLVM's limit on the size of a loop it unrolls fully (its default is 300 at -O3). The kernel's
 single-rollout pass vectorizes across lanes only when every loop over the K arms inside it is
 unrolled, and with the default that stops at K = 5; with this limit it holds up to K = 10
-(``study.core.kernel.UNROLLED_ARMS``; a higher limit did not help at K = 20). Set for the whole
+(``study.core.state.UNROLLED_ARMS``; a higher limit did not help at K = 20). Set for the whole
 process, before numba compiles anything; it is in this file so that changing it changes the
 numba cache's folder (``cache_dir``)."""
 llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")

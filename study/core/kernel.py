@@ -40,7 +40,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from study.core.bits import literal_or, select
+from study.core.arms import count, pick
+from study.core.bits import select
 from study.core.elementary import fast_log
 from study.core.hooks import choose, learn, learn_one, policy_mean, prepare, run_budget, score
 from study.core.jit import inline_jit, jit, parallel_jit
@@ -51,29 +52,20 @@ from study.core.state import (
     BEST,
     BLOCKS,
     BUFFERED,
-    NORM,
     PARAMS,
     PULLS,
+    SCRATCH,
+    SINGLES,
     STRIDE,
     TOTAL,
     VALUES,
-    WORK_A,
-    WORK_B,
     ZERO_SIGNAL,
+    arm_count,
     arm_row,
     lane_row,
-    pulled,
     rows,
 )
 from study.core.streams import LENGTH_C2, LENGTH_C3, MAIN_C2, MAIN_C3, TIE_BREAK_C3
-
-UNROLLED_ARMS = 20
-"""The largest K the drivers are compiled for one by one (pass K itself up to it, 0 past it): with
-K a constant the loops over the arms are unrolled (``study.core.jit.UNROLL_THRESHOLD``) and the
-lane loops around them vectorize, in full up to K = 10 and in part past it (still well ahead of
-the scalar loops: ``make bench``'s K axis). Past it the lane loops stay scalar, and one
-compilation serves every larger K. A specialization costs as much to compile as the scalar one,
-so this limit costs compile time only for a study with several K between 11 and 20."""
 
 CURVE_SCALE = 2.0**24
 """Fixed point of the per-step reward sums: each reward is counted as round(r * 2^24), exactly
@@ -173,17 +165,17 @@ def _record(name, lane, checkpoint, budget, k0, k1, is_best, values, grid, n_arm
     call per lane and checkpoint, not per episode, so its reference counting costs nothing.)"""
     nb.literally(name)
     greedy, p_best, pass_rate, reward_sum, pulls_out, scores_out, finite, zero_signal_out = out
-    params = grid[PARAMS * n_arms:(PARAMS + 1) * n_arms]
-    pulls = grid[PULLS * n_arms:(PULLS + 1) * n_arms]
-    arm_rewards = grid[ARM_REWARDS * n_arms:(ARM_REWARDS + 1) * n_arms]
-    singles = BLOCKS * n_arms
-    zero_signal_out[lane, checkpoint] = np.int64(grid[singles + ZERO_SIGNAL, lane])
+    last = SINGLES + BLOCKS * n_arms
+    params = grid[SINGLES + PARAMS:last:BLOCKS]
+    pulls = grid[SINGLES + PULLS:last:BLOCKS]
+    arm_rewards = grid[SINGLES + ARM_REWARDS:last:BLOCKS]
+    zero_signal_out[lane, checkpoint] = np.int64(grid[ZERO_SIGNAL, lane])
     ok = score(name, lane, params, pulls, arm_rewards, scores)
     finite[lane, checkpoint] = ok
     greedy[lane, checkpoint] = break_tie(scores, k0, k1, budget, _ZERO) if ok else -1
     p_best[lane, checkpoint] = policy_mean(name, scores, is_best) if ok else np.nan
     pass_rate[lane, checkpoint] = policy_mean(name, scores, values) if ok else np.nan
-    reward_sum[lane, checkpoint] = grid[singles + TOTAL, lane]
+    reward_sum[lane, checkpoint] = grid[TOTAL, lane]
     for k in range(n_arms):
         pulls_out[lane, checkpoint, k] = np.int64(pulls[k, lane])
     if scores_out.shape[0] > 0:
@@ -206,80 +198,57 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, values, bu
 
 
 @inline_jit
-def _reward(model, n_arms, s, j, arm, u_reward, own, parameters):  # pragma: no cover
-    """Lane j's reward for pulling ``arm``: the reward model's outcome for the arm's value."""
-    return outcome(model, pulled(n_arms, s, VALUES, j, arm), u_reward, own, parameters)
+def _rewards(model, n_arms, s, lanes, w, arms, u_reward, own, parameters,
+             rewards) -> None:  # pragma: no cover
+    """Every lane's reward for pulling its arm in ``arms`` into ``rewards``: the reward model's
+    outcome for the arm's value (picked into row 0 of the scratch array ``w``), from the lane's
+    reward draw in ``u_reward`` and own draw in ``own``."""
+    value = lane_row(0)
+    pick(n_arms, s, VALUES, arms, lanes, w, value)
+    for j in range(lanes):
+        rewards[j] = outcome(model, w[value + j], u_reward[j], own[j], parameters)
 
 
 @inline_jit
-def _count(n_arms, s, j, arm, reward):  # pragma: no cover
-    """Add a rollout of lane j to its arm's pulls and reward sum and to its reward sum: a
-    masked addition per arm once vectorized, which leaves the other arms' sums untouched (no 0
-    is added to them, nor a non-finite reward times 0)."""
-    for k in range(n_arms):
-        hit = arm == k
-        pulls = s[arm_row(n_arms, PULLS, k) + j]
-        s[arm_row(n_arms, PULLS, k) + j] = select(hit, pulls + 1.0, pulls)
-        rewards = s[arm_row(n_arms, ARM_REWARDS, k) + j]
-        s[arm_row(n_arms, ARM_REWARDS, k) + j] = select(hit, rewards + reward, rewards)
-    s[lane_row(n_arms, TOTAL) + j] += reward
+def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, w, actions, draws, own,
+                 parameters, arms, rewards, advantage) -> None:  # pragma: no cover
+    """A single-rollout update of every lane (G = 1): the learner's ``prepare`` (the
+    exponentials) and ``choose``, the rewards, its ``learn_one`` and the sums, each in passes
+    over the lanes; the arms and rewards are left in ``arms`` and ``rewards`` for the curves. No
+    store in a pass is conditional (that would keep LLVM from vectorizing it)."""
+    prepare(name, n_arms, s, lanes, w)
+    choose(name, n_arms, t, s, lanes, w, actions, arms)
+    _rewards(model, n_arms, s, lanes, w, arms, draws, own, parameters, rewards)
+    learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards, advantage)
+    count(n_arms, s, arms, rewards, lanes)
 
 
 @inline_jit
-def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, actions, draws, own,
-                 parameters) -> None:  # pragma: no cover
-    """A single-rollout update of every lane (G = 1): a pass for the learner's ``prepare`` (the
-    exponentials), then one for its ``choose`` and ``learn_one``, the reward and the sums; the
-    arm and the reward are left in the scratch rows for the curves. No store in a pass is
-    conditional (that would keep LLVM from vectorizing it)."""
-    for j in range(np.uint64(lanes)):
-        s[lane_row(n_arms, NORM) + j] = prepare(name, n_arms, s, j)
-    for j in range(np.uint64(lanes)):
-        shared = s[lane_row(n_arms, NORM) + j]
-        arm = choose(name, n_arms, t, s, j, actions[j], shared)
-        reward = _reward(model, n_arms, s, j, arm, draws[j], own[j], parameters)
-        learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared)
-        _count(n_arms, s, j, arm, reward)
-        s[lane_row(n_arms, WORK_A) + j] = arm
-        s[lane_row(n_arms, WORK_B) + j] = reward
-
-
-@inline_jit
-def _learn_group(name, n_arms, t, lr, baseline, s, lanes, pulled, rewards,
+def _learn_group(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards,
                  advantage) -> None:  # pragma: no cover
     """The learner's update from every lane's group that starts at rollout t (``pulled``,
     ``rewards``: (G, lanes)), then the group's rollouts added to each lane's sums."""
-    learn(name, n_arms, t, lr, baseline, s, np.uint64(lanes), pulled, rewards, advantage)
+    learn(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards, advantage)
     for i in range(pulled.shape[0]):
-        for j in range(np.uint64(lanes)):
-            _count(n_arms, s, j, pulled[i, j], rewards[i, j])
+        count(n_arms, s, pulled[i], rewards[i], lanes)
 
 
 @inline_jit
-def group_rollout(model, n_arms, s, i, j, arm, u_reward, own, parameters, pulled,
-                  rewards) -> None:  # pragma: no cover
-    """Rollout i of lane j's group pulls ``arm``: its reward into ``rewards[i, j]``, the arm
-    into ``pulled[i, j]``, both into the scratch rows for the curves."""
-    reward = _reward(model, n_arms, s, j, arm, u_reward, own, parameters)
-    pulled[i, j] = arm
-    rewards[i, j] = reward
-    s[lane_row(n_arms, WORK_A) + j] = arm
-    s[lane_row(n_arms, WORK_B) + j] = reward
-
-
-@inline_jit
-def _add_trace(n_arms, s, used, t, curve_optimal, curve_reward) -> None:  # pragma: no cover
-    """Add rollout t of the used lanes, whose arms and rewards are in the scratch rows, to the
-    curves: the runs whose arm was a best arm, and the rewards in fixed point. Integer sums, so
-    the totals do not depend on how the seeds are split among blocks, threads or shards; and
-    LLVM vectorizes an integer sum, where it must add doubles in order, one lane after another.
-    Inlined, as the drivers' other per-rollout pieces: a call would cost numba's reference
-    counting of the arrays at every rollout."""
+def _add_trace(n_arms, s, lanes, w, used, arms, rewards, t, curve_optimal,
+               curve_reward) -> None:  # pragma: no cover
+    """Add rollout t of the used lanes, which pulled ``arms`` and got ``rewards``, to the
+    curves: the runs whose arm was a best arm (picked into row 0 of the scratch array ``w``), and
+    the rewards in fixed point. Integer sums, so the totals do not depend on how the seeds are
+    split among blocks, threads or shards; and LLVM vectorizes an integer sum, where it must add
+    doubles in order, one lane after another. Inlined, as the drivers' other per-rollout pieces:
+    a call would cost numba's reference counting of the arrays at every rollout."""
     optimal = 0
     gained = 0
+    best = lane_row(0)
+    pick(n_arms, s, BEST, arms, lanes, w, best)
     for j in range(np.uint64(used)):
-        optimal += np.int64(pulled(n_arms, s, BEST, j, s[lane_row(n_arms, WORK_A) + j]))
-        gained += np.int64(np.rint(s[lane_row(n_arms, WORK_B) + j] * CURVE_SCALE))
+        optimal += np.int64(w[best + j])
+        gained += np.int64(np.rint(rewards[j] * CURVE_SCALE))
     curve_optimal[t] += optimal
     curve_reward[t] += gained
 
@@ -301,11 +270,11 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
         k0[j] = keys[row, 0]
         k1[j] = keys[row, 1]
         for k in range(n_arms):
-            s[arm_row(n_arms, VALUES, k) + j] = values[row, k]
-            s[arm_row(n_arms, BEST, k) + j] = np.float64(best[row, k])
+            s[arm_row(VALUES, k) + j] = values[row, k]
+            s[arm_row(BEST, k) + j] = np.float64(best[row, k])
     c2, c3 = own_stream(model)
-    return (s, s.reshape((rows(n_arms), STRIDE)), k0, k1, main_schedule(k0, k1),
-            stream_schedule(c2, c3, k0, k1),
+    return (s, s.reshape((rows(n_arms), STRIDE)), np.empty(SCRATCH * STRIDE), k0, k1,
+            main_schedule(k0, k1), stream_schedule(c2, c3, k0, k1),
             np.empty((2 * BUFFERED, lanes)), np.zeros((BUFFERED, lanes)), np.empty(n_arms))
 
 
@@ -350,18 +319,22 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
-    arms = literal_or(n_arms, values.shape[1])
+    arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                values, best)
+    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                   values, best)
+    width = np.uint64(lanes)
+    pulled = np.empty(lanes)
+    rewards = np.empty(lanes)
+    advantage = np.empty(lanes)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for t in range(budgets[-1]):
         row = _draw(t, main, mine, model, uniforms, own)
-        _one_rollout(name, model, arms, t, lanes, lr, baseline, s, uniforms[2 * row],
-                     uniforms[2 * row + 1], own[row], parameters)
+        _one_rollout(name, model, arms, t, width, lr, baseline, s, w, uniforms[2 * row],
+                     uniforms[2 * row + 1], own[row], parameters, pulled, rewards, advantage)
         if curve_optimal.shape[0] > 0:
-            _add_trace(arms, s, used, t, curve_optimal, curve_reward)
+            _add_trace(arms, s, width, w, used, pulled, rewards, t, curve_optimal, curve_reward)
         # Checked here, so that the call (and numba's reference counting of its arguments)
         # happens only at a checkpoint, not after every update.
         if checkpoint < budgets.shape[0] and budgets[checkpoint] == t + 1:
@@ -381,29 +354,28 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
-    arms = literal_or(n_arms, values.shape[1])
+    arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                values, best)
+    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                   values, best)
+    width = np.uint64(lanes)
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
     checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for update in range(budgets[-1] // group):
-        for j in range(np.uint64(lanes)):
-            s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
+        prepare(name, arms, s, width, w)
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            for j in range(np.uint64(lanes)):
-                arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
-                             s[lane_row(arms, NORM) + j])
-                group_rollout(model, arms, s, i, j, arm, uniforms[2 * row + 1, j], own[row, j],
-                              parameters, pulled, rewards)
+            choose(name, arms, t, s, width, w, uniforms[2 * row], pulled[i])
+            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
+                     parameters, rewards[i])
             if curve_optimal.shape[0] > 0:
-                _add_trace(arms, s, used, t, curve_optimal, curve_reward)
-        _learn_group(name, arms, update * group, lr, baseline, s, lanes, pulled, rewards,
+                _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
+                           curve_reward)
+        _learn_group(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards,
                      advantage)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
@@ -451,7 +423,7 @@ def simulate_fixed_budget(
 @inline_jit
 def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
     """``per_arm[arm]`` for the arm ``arm`` (a double): a ``select`` per arm, which vectorizes
-    where a gather would not (``study.core.state.pulled``)."""
+    where a gather would not (``study.core.arms.pick``)."""
     picked = 0.0
     for k in range(n_arms):
         picked = select(arm == k, per_arm[k], picked)
@@ -459,15 +431,13 @@ def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
 
 
 @inline_jit
-def _answer(model, n_arms, s, j, arm, length, longest, lifted, spending, u_reward, own,
-            parameters, answered, pulled, rewards) -> None:  # pragma: no cover
-    """Lane j's answer of ``length`` tokens from ``arm``: its shaped reward (the constraint on
-    while the lane has spent less than ``lifted``) into ``rewards[j]``, the arm into
-    ``pulled[j]``, and the tokens it costs (at most ``longest``) added to ``answered[j]``."""
+def _answer(model, j, length, longest, lifted, spending, parameters, answered,
+            rewards) -> None:  # pragma: no cover
+    """Lane j's answer of ``length`` tokens: its drawn reward in ``rewards[j]`` shaped (the
+    constraint on while the lane has spent less than ``lifted``), and the tokens it costs (at
+    most ``longest``) added to ``answered[j]``."""
     on = select(spending[j] < lifted, 1.0, 0.0)
-    rewards[j] = shaped(model, _reward(model, n_arms, s, j, arm, u_reward, own, parameters),
-                        length, on, parameters)
-    pulled[j] = arm
+    rewards[j] = shaped(model, rewards[j], length, on, parameters)
     answered[j] += select(length < longest, length, longest)
 
 
@@ -501,10 +471,10 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
-    arms = literal_or(n_arms, values.shape[1])
+    arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                values, best)
+    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                   values, best)
     length_schedule = stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1)
     length_draws = np.zeros((BUFFERED, lanes))
     pulled = np.empty((group, lanes))
@@ -526,31 +496,29 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     # scores, finite, zero_signal
     waiting = used
     update = 0
+    width = np.uint64(lanes)
     while waiting > 0:
-        for j in range(np.uint64(lanes)):
-            s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
+        prepare(name, arms, s, width, w)
+        for j in range(width):
             answered[j] = 0.0
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
             if law == GEOMETRIC and row == 0:
                 draw_uniforms(t // 4, length_schedule, length_draws)
+            choose(name, arms, t, s, width, w, uniforms[2 * row], pulled[i])
+            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
+                     parameters, rewards[i])
             if law == GEOMETRIC:
-                for j in range(np.uint64(lanes)):
-                    arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
-                                 s[lane_row(arms, NORM) + j])
+                for j in range(width):
                     length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                            * _of_arm(arms, scale, arm))
-                    _answer(model, arms, s, j, arm, length, longest, lifted, spending,
-                            uniforms[2 * row + 1, j], own[row, j], parameters, answered,
-                            pulled[i], rewards[i])
+                                            * _of_arm(arms, scale, pulled[i, j]))
+                    _answer(model, j, length, longest, lifted, spending, parameters, answered,
+                            rewards[i])
             else:
-                for j in range(np.uint64(lanes)):
-                    arm = choose(name, arms, t, s, j, uniforms[2 * row, j],
-                                 s[lane_row(arms, NORM) + j])
-                    _answer(model, arms, s, j, arm, _of_arm(arms, lengths, arm), longest,
-                            lifted, spending, uniforms[2 * row + 1, j], own[row, j], parameters,
-                            answered, pulled[i], rewards[i])
+                for j in range(width):
+                    _answer(model, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
+                            spending, parameters, answered, rewards[i])
         # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
         passing = 0
         for j in range(np.uint64(lanes)):
@@ -571,14 +539,12 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
         if waiting == 0:
             break
         if group == 1:
-            for j in range(np.uint64(lanes)):
-                shared = s[lane_row(arms, NORM) + j]
-                learn_one(name, arms, update, lr, baseline, s, j, pulled[0, j], rewards[0, j],
-                          shared)
-                _count(arms, s, j, pulled[0, j], rewards[0, j])
+            learn_one(name, arms, update, lr, baseline, s, width, w, pulled[0], rewards[0],
+                      advantage[0])
+            count(arms, s, pulled[0], rewards[0], width)
         else:
-            _learn_group(name, arms, update * group, lr, baseline, s, lanes, pulled, rewards,
-                         advantage)
+            _learn_group(name, arms, update * group, lr, baseline, s, width, w, pulled,
+                         rewards, advantage)
         for j in range(np.uint64(lanes)):
             spending[j] += cost[j]
             tokens[j] += answered[j]

@@ -20,7 +20,8 @@ import numba as nb
 import numpy as np
 
 from study.core.advantages import count_zero_signal, group_advantages
-from study.core.bits import literal_or, select
+from study.core.arms import count
+from study.core.bits import select
 from study.core.elementary import fast_log
 from study.core.gaussian import box_muller
 from study.core.hooks import prepare
@@ -28,15 +29,26 @@ from study.core.jit import inline_jit, jit
 from study.core.kernel import (
     _FIRST,
     _add_trace,
-    _count,
     _draw,
     _record_due,
+    _rewards,
     _start,
-    group_rollout,
 )
 from study.core.philox import philox_block
 from study.core.softmax import inverse_cdf, softmax_weights
-from study.core.state import NORM, PARAMS, WEIGHTS, WORK_A, WORK_B, ZERO_SIGNAL, arm_row, lane_row
+from study.core.state import (
+    NORM,
+    PARAMS,
+    STRIDE,
+    WEIGHTS,
+    WORK_A,
+    WORK_B,
+    ZERO_SIGNAL,
+    arm_count,
+    arm_row,
+    lane_row,
+    rows,
+)
 from study.core.streams import MISMATCH_C2, MISMATCH_C3
 
 ZSCORE_EPSILON = 1e-4
@@ -50,14 +62,13 @@ EXACT, K1, K3, K3_IS = range(4)
 RECORDED = 3
 """The estimators whose gradient error a checkpoint records: k1, k3, k3_is."""
 SAMPLER, KEPT, POLICY, GRADIENT = range(4)
-"""Blocks of K rows of the sampler's state: its softmax weights (zero outside top-p); 1.0 for
-an arm inside top-p, else 0.0; the learner's weights the update's score uses; the KL term's
-gradient."""
+"""An arm's rows of the sampler's state (in the places of the state's first four): its softmax
+weight (zero outside top-p); 1.0 for an arm inside top-p, else 0.0; the learner's weight the
+update's score uses; the KL term's gradient."""
 SAMPLER_NORM, SAMPLER_INVERSE, POLICY_INVERSE, FULL_INVERSE = range(4)
-"""Single rows after the blocks: the sum of the sampler's weights and its inverse; the inverse
-of the sum of the score's weights, and of the learner's whole softmax."""
-OWN_BLOCKS = 4
-OWN_SINGLES = 4
+"""Single rows of the sampler's state (in the places of the state's first four; its scratch
+rows are the softmax's): the sum of the sampler's weights and its inverse; the inverse of the
+sum of the score's weights, and of the learner's whole softmax."""
 
 _MISMATCH_C2 = np.uint64(MISMATCH_C2)
 _MISMATCH_C3 = np.uint64(MISMATCH_C3)
@@ -71,13 +82,14 @@ def _log_or_zero(x):  # pragma: no cover
 
 
 @inline_jit
-def _row(n_arms, single):  # pragma: no cover
-    """Offset of the single row ``single`` (``SAMPLER_NORM`` ...) of the sampler's rows."""
-    return arm_row(n_arms, OWN_BLOCKS, single)
+def _slot_row(n_arms, slot, k):  # pragma: no cover
+    """Offset of arm k's row of the history's ``slot`` (slot K + k rows: a run-time slot, and a
+    constant distance between the arms for a constant K)."""
+    return (np.uint64(slot) * np.uint64(n_arms) + np.uint64(k)) * np.uint64(STRIDE)
 
 
 @inline_jit
-def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
+def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0,
              k1) -> None:  # pragma: no cover
     """Every lane's sampler for ``update``: its logits (the learner's before update u - lag, plus
     eps z), their softmax weights in the ``SAMPLER`` rows of ``o`` with the arms outside top-p
@@ -87,7 +99,7 @@ def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
     slot = update % depth
     for j in range(lanes):
         for k in range(n_arms):
-            history[arm_row(n_arms, slot, k) + j] = s[arm_row(n_arms, PARAMS, k) + j]
+            history[_slot_row(n_arms, slot, k) + j] = s[arm_row(PARAMS, k) + j]
     # The logits before update - lag (zeros while update < lag), plus the noise if there is any,
     # in the SAMPLER rows, whose softmax then reads and writes one array at constant offsets
     # (read from the history's block, a run-time offset into another array, the softmax loop
@@ -95,38 +107,37 @@ def _sampler(n_arms, s, o, lanes, update, history, lag, mismatch, top_p, k0,
     block = (update + 1) % depth
     for j in range(lanes):
         for k in range(n_arms):
-            o[arm_row(n_arms, SAMPLER, k) + j] = history[arm_row(n_arms, block, k) + j]
+            o[arm_row(SAMPLER, k) + j] = history[_slot_row(n_arms, block, k) + j]
     if mismatch > 0.0:
         for j in range(lanes):
             for pair in range((n_arms + 1) // 2):
                 w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
                                               _MISMATCH_C3, k0[j], k1[j])
                 z0, z1 = box_muller(w0, w1, w2, w3)
-                o[arm_row(n_arms, SAMPLER, 2 * pair) + j] += mismatch * z0
+                o[arm_row(SAMPLER, 2 * pair) + j] += mismatch * z0
                 if 2 * pair + 1 < n_arms:
-                    o[arm_row(n_arms, SAMPLER, 2 * pair + 1) + j] += mismatch * z1
-    for j in range(lanes):
-        o[_row(n_arms, SAMPLER_NORM) + j] = softmax_weights(n_arms, o, SAMPLER, o, SAMPLER, j)
+                    o[arm_row(SAMPLER, 2 * pair + 1) + j] += mismatch * z1
+    softmax_weights(n_arms, o, SAMPLER, SAMPLER, lane_row(SAMPLER_NORM), lanes, w)
     if top_p < 1.0:
         for j in range(lanes):
             # Arm k is kept when the arms ahead of it (more probable, or as probable with a
             # lower index) hold less than top_p of the mass: the smallest such set reaching
             # top_p.
-            bound = top_p * o[_row(n_arms, SAMPLER_NORM) + j]
+            bound = top_p * o[lane_row(SAMPLER_NORM) + j]
             kept = 0.0
             for k in range(n_arms):
-                mine = o[arm_row(n_arms, SAMPLER, k) + j]
+                mine = o[arm_row(SAMPLER, k) + j]
                 ahead = 0.0
                 for i in range(n_arms):
-                    theirs = o[arm_row(n_arms, SAMPLER, i) + j]
+                    theirs = o[arm_row(SAMPLER, i) + j]
                     first = (theirs > mine) | ((theirs == mine) & (i < k))
                     ahead += select(first, theirs, 0.0)
-                o[arm_row(n_arms, KEPT, k) + j] = select(ahead < bound, 1.0, 0.0)
+                o[arm_row(KEPT, k) + j] = select(ahead < bound, 1.0, 0.0)
             for k in range(n_arms):
-                weight = o[arm_row(n_arms, SAMPLER, k) + j] * o[arm_row(n_arms, KEPT, k) + j]
-                o[arm_row(n_arms, SAMPLER, k) + j] = weight
+                weight = o[arm_row(SAMPLER, k) + j] * o[arm_row(KEPT, k) + j]
+                o[arm_row(SAMPLER, k) + j] = weight
                 kept += weight
-            o[_row(n_arms, SAMPLER_NORM) + j] = kept
+            o[lane_row(SAMPLER_NORM) + j] = kept
 
 
 @inline_jit
@@ -136,18 +147,18 @@ def _inverses(n_arms, s, o, lanes, keep_mask) -> None:  # pragma: no cover
     the learner's weights inside the sampler's support (``POLICY``), else the learner's own, and
     one over its sum (``POLICY_INVERSE``)."""
     for j in range(lanes):
-        full = 1.0 / s[lane_row(n_arms, NORM) + j]
-        o[_row(n_arms, FULL_INVERSE) + j] = full
-        o[_row(n_arms, POLICY_INVERSE) + j] = full
-        o[_row(n_arms, SAMPLER_INVERSE) + j] = 1.0 / o[_row(n_arms, SAMPLER_NORM) + j]
+        full = 1.0 / s[lane_row(NORM) + j]
+        o[lane_row(FULL_INVERSE) + j] = full
+        o[lane_row(POLICY_INVERSE) + j] = full
+        o[lane_row(SAMPLER_INVERSE) + j] = 1.0 / o[lane_row(SAMPLER_NORM) + j]
     if keep_mask:
         for j in range(lanes):
             norm = 0.0
             for k in range(n_arms):
-                weight = s[arm_row(n_arms, WEIGHTS, k) + j] * o[arm_row(n_arms, KEPT, k) + j]
-                o[arm_row(n_arms, POLICY, k) + j] = weight
+                weight = s[arm_row(WEIGHTS, k) + j] * o[arm_row(KEPT, k) + j]
+                o[arm_row(POLICY, k) + j] = weight
                 norm += weight
-            o[_row(n_arms, POLICY_INVERSE) + j] = 1.0 / norm
+            o[lane_row(POLICY_INVERSE) + j] = 1.0 / norm
 
 
 @inline_jit
@@ -159,12 +170,12 @@ def _probabilities(n_arms, s, o, scored, block, j, arm):  # pragma: no cover
     behaviour = 0.0
     for k in range(n_arms):
         hit = arm == k
-        learner += select(hit, scored[arm_row(n_arms, block, k) + j]
-                          * o[_row(n_arms, POLICY_INVERSE) + j], 0.0)
-        full += select(hit, s[arm_row(n_arms, WEIGHTS, k) + j]
-                       * o[_row(n_arms, FULL_INVERSE) + j], 0.0)
-        behaviour += select(hit, o[arm_row(n_arms, SAMPLER, k) + j]
-                            * o[_row(n_arms, SAMPLER_INVERSE) + j], 0.0)
+        learner += select(hit, scored[arm_row(block, k) + j]
+                          * o[lane_row(POLICY_INVERSE) + j], 0.0)
+        full += select(hit, s[arm_row(WEIGHTS, k) + j]
+                       * o[lane_row(FULL_INVERSE) + j], 0.0)
+        behaviour += select(hit, o[arm_row(SAMPLER, k) + j]
+                            * o[lane_row(SAMPLER_INVERSE) + j], 0.0)
     return learner, full, behaviour
 
 
@@ -218,17 +229,17 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no 
     ratios pi / mu (``_inverses`` computed)."""
     for j in range(lanes):
         for k in range(n_arms):
-            o[arm_row(n_arms, GRADIENT, k) + j] = 0.0
+            o[arm_row(GRADIENT, k) + j] = 0.0
     if estimator == EXACT:
         for j in range(lanes):
-            inverse = o[_row(n_arms, FULL_INVERSE) + j]
+            inverse = o[lane_row(FULL_INVERSE) + j]
             divergence = 0.0
             for k in range(n_arms):
-                p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                p = s[arm_row(WEIGHTS, k) + j] * inverse
                 divergence += p * _log_or_zero(p * n_arms)
             for k in range(n_arms):
-                p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
-                o[arm_row(n_arms, GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
+                p = s[arm_row(WEIGHTS, k) + j] * inverse
+                o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
         return
     group = pulled.shape[0]
     for i in range(group):
@@ -236,13 +247,13 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no 
             arm = pulled[i, j]
             _, chosen, behaviour = _probabilities(n_arms, s, o, s, WEIGHTS, j, arm)
             factor = _estimator_factor(estimator, n_arms, chosen, behaviour)
-            inverse = o[_row(n_arms, FULL_INVERSE) + j]
+            inverse = o[lane_row(FULL_INVERSE) + j]
             for k in range(n_arms):
-                score = select(arm == k, 1.0, 0.0) - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
-                o[arm_row(n_arms, GRADIENT, k) + j] += factor * score
+                score = select(arm == k, 1.0, 0.0) - s[arm_row(WEIGHTS, k) + j] * inverse
+                o[arm_row(GRADIENT, k) + j] += factor * score
     for j in range(lanes):
         for k in range(n_arms):
-            o[arm_row(n_arms, GRADIENT, k) + j] = o[arm_row(n_arms, GRADIENT, k) + j] * (
+            o[arm_row(GRADIENT, k) + j] = o[arm_row(GRADIENT, k) + j] * (
                 1.0 / group)
 
 
@@ -251,11 +262,11 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
     """Lane j's readout of the state: the learner's entropy and, for k1, k3 and k3_is, the
     exact bias (its norm) and mean squared error of the gradient estimate from a group of G
     drawn from the sampler (the module's docstring of ``study.model.offpolicy``)."""
-    inverse = 1.0 / s[lane_row(n_arms, NORM) + j]
+    inverse = 1.0 / s[lane_row(NORM) + j]
     divergence = 0.0
     spread = 0.0
     for k in range(n_arms):
-        p = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+        p = s[arm_row(WEIGHTS, k) + j] * inverse
         log_p = _log_or_zero(p)
         spread -= p * log_p
         divergence += p * _log_or_zero(p * n_arms)
@@ -266,22 +277,22 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
         mean = np.zeros(n_arms)
         factors = np.zeros(n_arms)
         for a in range(n_arms):
-            p_a = s[arm_row(n_arms, WEIGHTS, a) + j] * inverse
-            mu_a = o[arm_row(n_arms, SAMPLER, a) + j] * (1.0 / o[_row(n_arms, SAMPLER_NORM) + j])
+            p_a = s[arm_row(WEIGHTS, a) + j] * inverse
+            mu_a = o[arm_row(SAMPLER, a) + j] * (1.0 / o[lane_row(SAMPLER_NORM) + j])
             factors[a] = select(mu_a > 0.0, _estimator_factor(estimator, n_arms, p_a, mu_a), 0.0)
             for k in range(n_arms):
-                p_k = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                p_k = s[arm_row(WEIGHTS, k) + j] * inverse
                 mean[k] += mu_a * (factors[a] * (select(a == k, 1.0, 0.0) - p_k))
         squared = 0.0
         for k in range(n_arms):
-            p_k = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+            p_k = s[arm_row(WEIGHTS, k) + j] * inverse
             exact = p_k * (_log_or_zero(p_k * n_arms) - divergence)
             squared += (mean[k] - exact) ** 2
         variance = 0.0
         for a in range(n_arms):
-            mu_a = o[arm_row(n_arms, SAMPLER, a) + j] * (1.0 / o[_row(n_arms, SAMPLER_NORM) + j])
+            mu_a = o[arm_row(SAMPLER, a) + j] * (1.0 / o[lane_row(SAMPLER_NORM) + j])
             for k in range(n_arms):
-                p_k = s[arm_row(n_arms, WEIGHTS, k) + j] * inverse
+                p_k = s[arm_row(WEIGHTS, k) + j] * inverse
                 value = factors[a] * (select(a == k, 1.0, 0.0) - p_k)
                 variance += mu_a * (value - mean[k]) ** 2
         bias[e] = np.sqrt(squared)
@@ -307,11 +318,11 @@ def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight
     for i in range(pulled.shape[0]):
         for j in range(lanes):
             c = scale * advantage[i, j] * factors[i, j]
-            inverse = o[_row(n_arms, POLICY_INVERSE) + j]
+            inverse = o[lane_row(POLICY_INVERSE) + j]
             for k in range(n_arms):
                 indicator = select(pulled[i, j] == k, 1.0, 0.0)
-                s[arm_row(n_arms, PARAMS, k) + j] += c * (
-                    indicator - scored[arm_row(n_arms, block, k) + j] * inverse)
+                s[arm_row(PARAMS, k) + j] += c * (
+                    indicator - scored[arm_row(block, k) + j] * inverse)
 
 
 @jit
@@ -329,28 +340,27 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
-    arms = literal_or(n_arms, values.shape[1])
+    arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
     entropy, bias, mse = extra
-    s, grid, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                values, best)
+    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
+                                                                   values, best)
     pulled = np.empty((group, lanes))
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
     factors = np.ones((group, lanes))
-    history = np.zeros(np.int64(arm_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
-    o = np.ones(np.int64(arm_row(arms, OWN_BLOCKS, OWN_SINGLES)))  # KEPT: all, as with top_p 1
+    history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
+    o = np.ones(rows(arms) * STRIDE)  # KEPT: all, as with top_p 1
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
     checkpoint = _FIRST
     updates = budgets[-1] // group
-    base, spare = lane_row(arms, WORK_A), lane_row(arms, WORK_B)
+    base, spare = lane_row(WORK_A), lane_row(WORK_B)
     scale = lr * (1.0 / group)
     width = np.uint64(lanes)
     for update in range(updates + 1):
-        for j in range(width):
-            s[lane_row(arms, NORM) + j] = prepare(name, arms, s, j)
-        _sampler(arms, s, o, width, update, history, lag, mismatch, top_p, k0, k1)
+        prepare(name, arms, s, width, w)
+        _sampler(arms, s, o, width, w, update, history, lag, mismatch, top_p, k0, k1)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update:
             first = checkpoint
             checkpoint = _record_due(name, update, checkpoint, used, group, k0, k1, best, values,
@@ -367,16 +377,16 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            for j in range(width):
-                arm = inverse_cdf(arms, o, SAMPLER, j,
-                                  uniforms[2 * row, j] * o[_row(arms, SAMPLER_NORM) + j])
-                group_rollout(model, arms, s, i, j, arm, uniforms[2 * row + 1, j], own[row, j],
-                              parameters, pulled, rewards)
+            inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), uniforms[2 * row], width, w,
+                        pulled[i])
+            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
+                     parameters, rewards[i])
             if curve_optimal.shape[0] > 0:
-                _add_trace(arms, s, used, t, curve_optimal, curve_reward)
+                _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
+                           curve_reward)
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                          ZSCORE_EPSILON)
-        count_zero_signal(s, spare, lane_row(arms, ZERO_SIGNAL), lanes, advantage)
+        count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
         _inverses(arms, s, o, width, keep_mask)
         # The KL term's gradient is at the update's start, from the learner's whole policy.
         if beta > 0.0:
@@ -391,7 +401,6 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
             step = lr * beta
             for j in range(width):
                 for k in range(arms):
-                    s[arm_row(arms, PARAMS, k) + j] -= step * o[arm_row(arms, GRADIENT, k) + j]
+                    s[arm_row(PARAMS, k) + j] -= step * o[arm_row(GRADIENT, k) + j]
         for i in range(group):
-            for j in range(width):
-                _count(arms, s, j, pulled[i, j], rewards[i, j])
+            count(arms, s, pulled[i], rewards[i], width)

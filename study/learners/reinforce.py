@@ -46,6 +46,9 @@ LEARNER = Learner(
  _LEAVE_ONE_OUT) = (LEARNER.baseline_code(b) for b in LEARNER.baselines)
 ZSCORE_EPSILON = 1e-4
 """Added to the group's standard deviation before dividing, as common GRPO implementations do."""
+_SUMS, _PULLS, _INVERSE = range(3)
+"""The learner's rows of the block's scratch array: a per-arm baseline's picked reward sum and
+pulls, then 1 / norm for the step."""
 
 
 def register() -> None:
@@ -55,6 +58,7 @@ def register() -> None:
     import numpy as np
 
     from study.core.advantages import count_zero_signal, group_advantages
+    from study.core.arms import pick, whole_chunks
     from study.core.bits import select
     from study.core.fastexp import fast_exp
     from study.core.hooks import choose, implement, learn, learn_one, policy_mean, prepare, score
@@ -71,62 +75,80 @@ def register() -> None:
         WORK_B,
         ZERO_SIGNAL,
         arm_row,
+        chunk_width,
         lane_row,
-        pulled,
     )
 
     @implement(prepare, LEARNER.name)
-    def _prepare(name, n_arms, s, j):  # pragma: no cover
+    def _prepare(name, n_arms, s, lanes, w):  # pragma: no cover
         # Softmax weights exp(l - max l) and their sum: the policy of the whole group.
-        return softmax_weights(n_arms, s, PARAMS, s, WEIGHTS, j)
+        softmax_weights(n_arms, s, PARAMS, WEIGHTS, lane_row(NORM), lanes, w)
 
     @implement(choose, LEARNER.name)
-    def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
-        return inverse_cdf(n_arms, s, WEIGHTS, j, u_action * shared)
+    def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # pragma: no cover
+        inverse_cdf(n_arms, s, WEIGHTS, lane_row(NORM), u_action, lanes, w, arms)
 
     @inline_jit
-    def _baseline(n_arms, baseline, t, s, j, arm, reward):  # pragma: no cover
-        """The baseline of a rollout of lane j computed before its group: b_i. The branches test
-        the baseline's code and t, the same for every lane, so the lane loop still vectorizes
-        (LLVM makes a copy of it for the per-arm baseline and branches uniformly in the other);
-        only the chosen baseline is computed, so the per-arm mean's division costs the other
-        baselines nothing."""
-        total = s[lane_row(n_arms, TOTAL) + j]
-        # The picks stay before the branches: moved into the per-arm one, they led LLVM to
-        # compute the division in every copy of the loop.
-        rewards = pulled(n_arms, s, ARM_REWARDS, j, arm)
-        pulls = pulled(n_arms, s, PULLS, j, arm)
-        # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
+    def _advantages(n_arms, baseline, t, s, lanes, w, arms, rewards,
+                    advantage):  # pragma: no cover
+        """Every lane's advantage A = r - b of a rollout, with the baseline computed before its
+        group. The branches test the baseline's code and t, the same for every lane, outside the
+        lane loops; only the chosen baseline is computed."""
         if baseline == _PER_ARM:
-            return rewards / np.maximum(pulls, 1.0)
-        if baseline == _RUNNING_MEAN_INCLUSIVE:
-            return (total + reward) * (1.0 / (t + 1))
-        if baseline == _RUNNING_MEAN and t > 0:
-            return total * (1.0 / t)
-        return 0.0
-
+            # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
+            sums, pulls = lane_row(_SUMS), lane_row(_PULLS)
+            pick(n_arms, s, ARM_REWARDS, arms, lanes, w, sums)
+            pick(n_arms, s, PULLS, arms, lanes, w, pulls)
+            for j in range(lanes):
+                advantage[j] = rewards[j] - w[sums + j] / np.maximum(w[pulls + j], 1.0)
+        elif baseline == _RUNNING_MEAN_INCLUSIVE:
+            for j in range(lanes):
+                advantage[j] = rewards[j] - (s[lane_row(TOTAL) + j] + rewards[j]) * (1.0 / (t + 1))
+        elif baseline == _RUNNING_MEAN and t > 0:
+            for j in range(lanes):
+                advantage[j] = rewards[j] - s[lane_row(TOTAL) + j] * (1.0 / t)
+        else:
+            for j in range(lanes):
+                advantage[j] = rewards[j] - 0.0
 
     @inline_jit
-    def _step(n_arms, s, j, arm, c, inverse_norm):  # pragma: no cover
-        """logits += c (onehot(arm) - pi), pi = weight * (1 / norm)."""
-        for k in range(n_arms):
-            indicator = select(arm == k, 1.0, 0.0)
-            s[arm_row(n_arms, PARAMS, k) + j] += c * (
-                indicator - s[arm_row(n_arms, WEIGHTS, k) + j] * inverse_norm)
+    def _steps(s, lanes, w, arms, advantage, scale, first, width):  # pragma: no cover
+        for j in range(lanes):
+            arm = arms[j]
+            c = scale * advantage[j]
+            inverse_norm = w[lane_row(_INVERSE) + j]
+            for i in range(width):
+                k = first + i
+                indicator = select(arm == k, 1.0, 0.0)
+                s[arm_row(PARAMS, k) + j] += c * (
+                    indicator - s[arm_row(WEIGHTS, k) + j] * inverse_norm)
+
+    @inline_jit
+    def _step(n_arms, s, lanes, w, arms, advantage, scale):  # pragma: no cover
+        """logits += c (onehot(arm) - pi) with c = scale A and pi = weight * (1 / norm), the
+        scratch row ``_INVERSE`` holding 1 / norm."""
+        chunk = chunk_width(n_arms)
+        split = whole_chunks(n_arms, chunk)
+        for first in range(0, split, chunk):
+            _steps(s, lanes, w, arms, advantage, scale, first, chunk)
+        for first in range(split, n_arms):
+            _steps(s, lanes, w, arms, advantage, scale, first, 1)
 
     @implement(learn_one, LEARNER.name)
-    def _learn_one(name, n_arms, t, lr, baseline, s, j, arm, reward, shared):  # pragma: no cover
-        advantage = reward - _baseline(n_arms, baseline, t, s, j, arm, reward)
-        s[lane_row(n_arms, ZERO_SIGNAL) + j] += select(advantage == 0.0, 1.0, 0.0)
-        _step(n_arms, s, j, arm, (lr * 1.0) * advantage, 1.0 / shared)
+    def _learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
+                   advantage):  # pragma: no cover
+        _advantages(n_arms, baseline, t, s, lanes, w, arms, rewards, advantage)
+        for j in range(lanes):
+            s[lane_row(ZERO_SIGNAL) + j] += select(advantage[j] == 0.0, 1.0, 0.0)
+            w[lane_row(_INVERSE) + j] = 1.0 / s[lane_row(NORM) + j]
+        _step(n_arms, s, lanes, w, arms, advantage, lr * 1.0)
 
     @implement(learn, LEARNER.name)
-    def _learn(name, n_arms, t, lr, baseline, s, lanes, arms, rewards,
+    def _learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                advantage):  # pragma: no cover
         group = arms.shape[0]
-        base = lane_row(n_arms, WORK_A)
-        spare = lane_row(n_arms, WORK_B)
-        norm = lane_row(n_arms, NORM)
+        base = lane_row(WORK_A)
+        spare = lane_row(WORK_B)
         if baseline in (_GROUP_MEAN, _GROUP_ZSCORE, _LEAVE_ONE_OUT):
             group_advantages(s, base, spare, lanes, rewards, advantage,
                              baseline == _LEAVE_ONE_OUT, baseline == _GROUP_ZSCORE,
@@ -134,17 +156,14 @@ def register() -> None:
         else:
             # A baseline computed before the group, per rollout: A_i = r_i - b_i.
             for i in range(group):
-                for j in range(lanes):
-                    advantage[i, j] = rewards[i, j] - _baseline(n_arms, baseline, t, s, j,
-                                                                arms[i, j], rewards[i, j])
-        count_zero_signal(s, spare, lane_row(n_arms, ZERO_SIGNAL), lanes, advantage)
+                _advantages(n_arms, baseline, t, s, lanes, w, arms[i], rewards[i], advantage[i])
+        count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
         for j in range(lanes):
-            s[norm + j] = 1.0 / s[norm + j]  # reuse: pi = weight * (1 / norm)
+            w[lane_row(_INVERSE) + j] = 1.0 / s[lane_row(NORM) + j]  # pi = weight * (1 / norm)
         # logits += c_i (onehot(a_i) - pi) with c_i = lr * (1 / G) * A_i, rollout by rollout.
         scale = lr * (1.0 / group)
         for i in range(group):
-            for j in range(lanes):
-                _step(n_arms, s, j, arms[i, j], scale * advantage[i, j], s[norm + j])
+            _step(n_arms, s, lanes, w, arms[i], advantage[i], scale)
 
     @implement(score, LEARNER.name)
     def _score(name, lane, params, pulls, arm_rewards, scores):  # pragma: no cover

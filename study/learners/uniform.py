@@ -24,5 +24,6 @@ def register() -> None:
     from study.core.hooks import choose, implement
 
     @implement(choose, LEARNER.name)
-    def _choose(name, n_arms, t, s, j, u_action, shared):  # pragma: no cover
-        return np.float64(t % n_arms)
+    def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # pragma: no cover
+        for j in range(lanes):
+            arms[j] = np.float64(t % n_arms)

@@ -18,7 +18,6 @@ import numpy as np
 from study.core import prompt_rules
 from study.core.kernel import (
     GEOMETRIC,
-    UNROLLED_ARMS,
     simulate_fixed_budget,
     simulate_groups,
     simulate_single,
@@ -26,7 +25,7 @@ from study.core.kernel import (
 )
 from study.core.offpolicy import RECORDED, simulate_offpolicy
 from study.core.prompts import difficulty_bands, simulate_prompts
-from study.core.state import LANES, VECTOR
+from study.core.state import LANES, UNROLLED_ARMS, VECTOR
 from study.core.streams import kernel_keys, run_keys
 from study.model import registry
 from study.model.environment import best_arms

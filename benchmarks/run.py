@@ -248,8 +248,9 @@ def whole_process_seconds(seeds: int, budget: int) -> float:
         return run(Path(timed), seeds, budget)
 
 
-def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-    """The ratios the kernel is held to, each with its target and whether this host meets it."""
+def targets(rows: list[dict[str, object]], arms: dict[str, object]) -> list[dict[str, object]]:
+    """The ratios the kernel is held to (``rows``: ``references``; ``arms``: ``arms_axis``), each
+    with its target and whether this host meets it."""
     ns = {r["name"]: r["ns_per_episode"] for r in rows}
     one = ns[KERNEL_1]
     every_thread = rows[1]["ns_per_episode"]
@@ -272,6 +273,10 @@ def targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
           for rule in ("variance", "oracle_variance")),
         ("numpy peer / whole process (same workload)", ns[NUMPY_WHOLE] / ns[WHOLE_PROCESS], ">=",
          2.0),
+        *((f"kernel / floor at K = {r['arms']}, per arm-episode", r["kernel_over_floor"], "<=",
+           1.5) for r in arms["rows"] if r["arms"] in (3, 50)),
+        (f"fitted exponent of time against K, {ARMS[0]} to {ARMS[-1]}", arms["exponent"], "<=",
+         1.1),
     ]
     return [{"ratio": name, "value": value, "target": f"{sign} {bound:g}",
              "met": value >= bound if sign == ">=" else value <= bound}
@@ -284,7 +289,8 @@ def fitted_exponent(xs: list[float], seconds: list[float]) -> float:
 
 
 def scaling() -> dict[str, dict[str, object]]:
-    """Wall time (all threads) against budget, seeds and K, each with its fitted exponent."""
+    """Wall time (all threads) against budget and seeds, each with its fitted exponent (K:
+    ``arms_axis``)."""
     axes: dict[str, dict[str, object]] = {}
 
     def axis(name: str, values: list[int], run: Callable[[int], float]) -> None:
@@ -301,9 +307,37 @@ def scaling() -> dict[str, dict[str, object]]:
          lambda b: timed(256, b, PROBS))
     axis("seeds (budget 1000, K = 3)", [100, 1_000, 10_000, 100_000],
          lambda s: timed(s, 1_000, PROBS))
-    axis("K (512 seeds, budget 2000)", [2, 5, 10, 20, 50, 100],
-         lambda k: timed(512, 2_000, tuple(np.linspace(0.4, 0.6, k))))
     return axes
+
+
+ARMS = (3, 5, 10, 20, 50, 100)
+"""The K axis's numbers of arms (the first past ``UNROLLED_ARMS`` runs the drivers' general
+compilation)."""
+
+
+def arms_axis(seeds: int = 512, budget: int = 2_000) -> dict[str, object]:
+    """The kernel and its floor at each of ``ARMS`` (the headline learner, arm values evenly
+    spaced in [0.4, 0.6]), one thread, timed in the same rounds: ns per arm-episode of each, their
+    ratio, and the kernel's fitted exponent of time against K."""
+    numba.set_num_threads(1)
+    keys = run_keys(1, np.arange(seeds))
+    works: dict[str, Callable[[], object]] = {}
+    for arms in ARMS:
+        sim = Simulation("reinforce", Environment.fixed(tuple(np.linspace(0.4, 0.6, arms))), LR,
+                         "running_mean")
+        works[f"kernel {arms}"] = lambda sim=sim: simulate(sim, keys, (budget,))
+        works[f"floor {arms}"] = lambda arms=arms: floor_loop(kernel_keys(keys), arms, budget,
+                                                                LANES)
+    seconds = interleaved_seconds(works)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    per_arm = {name: spent / (seeds * budget * int(name.split()[1])) * 1e9
+               for name, spent in seconds.items()}
+    rows = [{"arms": arms, "kernel_ns_per_arm_episode": per_arm[f"kernel {arms}"],
+             "floor_ns_per_arm_episode": per_arm[f"floor {arms}"],
+             "kernel_over_floor": per_arm[f"kernel {arms}"] / per_arm[f"floor {arms}"]}
+            for arms in ARMS]
+    return {"seeds": seeds, "budget": budget, "rows": rows,
+            "exponent": fitted_exponent(list(ARMS), [seconds[f"kernel {arms}"] for arms in ARMS])}
 
 
 _PROBE = textwrap.dedent("""
@@ -372,6 +406,15 @@ def markdown(result: dict[str, object]) -> str:
     for name, axis in result["scaling"].items():
         lines.append(f"| {name} | {', '.join(map(str, axis['values']))} | "
                      f"{', '.join(f'{s:.3g}' for s in axis['seconds'])} | {axis['exponent']:.2f} |")
+    arms = result["arms"]
+    lines += ["", f"K axis ({arms['seeds']} seeds x budget {arms['budget']}, one thread, "
+              f"{REPEATS} interleaved rounds): fitted exponent of time against K from "
+              f"{ARMS[0]} to {ARMS[-1]}: {arms['exponent']:.2f}.", "",
+              "| K | kernel, ns per arm-episode | floor, ns per arm-episode | kernel / floor |",
+              "|---:|---:|---:|---:|"]
+    for r in arms["rows"]:
+        lines.append(f"| {r['arms']} | {r['kernel_ns_per_arm_episode']:.2f} | "
+                     f"{r['floor_ns_per_arm_episode']:.2f} | {r['kernel_over_floor']:.2f} |")
     start = result["start_up"]
     lines += ["", f"Start-up of a fresh process importing the package and running a tiny study: "
               f"{start['cold_start_seconds']:.1f} s with an empty numba cache (compiling), "
@@ -387,14 +430,16 @@ def main() -> None:
     """Run everything, write out/bench/, print the tables."""
     began = time.perf_counter()
     rows = references()
+    arms = arms_axis()
     result: dict[str, object] = {
         "machine": f"{cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, "
                    f"numba {numba.__version__}",
         "vector_extensions": vector_extensions(),
         "references": rows,
-        "targets": targets(rows),
+        "targets": targets(rows, arms),
         "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
         "scaling": scaling(),
+        "arms": arms,
         "start_up": start_up_and_memory(),
         "vector_width": {"rounds": ab.ROUNDS, "medians": ab.compare_widths()},
     }

@@ -2,10 +2,13 @@
 chunk of arms at a time (``study.core.state.chunk_width``), so it vectorizes for any K, and a
 lane's operations are those of a loop over its arms, in the same order.
 
-A pass keeps a lane's running numbers (a maximum, a sum) in a block's scratch array
-(``study.core.state.SCRATCH``) between its chunks, and starts them in registers in its first
-chunk; it writes the state's rows or the scratch array's, never both in a lane loop beside
-reading the other (``study.core.state.SCRATCH`` says why).
+Past ``UNROLLED_ARMS`` the state has room for a whole number of chunks (``padded``): the arms past
+K are never pulled, their rows are zeros or what a step left in them, and a pass leaves them
+out of what it computes (a mask where one is needed), so a pass is one loop over the chunks with
+no loop per arm for the rest. A pass keeps a lane's running numbers (a maximum, a sum) in a
+block's scratch array (``study.core.state.SCRATCH``) between its chunks, and starts them in
+registers in its first chunk; it writes the state's rows or the scratch array's, never both in
+a lane loop beside reading the other (``study.core.state.SCRATCH`` says why).
 
 Here are the pieces every nested driver shares: an arm's entry picked by a lane's arm, and a
 rollout added to the sums.
@@ -19,48 +22,51 @@ from study.core.state import ARM_REWARDS, PULLS, TOTAL, arm_row, chunk_width, la
 
 
 @inline_jit
-def whole_chunks(n_arms, chunk):  # pragma: no cover
-    """The end of the whole chunks of ``chunk`` arms among K = ``n_arms``: a pass takes arms 0,
-    chunk, ... below it a chunk at a time, and the rest one at a time."""
-    return n_arms // chunk * chunk
-
-
-@inline_jit
-def _pick(s, block, arms, lanes, w, out, first, width):  # pragma: no cover
-    for j in range(lanes):
-        arm = arms[j]
-        picked = select(first == 0, 0.0, w[out + j])
-        for i in range(width):
-            k = first + i
-            picked = select(arm == k, s[arm_row(block, k) + j], picked)
-        w[out + j] = picked
-
-
-@inline_jit
-def pick(n_arms, s, block, arms, lanes, w, out):  # pragma: no cover
-    """Every lane's entry of ``block`` (``VALUES``, ``PULLS`` ...) for its arm in ``arms`` (a
-    double) into row ``out`` of the scratch array ``w``: a ``select`` per arm, a masked move once
-    the lane loop vectorizes, where a gather would be slow."""
+def padded(n_arms):  # pragma: no cover
+    """The arms the state has room for: K rounded up to a whole number of chunks."""
     chunk = chunk_width(n_arms)
-    split = whole_chunks(n_arms, chunk)
-    for first in range(0, split, chunk):
-        _pick(s, block, arms, lanes, w, out, first, chunk)
-    for first in range(split, n_arms):
-        _pick(s, block, arms, lanes, w, out, first, 1)
+    return (n_arms + chunk - 1) // chunk * chunk
 
 
 @inline_jit
-def _count(s, arms, rewards, lanes, first, width):  # pragma: no cover
-    for j in range(lanes):
-        arm = arms[j]
-        reward = rewards[j]
-        for i in range(width):
-            k = first + i
-            hit = arm == k
-            pulls = s[arm_row(PULLS, k) + j]
-            s[arm_row(PULLS, k) + j] = select(hit, pulls + 1.0, pulls)
-            sums = s[arm_row(ARM_REWARDS, k) + j]
-            s[arm_row(ARM_REWARDS, k) + j] = select(hit, sums + reward, sums)
+def one_chunk(n_arms):  # pragma: no cover
+    """Whether one chunk holds every arm (a constant for LLVM)."""
+    return chunk_width(n_arms) == n_arms
+
+
+@inline_jit
+def picked(s, block, j, arm, entry, first, width):  # pragma: no cover
+    """Lane j's ``entry`` so far replaced by that of ``block`` of the arm ``arm`` (a double) if
+    it is among arms first .. first + width - 1: a ``select`` per arm, a masked move once the
+    lane loop vectorizes, where a gather would be slow."""
+    for i in range(width):
+        k = first + i
+        entry = select(arm == k, s[arm_row(block, k) + j], entry)
+    return entry
+
+
+@inline_jit
+def pick(n_arms, s, block, arms, lanes, out, at):  # pragma: no cover
+    """Every lane's entry of ``block`` (``VALUES``, ``PULLS`` ...) for its arm in ``arms`` into
+    ``out[at + j]`` (``picked``)."""
+    chunk = chunk_width(n_arms)
+    for first in range(0, padded(n_arms), chunk):
+        for j in range(lanes):
+            out[at + j] = picked(s, block, j, arms[j], select(first == 0, 0.0, out[at + j]),
+                                 first, chunk)
+
+
+@inline_jit
+def counted(s, j, arm, reward, first, width):  # pragma: no cover
+    """Lane j's rollout (it pulled ``arm`` and got ``reward``) added to the pulls and reward sum
+    of its arm if it is among arms first .. first + width - 1."""
+    for i in range(width):
+        k = first + i
+        hit = arm == k
+        pulls = s[arm_row(PULLS, k) + j]
+        s[arm_row(PULLS, k) + j] = select(hit, pulls + 1.0, pulls)
+        sums = s[arm_row(ARM_REWARDS, k) + j]
+        s[arm_row(ARM_REWARDS, k) + j] = select(hit, sums + reward, sums)
 
 
 @inline_jit
@@ -69,10 +75,8 @@ def count(n_arms, s, arms, rewards, lanes):  # pragma: no cover
     and reward sum and to its reward sum: a masked addition per arm once vectorized, which leaves
     the other arms' sums untouched (no 0 is added to them, nor a non-finite reward times 0)."""
     chunk = chunk_width(n_arms)
-    split = whole_chunks(n_arms, chunk)
-    for first in range(0, split, chunk):
-        _count(s, arms, rewards, lanes, first, chunk)
-    for first in range(split, n_arms):
-        _count(s, arms, rewards, lanes, first, 1)
+    for first in range(0, padded(n_arms), chunk):
+        for j in range(lanes):
+            counted(s, j, arms[j], rewards[j], first, chunk)
     for j in range(lanes):
         s[lane_row(TOTAL) + j] += rewards[j]

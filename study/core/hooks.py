@@ -12,12 +12,19 @@ A nested learner's run is a sequence of updates, each on a group of G rollouts (
 episode per update): ``prepare`` once before the group, ``choose`` for each rollout of the group,
 then ``learn_one`` (G = 1) or ``learn`` (G >= 2) from the whole group. Its state is the block's
 state array ``s`` (``study.core.state``: rows of ``LANES`` doubles, lane j of a row at its offset
-plus j). Each piece works on every lane of the block (``lanes``, a uint64), in passes whose loop
-over the lanes is innermost and branch-free, so that it vectorizes: a pass over the arms takes
-them a chunk at a time (``study.core.arms``), so it does whatever K is, and K = ``n_arms`` is a
-compile-time constant for small K (the loops over the chunks then unrolled). ``w`` is the
-block's scratch array (``study.core.state.SCRATCH``), any piece's between its passes.
-``PULLS``, ``ARM_REWARDS`` and ``TOTAL`` hold the sums before the update being learned.
+plus j). Each of these works on every lane of the block (``lanes``, a uint64), in passes whose
+loop over the lanes is innermost and branch-free, so that it vectorizes: a pass over the arms
+takes them a chunk at a time (``study.core.arms``), so it does whatever K is, and K =
+``n_arms`` is a compile-time constant for small K (the loops over the chunks then unrolled).
+``w`` is the block's scratch array (``study.core.state.SCRATCH``), any piece's between its
+passes. ``PULLS``, ``ARM_REWARDS`` and ``TOTAL`` hold the sums before the update being learned.
+
+``prepare_lane``, ``choose_lane`` and ``learn_one_lane`` are the same for one lane j, every arm
+in one go: where K is a constant up to ``study.core.state.UNROLLED_ARMS``, a driver calls the
+last two in one lane loop with the rollout's reward between them, which keeps a lane's arm,
+reward and weights in registers (at K = 3 a fifth faster than a loop per piece), and the first in
+a lane loop of its own. ``prepare``, ``choose`` and ``learn_one`` default to lane loops over
+them, so a learner that needs no passes of its own implements those alone.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ from collections.abc import Callable
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from study.core.arms import count, counted, pick
+from study.core.jit import inline_jit
+from study.core.state import NORM, TOTAL, VALUES, lane_row
 
 _IMPLEMENTATIONS: dict[tuple[str, str], Callable[..., object]] = {}
 
@@ -53,42 +64,88 @@ def resolve(stub: str, name: types.Type, default: Callable[..., object] | None
 def prepare(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
     """Before an update's rollouts, compute what every rollout of the group shares, for every
     lane (REINFORCE's softmax weights, into the ``WEIGHTS`` rows, and their sum, into the
-    ``NORM`` row). Default: nothing shared."""
+    ``NORM`` row). Default: a lane loop over ``prepare_lane``."""
 
 
-def _nothing_shared(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]  # pragma: no cover
-    pass
+@inline_jit
+def prepare_by_lane(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``prepare_lane`` for every lane, its number into the ``NORM`` row (``prepare``'s
+    default, and the drivers' where K is taken whole)."""
+    for j in range(lanes):
+        s[lane_row(NORM) + j] = prepare_lane(name, n_arms, s, j)
 
 
-def choose(name, n_arms, t, s, lanes, w, u_action, arms):  # type: ignore[no-untyped-def]
-    """The arm (as a float) that every lane pulls at rollout t, into ``arms`` (lanes,);
-    ``u_action`` (lanes,) holds the lanes' uniform action draws (``study.core.streams``'
-    MAIN)."""
+def _prepare_lanes(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]  # pragma: no cover
+    prepare_by_lane(name, n_arms, s, lanes, w)
+
+
+def prepare_lane(name, n_arms, s, j):  # type: ignore[no-untyped-def]
+    """``prepare`` for lane j alone, every arm in one go: what its rollouts share, and the
+    number they share (REINFORCE's softmax sum), which the caller puts in the ``NORM`` row.
+    Default: nothing shared, 1.0."""
+
+
+def _nothing_shared(name, n_arms, s, j):  # type: ignore[no-untyped-def]  # pragma: no cover
+    return 1.0
+
+
+def choose_lane(name, n_arms, t, s, j, u_action):  # type: ignore[no-untyped-def]
+    """The arm (a float) that lane j pulls at rollout t; ``u_action`` is its uniform action draw
+    (``study.core.streams``' MAIN)."""
+
+
+def choose(name, n_arms, t, s, lanes, w, u_action, arms, values):  # type: ignore[no-untyped-def]
+    """``choose_lane`` for every lane: its arm into ``arms`` (lanes,), and the arm's ``VALUES``
+    entry, the reward model's input, into ``values`` (lanes,); ``u_action`` (lanes,) holds the
+    draws. Default: a lane loop over ``choose_lane``, then the values picked."""
+
+
+def _choose_by_lane(name, n_arms, t, s, lanes, w, u_action, arms,
+                    values):  # type: ignore[no-untyped-def]  # pragma: no cover
+    for j in range(lanes):
+        arms[j] = choose_lane(name, n_arms, t, s, j, u_action[j])
+    pick(n_arms, s, VALUES, arms, lanes, values, 0)
+
+
+def learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm,
+                   reward):  # type: ignore[no-untyped-def]
+    """Update lane j's state from rollout t alone (G = 1), which pulled ``arm`` and got
+    ``reward``, and add the rollout to its sums (``study.core.arms.counted``); add 1 to its
+    ``ZERO_SIGNAL`` row when its advantage is 0. Default: the sums, nothing learned."""
+
+
+def _count_lane(name, n_arms, t, lr, baseline, s, j, arm,
+                reward):  # type: ignore[no-untyped-def]  # pragma: no cover
+    counted(s, j, arm, reward, 0, n_arms)
+    s[lane_row(TOTAL) + j] += reward
 
 
 def learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
               advantage):  # type: ignore[no-untyped-def]
-    """Update every lane's state from rollout t alone (G = 1), which pulled ``arms`` and got
-    ``rewards`` (both (lanes,)); ``advantage`` (lanes,) is scratch; add 1 to a lane's
-    ``ZERO_SIGNAL`` row when its advantage is 0. Default: nothing to learn."""
+    """``learn_one_lane`` for every lane, which pulled ``arms`` and got ``rewards`` (both
+    (lanes,)); ``advantage`` (lanes,) is scratch. Default: a lane loop over
+    ``learn_one_lane``."""
 
 
-def _learn_nothing_from_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
-                            advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
-    pass
+def _learn_one_by_lane(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
+                       advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
+    for j in range(lanes):
+        learn_one_lane(name, n_arms, t, lr, baseline, s, j, arms[j], rewards[j])
 
 
 def learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
           advantage):  # type: ignore[no-untyped-def]
     """Update the state of every lane from a group of G >= 2 rollouts t, t + 1, ..., t + G - 1
-    that pulled ``arms`` and got ``rewards`` (both (G, lanes)); ``advantage`` (G, lanes) is
-    scratch, and the ``NORM`` row holds the sum ``prepare`` left there; add 1 to a lane's
-    ``ZERO_SIGNAL`` when every advantage of its group is 0. Default: nothing to learn."""
+    that pulled ``arms`` and got ``rewards`` (both (G, lanes)), and add them to the sums, rollout
+    by rollout; ``advantage`` (G, lanes) is scratch, and the state's rows hold what ``prepare``
+    left there; add 1 to a lane's ``ZERO_SIGNAL`` when every advantage of its group is 0.
+    Default: the sums, nothing learned."""
 
 
 def _learn_nothing(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                    advantage):  # type: ignore[no-untyped-def]  # pragma: no cover
-    pass
+    for i in range(arms.shape[0]):
+        count(n_arms, s, arms[i], rewards[i], lanes)
 
 
 def score(name, lane, params, pulls, arm_rewards, scores):  # type: ignore[no-untyped-def]
@@ -126,20 +183,36 @@ def run_budget(name, model, k0, k1, values, parameters, budget, pulls,
     return (recommended arm, reward sum)."""
 
 
+@overload(prepare_lane, inline="always")
+def _prepare_lane(name, n_arms, s, j):  # type: ignore[no-untyped-def]
+    return resolve("prepare_lane", name, _nothing_shared)
+
+
 @overload(prepare, inline="always")
 def _prepare(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
-    return resolve("prepare", name, _nothing_shared)
+    return resolve("prepare", name, _prepare_lanes)
+
+
+@overload(choose_lane, inline="always")
+def _choose_lane(name, n_arms, t, s, j, u_action):  # type: ignore[no-untyped-def]
+    return resolve("choose_lane", name, None)
 
 
 @overload(choose, inline="always")
-def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # type: ignore[no-untyped-def]
-    return resolve("choose", name, None)
+def _choose(name, n_arms, t, s, lanes, w, u_action, arms, values):  # type: ignore[no-untyped-def]
+    return resolve("choose", name, _choose_by_lane)
+
+
+@overload(learn_one_lane, inline="always")
+def _learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm,
+                    reward):  # type: ignore[no-untyped-def]
+    return resolve("learn_one_lane", name, _count_lane)
 
 
 @overload(learn_one, inline="always")
 def _learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                advantage):  # type: ignore[no-untyped-def]
-    return resolve("learn_one", name, _learn_nothing_from_one)
+    return resolve("learn_one", name, _learn_one_by_lane)
 
 
 @overload(learn, inline="always")

@@ -36,6 +36,14 @@ process, before numba compiles anything; it is in this file so that changing it 
 numba cache's folder (``cache_dir``)."""
 llvm.set_option("", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
+UNSWITCH_THRESHOLD = 2000
+"""LLVM's limit on the size of a loop it copies once per value of a condition that does not change
+in it (its default is 50): the drivers' single-rollout lane loop tests the learner's baseline
+code, and only in a copy per baseline are the per-arm baseline's picks, which the others do not
+use, left out (at K = 3 a tenth of the episode). Set, as the unroll limit, for the whole
+process."""
+llvm.set_option("", f"-unswitch-threshold={UNSWITCH_THRESHOLD}")
+
 WIDE_VECTORS = "-prefer-256-bit"
 """Added to the host's CPU features where it has AVX-512 (and the user named no CPU or features
 of their own, ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``): LLVM's tuning for some CPU models

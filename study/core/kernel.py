@@ -8,15 +8,18 @@ whatever G is, and checkpoint B records the state after floor(B / G) updates.
 ``simulate_fixed_budget`` runs a learner that plans from the budget: each checkpoint is a run of
 its own from the start of the stream. Either takes the learner's name first, as a string literal,
 and is compiled once per learner with the learner's pieces inlined (``study.core.hooks``);
-the nested drivers also once per small K (``UNROLLED_ARMS``).
+the nested drivers also once per small K (``study.core.state.UNROLLED_ARMS``).
 
 Seeds advance in lockstep, ``LANES`` at a time: the state is one array of rows of lanes
 (``study.core.state``) and every loop over lanes is innermost and branch-free, so LLVM turns it
-into SIMD code. A single-rollout episode is two passes over the lanes: the learner's ``prepare``
-(the exponentials), then everything else, with the loops over the arms unrolled; the random
-draws are made ``BUFFERED`` episodes at a time in a loop of their own. (One pass for everything
-was slower: a lane's episode is then a long chain of dependent operations, and the processor
-could not overlap enough lanes to hide its latency.) The nested drivers simulate one block of
+into SIMD code. With K a constant up to ``UNROLLED_ARMS`` a single-rollout episode is two passes
+over the lanes, every arm in one go: the learner's ``prepare`` (the exponentials), then
+everything else (``choose_lane``, the reward, ``learn_one_lane``); past it, and for the pieces of
+a group, each piece makes passes over chunks of arms (``study.core.arms``), so that the lane
+loops vectorize whatever K is and the cost grows linearly in K. The random draws are made
+``BUFFERED`` episodes at a time in a loop of their own. (One pass for everything was slower: a
+lane's episode is then a long chain of dependent operations, and the processor could not overlap
+enough lanes to hide its latency.) The nested drivers simulate one block of
 lanes per call: the caller spreads the blocks over threads (the drivers hold no Python lock),
 rather than a numba ``prange``, whose parallel lowering is compiled again for every learner and
 K, as is any numba loop over blocks around a driver. A run writes only its own rows, and its
@@ -39,11 +42,24 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba import types
+from numba.extending import overload
 
-from study.core.arms import count, pick
+from study.core.arms import padded, pick, picked
 from study.core.bits import select
 from study.core.elementary import fast_log
-from study.core.hooks import choose, learn, learn_one, policy_mean, prepare, run_budget, score
+from study.core.hooks import (
+    choose,
+    choose_lane,
+    learn,
+    learn_one,
+    learn_one_lane,
+    policy_mean,
+    prepare,
+    prepare_by_lane,
+    run_budget,
+    score,
+)
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.philox import philox_block, stream_block, stream_schedule, unit32
 from study.core.reward_hooks import cut, draws_own, lifted_at, outcome, own_pair, own_stream, shaped
@@ -58,6 +74,7 @@ from study.core.state import (
     SINGLES,
     STRIDE,
     TOTAL,
+    UNROLLED_ARMS,
     VALUES,
     ZERO_SIGNAL,
     arm_count,
@@ -198,39 +215,131 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, values, bu
 
 
 @inline_jit
-def _rewards(model, n_arms, s, lanes, w, arms, u_reward, own, parameters,
+def _rewards(model, lanes, values, u_reward, own, parameters,
              rewards) -> None:  # pragma: no cover
-    """Every lane's reward for pulling its arm in ``arms`` into ``rewards``: the reward model's
-    outcome for the arm's value (picked into row 0 of the scratch array ``w``), from the lane's
-    reward draw in ``u_reward`` and own draw in ``own``."""
-    value = lane_row(0)
-    pick(n_arms, s, VALUES, arms, lanes, w, value)
+    """Every lane's reward into ``rewards``: the reward model's outcome for the pulled arm's value
+    in ``values`` (``choose``'s), from the lane's reward draw in ``u_reward`` and own draw in
+    ``own``."""
     for j in range(lanes):
-        rewards[j] = outcome(model, w[value + j], u_reward[j], own[j], parameters)
+        rewards[j] = outcome(model, values[j], u_reward[j], own[j], parameters)
 
 
 @inline_jit
-def _one_rollout(name, model, n_arms, t, lanes, lr, baseline, s, w, actions, draws, own,
-                 parameters, arms, rewards, advantage) -> None:  # pragma: no cover
+def _rollout_lane(name, model, n_arms, t, s, j, u_action, u_reward, own,
+                  parameters):  # pragma: no cover
+    """Lane j's rollout t, every arm in one go: (arm, reward)."""
+    arm = choose_lane(name, n_arms, t, s, j, u_action)
+    return arm, outcome(model, picked(s, VALUES, j, arm, 0.0, 0, n_arms), u_reward, own,
+                        parameters)
+
+
+def _whole(literal: types.Type) -> bool | None:
+    """Whether a driver compiled for the literal K ``literal`` runs a rollout lane by lane, every
+    arm in one go (``study.core.hooks``: K a constant up to ``UNROLLED_ARMS``), rather than in
+    passes over chunks of arms; None while ``literal`` is not yet a literal (numba then retries
+    with it). Decided when numba types the driver, so that it compiles one of the two: typed
+    both, a driver took twice as long to compile."""
+    if not isinstance(literal, types.IntegerLiteral):
+        return None
+    return 0 < literal.literal_value <= UNROLLED_ARMS
+
+
+def _rollouts(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own, parameters,
+              arms, values, rewards):  # type: ignore[no-untyped-def]
+    """Every lane's rollout t: its arm (the learner's ``choose``) into ``arms``, its reward
+    into ``rewards`` (``values``: scratch); lane by lane where ``literal``, the driver's literal
+    K, is one to take whole (``_whole``)."""
+
+
+def _rollouts_by_lane(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own,
+                      parameters, arms, values, rewards):  # pragma: no cover
+    for j in range(lanes):
+        arms[j], rewards[j] = _rollout_lane(name, model, n_arms, t, s, j, actions[j], draws[j],
+                                            own[j], parameters)
+
+
+def _rollouts_in_passes(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own,
+                        parameters, arms, values, rewards):  # pragma: no cover
+    choose(name, n_arms, t, s, lanes, w, actions, arms, values)
+    _rewards(model, lanes, values, draws, own, parameters, rewards)
+
+
+@overload(_rollouts, inline="always")
+def _rollouts_overload(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own,
+                       parameters, arms, values, rewards):  # type: ignore[no-untyped-def]
+    whole = _whole(literal)
+    if whole is None:
+        return None
+    return _rollouts_by_lane if whole else _rollouts_in_passes
+
+
+def _prepare(literal, name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
+    """The learner's ``prepare``: lane by lane where ``literal`` is a K to take whole
+    (``_whole``)."""
+
+
+@overload(_prepare, inline="always")
+def _prepare_overload(literal, name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
+    whole = _whole(literal)
+    if whole is None:
+        return None
+
+    def in_passes(literal, name, n_arms, s, lanes, w):  # pragma: no cover
+        prepare(name, n_arms, s, lanes, w)
+
+    def by_lane(literal, name, n_arms, s, lanes, w):  # pragma: no cover
+        prepare_by_lane(name, n_arms, s, lanes, w)
+
+    return by_lane if whole else in_passes
+
+
+def _one_rollout(literal, name, model, n_arms, t, lanes, lr, baseline, s, w, actions, draws,
+                 own, parameters, arms, values, rewards,
+                 advantage):  # type: ignore[no-untyped-def]
     """A single-rollout update of every lane (G = 1): the learner's ``prepare`` (the
-    exponentials) and ``choose``, the rewards, its ``learn_one`` and the sums, each in passes
-    over the lanes; the arms and rewards are left in ``arms`` and ``rewards`` for the curves. No
-    store in a pass is conditional (that would keep LLVM from vectorizing it)."""
+    exponentials), then its ``choose``, the rewards and its ``learn_one``, the three in one lane
+    loop where ``literal`` is a K to take whole (``_whole``). The arms and rewards are left in
+    ``arms`` and ``rewards`` for the curves. No store in a lane loop is conditional (that would
+    keep LLVM from vectorizing it)."""
+
+
+def _one_rollout_by_lane(literal, name, model, n_arms, t, lanes, lr, baseline, s, w, actions,
+                         draws, own, parameters, arms, values, rewards,
+                         advantage):  # pragma: no cover
+    prepare_by_lane(name, n_arms, s, lanes, w)
+    for j in range(lanes):
+        arm, reward = _rollout_lane(name, model, n_arms, t, s, j, actions[j], draws[j], own[j],
+                                    parameters)
+        learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm, reward)
+        arms[j] = arm
+        rewards[j] = reward
+
+
+def _one_rollout_in_passes(literal, name, model, n_arms, t, lanes, lr, baseline, s, w, actions,
+                           draws, own, parameters, arms, values, rewards,
+                           advantage):  # pragma: no cover
     prepare(name, n_arms, s, lanes, w)
-    choose(name, n_arms, t, s, lanes, w, actions, arms)
-    _rewards(model, n_arms, s, lanes, w, arms, draws, own, parameters, rewards)
+    choose(name, n_arms, t, s, lanes, w, actions, arms, values)
+    _rewards(model, lanes, values, draws, own, parameters, rewards)
     learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards, advantage)
-    count(n_arms, s, arms, rewards, lanes)
+
+
+@overload(_one_rollout, inline="always")
+def _one_rollout_overload(literal, name, model, n_arms, t, lanes, lr, baseline, s, w, actions,
+                          draws, own, parameters, arms, values, rewards,
+                          advantage):  # type: ignore[no-untyped-def]
+    whole = _whole(literal)
+    if whole is None:
+        return None
+    return _one_rollout_by_lane if whole else _one_rollout_in_passes
 
 
 @inline_jit
 def _learn_group(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards,
                  advantage) -> None:  # pragma: no cover
     """The learner's update from every lane's group that starts at rollout t (``pulled``,
-    ``rewards``: (G, lanes)), then the group's rollouts added to each lane's sums."""
+    ``rewards``: (G, lanes)), the group's rollouts added to each lane's sums."""
     learn(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards, advantage)
-    for i in range(pulled.shape[0]):
-        count(n_arms, s, pulled[i], rewards[i], lanes)
 
 
 @inline_jit
@@ -258,13 +367,15 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
     """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
     its lanes and the schedules of the main stream and the reward model's (``stream_schedule``;
     the second unused for a model without a stream of its own), and room for the draws of
-    ``BUFFERED`` rollouts (the reward model's own draws zero for a model without them) and for
-    one lane's scores. Unused lanes of a last, partial block repeat the first run; their results
-    are not written and they are left out of the curves."""
+    ``BUFFERED`` rollouts (the reward model's own draws zero for a model without them), the
+    block's scratch array (``study.core.state.SCRATCH``) and room for one lane's scores. The
+    state has room for ``study.core.arms.padded`` arms. Unused lanes of a last, partial block
+    repeat the first run; their results are not written and they are left out of the curves."""
     used = keys.shape[0]
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
-    s = np.zeros(rows(n_arms) * STRIDE)
+    room = padded(n_arms)
+    s = np.zeros(rows(room) * STRIDE)
     for j in range(np.uint64(lanes)):
         row = j if j < used else np.uint64(0)
         k0[j] = keys[row, 0]
@@ -273,7 +384,7 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
             s[arm_row(VALUES, k) + j] = values[row, k]
             s[arm_row(BEST, k) + j] = np.float64(best[row, k])
     c2, c3 = own_stream(model)
-    return (s, s.reshape((rows(n_arms), STRIDE)), np.empty(SCRATCH * STRIDE), k0, k1,
+    return (s, s.reshape((rows(room), STRIDE)), np.empty(SCRATCH * STRIDE), k0, k1,
             main_schedule(k0, k1), stream_schedule(c2, c3, k0, k1),
             np.empty((2 * BUFFERED, lanes)), np.zeros((BUFFERED, lanes)), np.empty(n_arms))
 
@@ -325,14 +436,16 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
                                                                    values, best)
     width = np.uint64(lanes)
     pulled = np.empty(lanes)
+    chosen = np.empty(lanes)
     rewards = np.empty(lanes)
     advantage = np.empty(lanes)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for t in range(budgets[-1]):
         row = _draw(t, main, mine, model, uniforms, own)
-        _one_rollout(name, model, arms, t, width, lr, baseline, s, w, uniforms[2 * row],
-                     uniforms[2 * row + 1], own[row], parameters, pulled, rewards, advantage)
+        _one_rollout(n_arms, name, model, arms, t, width, lr, baseline, s, w, uniforms[2 * row],
+                     uniforms[2 * row + 1], own[row], parameters, pulled, chosen, rewards,
+                     advantage)
         if curve_optimal.shape[0] > 0:
             _add_trace(arms, s, width, w, used, pulled, rewards, t, curve_optimal, curve_reward)
         # Checked here, so that the call (and numba's reference counting of its arguments)
@@ -360,18 +473,18 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
                                                                    values, best)
     width = np.uint64(lanes)
     pulled = np.empty((group, lanes))
+    chosen = np.empty(lanes)
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
     checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for update in range(budgets[-1] // group):
-        prepare(name, arms, s, width, w)
+        _prepare(n_arms, name, arms, s, width, w)
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            choose(name, arms, t, s, width, w, uniforms[2 * row], pulled[i])
-            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
-                     parameters, rewards[i])
+            _rollouts(n_arms, name, model, arms, t, s, width, w, uniforms[2 * row],
+                      uniforms[2 * row + 1], own[row], parameters, pulled[i], chosen, rewards[i])
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
                            curve_reward)
@@ -424,10 +537,10 @@ def simulate_fixed_budget(
 def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
     """``per_arm[arm]`` for the arm ``arm`` (a double): a ``select`` per arm, which vectorizes
     where a gather would not (``study.core.arms.pick``)."""
-    picked = 0.0
+    entry = 0.0
     for k in range(n_arms):
-        picked = select(arm == k, per_arm[k], picked)
-    return picked
+        entry = select(arm == k, per_arm[k], entry)
+    return entry
 
 
 @inline_jit
@@ -478,6 +591,7 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     length_schedule = stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1)
     length_draws = np.zeros((BUFFERED, lanes))
     pulled = np.empty((group, lanes))
+    chosen = np.empty(lanes)
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
     cost = np.zeros(lanes)
@@ -498,7 +612,7 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     update = 0
     width = np.uint64(lanes)
     while waiting > 0:
-        prepare(name, arms, s, width, w)
+        _prepare(n_arms, name, arms, s, width, w)
         for j in range(width):
             answered[j] = 0.0
         for i in range(group):
@@ -506,9 +620,8 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
             row = _draw(t, main, mine, model, uniforms, own)
             if law == GEOMETRIC and row == 0:
                 draw_uniforms(t // 4, length_schedule, length_draws)
-            choose(name, arms, t, s, width, w, uniforms[2 * row], pulled[i])
-            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
-                     parameters, rewards[i])
+            _rollouts(n_arms, name, model, arms, t, s, width, w, uniforms[2 * row],
+                      uniforms[2 * row + 1], own[row], parameters, pulled[i], chosen, rewards[i])
             if law == GEOMETRIC:
                 for j in range(width):
                     length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
@@ -541,7 +654,6 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
         if group == 1:
             learn_one(name, arms, update, lr, baseline, s, width, w, pulled[0], rewards[0],
                       advantage[0])
-            count(arms, s, pulled[0], rewards[0], width)
         else:
             _learn_group(name, arms, update * group, lr, baseline, s, width, w, pulled,
                          rewards, advantage)

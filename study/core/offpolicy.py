@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 
 from study.core.advantages import count_zero_signal, group_advantages
-from study.core.arms import count
+from study.core.arms import count, padded
 from study.core.bits import select
 from study.core.elementary import fast_log
 from study.core.gaussian import box_muller
@@ -346,11 +346,12 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
     pulled = np.empty((group, lanes))
+    chosen = np.empty(lanes)
     rewards = np.empty((group, lanes))
     advantage = np.empty((group, lanes))
     factors = np.ones((group, lanes))
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
-    o = np.ones(rows(arms) * STRIDE)  # KEPT: all, as with top_p 1
+    o = np.ones(rows(padded(arms)) * STRIDE)  # KEPT: all, as with top_p 1
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
     checkpoint = _FIRST
@@ -378,9 +379,9 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
             inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), uniforms[2 * row], width, w,
-                        pulled[i])
-            _rewards(model, arms, s, width, w, pulled[i], uniforms[2 * row + 1], own[row],
-                     parameters, rewards[i])
+                        s, pulled[i], chosen)
+            _rewards(model, width, chosen, uniforms[2 * row + 1], own[row], parameters,
+                     rewards[i])
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
                            curve_reward)

@@ -11,43 +11,51 @@ from __future__ import annotations
 
 import numpy as np
 
-from study.core.arms import whole_chunks
+from study.core.arms import padded
 from study.core.bits import select
 from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit
-from study.core.state import arm_row, chunk_width, lane_row
+from study.core.state import STRIDE, VALUES, arm_row, chunk_width
 
 _TOP, _LOST, _RUNNING = range(3)
-"""The scratch rows: the largest logit (an inverse CDF's threshold), whether a logit is NaN, a
-running sum."""
+"""The scratch rows: the largest logit, whether a logit is NaN, a running sum."""
+_TOP_ROW, _LOST_ROW, _RUNNING_ROW = (np.uint64(row * STRIDE) for row in (_TOP, _LOST, _RUNNING))
 
 
 @inline_jit
-def _largest(a, logit_block, lanes, w, first, width):  # pragma: no cover
-    for j in range(lanes):
-        # From -inf, not from the first logit: the same largest logit, the same zero of two
-        # equal ones, and NaN is flagged apart.
-        top = select(first == 0, -np.inf, w[lane_row(_TOP) + j])
-        lost = select(first == 0, 0.0, w[lane_row(_LOST) + j])
-        for i in range(width):
-            logit = a[arm_row(logit_block, first + i) + j]
-            top = select(logit > top, logit, top)
-            lost = select(logit != logit, 1.0, lost)
-        w[lane_row(_TOP) + j] = top
-        w[lane_row(_LOST) + j] = lost
+def _largest(a, logit_block, n_arms, j, top, lost, first, width):  # pragma: no cover
+    """Lane j's largest logit and whether a logit is NaN so far, with arms first .. first +
+    width - 1 (those past K left out)."""
+    for i in range(width):
+        k = first + i
+        logit = select(k < n_arms, a[arm_row(logit_block, k) + j], -np.inf)
+        top = select(logit > top, logit, top)
+        lost = lost | (logit != logit)
+    return top, lost
 
 
 @inline_jit
-def _weights(a, logit_block, weight_block, lanes, w, first, width):  # pragma: no cover
-    for j in range(lanes):
-        top = select(w[lane_row(_LOST) + j] != 0.0, np.nan, w[lane_row(_TOP) + j])
-        total = select(first == 0, 0.0, w[lane_row(_RUNNING) + j])
-        for i in range(width):
-            k = first + i
-            weight = fast_exp(a[arm_row(logit_block, k) + j] - top)
-            a[arm_row(weight_block, k) + j] = weight
-            total += weight
-        w[lane_row(_RUNNING) + j] = total
+def _weights(a, logit_block, weight_block, n_arms, j, top, total, first,
+             width):  # pragma: no cover
+    """Lane j's weights exp(l - top) of arms first .. first + width - 1 stored (0 past K), and
+    its sum so far with them."""
+    for i in range(width):
+        k = first + i
+        weight = select(k < n_arms, fast_exp(a[arm_row(logit_block, k) + j] - top), 0.0)
+        a[arm_row(weight_block, k) + j] = weight
+        total += weight
+    return total
+
+
+@inline_jit
+def softmax_lane(n_arms, a, logit_block, weight_block, j):  # pragma: no cover
+    """``softmax_weights`` for lane j alone, every arm in one go; returns the weights' sum. The
+    largest logit by a chain of K - 1 comparisons from the first arm's (this lane loop is bound
+    by its latency)."""
+    first = a[arm_row(logit_block, 0) + j]
+    top, lost = _largest(a, logit_block, n_arms, j, first, first != first, 1, n_arms - 1)
+    return _weights(a, logit_block, weight_block, n_arms, j, select(lost, np.nan, top), 0.0, 0,
+                    n_arms)
 
 
 @inline_jit
@@ -55,51 +63,69 @@ def softmax_weights(n_arms, a, logit_block, weight_block, norm, lanes, w):  # pr
     """Every lane's softmax weights exp(l - max l) into ``weight_block`` of ``a``, from the
     logits in its ``logit_block`` (the same block: the weights overwrite the logits), and their
     sum into the single row at offset ``norm``; ``w`` is the block's scratch array."""
-    # The largest logit, NaN if any is NaN, as np.maximum gives it; the NaN test kept off
-    # the chain of comparisons, where np.maximum's NaN handling sat at every step. Which of
-    # two equal zeros is kept does not matter: it is subtracted from the logits, and
-    # exp(+0) = exp(-0) = 1.
+    # The largest logit, NaN if any is NaN, as np.maximum gives it; the NaN test kept off the
+    # chain of comparisons, where np.maximum's NaN handling sat at every step. From -inf, not
+    # from the first arm's logit: the same largest logit, the same of two equal zeros (which
+    # does not matter: it is subtracted from the logits, and exp(+0) = exp(-0) = 1), and NaN
+    # is flagged apart. A sum that adds 0.0 for the arms past K is the same sum (it is never
+    # -0.0).
     chunk = chunk_width(n_arms)
-    split = whole_chunks(n_arms, chunk)
-    for first in range(0, split, chunk):
-        _largest(a, logit_block, lanes, w, first, chunk)
-    for first in range(split, n_arms):
-        _largest(a, logit_block, lanes, w, first, 1)
-    for first in range(0, split, chunk):
-        _weights(a, logit_block, weight_block, lanes, w, first, chunk)
-    for first in range(split, n_arms):
-        _weights(a, logit_block, weight_block, lanes, w, first, 1)
+    room = padded(n_arms)
+    for first in range(0, room, chunk):
+        for j in range(lanes):
+            top, lost = _largest(a, logit_block, n_arms, j,
+                                 select(first == 0, -np.inf, w[_TOP_ROW + j]),
+                                 (first > 0) & (w[_LOST_ROW + j] != 0.0), first, chunk)
+            w[_TOP_ROW + j] = top
+            w[_LOST_ROW + j] = select(lost, 1.0, 0.0)
+    for first in range(0, room, chunk):
+        for j in range(lanes):
+            top = select(w[_LOST_ROW + j] != 0.0, np.nan, w[_TOP_ROW + j])
+            w[_RUNNING_ROW + j] = _weights(a, logit_block, weight_block, n_arms, j, top,
+                                           select(first == 0, 0.0, w[_RUNNING_ROW + j]), first,
+                                           chunk)
     for j in range(lanes):
-        a[norm + j] = w[lane_row(_RUNNING) + j]
+        a[norm + j] = w[_RUNNING_ROW + j]
 
 
 @inline_jit
-def _cumulate(a, weight_block, norm, u, last, lanes, w, arms, first,
+def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, first,
               width):  # pragma: no cover
-    for j in range(lanes):
-        threshold = u[j] * a[norm + j]
-        cumulative = select(first == 0, 0.0, w[lane_row(_RUNNING) + j])
-        arm = select(first == 0, 0.0, arms[j])
-        for i in range(width):
-            k = first + i
-            cumulative += a[arm_row(weight_block, k) + j]
-            arm = select((cumulative <= threshold) & (k < last), arm + 1.0, arm)
-        w[lane_row(_RUNNING) + j] = cumulative
-        arms[j] = arm
+    """Lane j's cumulative weight, arm and the arm's value so far, with arms first .. first +
+    width - 1. The value is picked as the arm grows: when arm k is reached, the arm so far is k
+    exactly if every arm before it was passed, and the arm never grows past the one drawn, so
+    the last pick is the drawn arm's."""
+    for i in range(width):
+        k = first + i
+        value = select(arm == k, s[arm_row(VALUES, k) + j], value)
+        cumulative += a[arm_row(weight_block, k) + j]
+        arm = select((cumulative <= threshold) & (k < last), arm + 1.0, arm)
+    return cumulative, arm, value
 
 
 @inline_jit
-def inverse_cdf(n_arms, a, weight_block, norm, u, lanes, w, arms):  # pragma: no cover
-    """Every lane's arm (a double) into ``arms``: for the threshold u times the weights' sum (the
-    uniform draws ``u``, the sums in the single row at offset ``norm``), the first arm whose
-    cumulative weight in ``weight_block`` of ``a`` exceeds it (the last arm if rounding leaves
-    none); ``w`` is the block's scratch array."""
+def inverse_cdf_lane(n_arms, a, weight_block, norm, j, u, s):  # pragma: no cover
+    """``inverse_cdf`` for lane j alone, its draw ``u``, every arm in one go: (arm, value)."""
+    _, arm, value = _cumulate(a, weight_block, s, j, u * a[norm + j], n_arms - 1, 0.0, 0.0, 0.0,
+                              0, n_arms)
+    return arm, value
+
+
+@inline_jit
+def inverse_cdf(n_arms, a, weight_block, norm, u, lanes, w, s, arms, values):  # pragma: no cover
+    """Every lane's arm (a double) into ``arms`` and its ``VALUES`` entry in the state ``s`` into
+    ``values``: for the threshold u times the weights' sum (the uniform draws ``u``, the sums in
+    the single row at offset ``norm``), the first arm whose cumulative weight in
+    ``weight_block`` of ``a`` exceeds it (the last arm if rounding leaves none); ``w`` is the
+    block's scratch array."""
     # Without a branch: the arm is the number of arms k < K - 1 whose cumulative weight is
     # <= the threshold (cumulative weights only grow). The count grows by ``select`` (a masked
     # add once vectorized), not by `x if c else y`, which numba lowers to branches.
     chunk = chunk_width(n_arms)
-    split = whole_chunks(n_arms, chunk)
-    for first in range(0, split, chunk):
-        _cumulate(a, weight_block, norm, u, n_arms - 1, lanes, w, arms, first, chunk)
-    for first in range(split, n_arms):
-        _cumulate(a, weight_block, norm, u, n_arms - 1, lanes, w, arms, first, 1)
+    for first in range(0, padded(n_arms), chunk):
+        for j in range(lanes):
+            cumulative, arms[j], values[j] = _cumulate(
+                a, weight_block, s, j, u[j] * a[norm + j], n_arms - 1,
+                select(first == 0, 0.0, w[_RUNNING_ROW + j]), select(first == 0, 0.0, arms[j]),
+                select(first == 0, 0.0, values[j]), first, chunk)
+            w[_RUNNING_ROW + j] = cumulative

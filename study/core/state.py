@@ -62,19 +62,16 @@ In the state they would sit a distance from the arms' rows that depends on K, an
 that wrote either beside reading the other would need a run-time overlap check; LLVM's check
 took the rows of two interleaved blocks of the arms for overlapping and ran the loop scalar. Of
 another array, the check is one range against another, which passes."""
-UNROLLED_ARMS = 20
-"""The largest K the drivers are compiled for one by one (they take K itself up to it, 0 past it):
-with K a constant the loops over the arms are unrolled, a lane loop over at most ``WHOLE_ARMS``
-of them taking them all at once (``chunk_width``). One compilation serves every larger K."""
-WHOLE_ARMS = 16
-"""The most arms a lane loop takes at once: up to it, a pass over the arms is one lane loop (K a
-constant); past it, chunks of ``ARM_CHUNK``."""
+UNROLLED_ARMS = 16
+"""The largest K the drivers are compiled for one by one (they take K itself up to it, 0 past
+it): with K a constant every loop over the arms is unrolled, and a pass over them is one lane
+loop that takes them all at once (``chunk_width``). One compilation serves every larger K."""
 ARM_CHUNK = 4
-"""Arms a lane loop over the arms takes at a time past ``WHOLE_ARMS``: their rows' loads and
+"""Arms a lane loop over the arms takes at a time past ``UNROLLED_ARMS``: their rows' loads and
 stores, and a lane's running numbers (a maximum, a sum) held in registers across them, where a
 loop per arm would load and store the running numbers at every arm. A chunk's loop over its arms
 has this constant trip count, so LLVM unrolls it and vectorizes the lane loop around it, for
-any K; the arms past the last whole chunk take a loop each."""
+any K; the state has room for a whole number of chunks (``study.core.arms.padded``)."""
 BUFFERED = 64
 """Episodes whose random draws are made in one go (even: a Philox block serves two episodes);
 they are kept in arrays of their own (a row of the state read at an offset known only at run time
@@ -142,7 +139,7 @@ def arm_count(typingctx, n_arms, otherwise):  # type: ignore[no-untyped-def]  # 
     """K from the driver's literal ``n_arms`` (an intp): the literal itself, a compile-time
     constant of LLVM's, or where it is 0, ``otherwise`` (the arm values' K, which is then past
     ``UNROLLED_ARMS``) as max(otherwise, UNROLLED_ARMS + 1), so that LLVM knows it is past
-    ``WHOLE_ARMS`` and ``chunk_width`` is the constant ``ARM_CHUNK``. (numba passes a literal
+    ``UNROLLED_ARMS`` and ``chunk_width`` is the constant ``ARM_CHUNK``. (numba passes a literal
     argument at run time all the same, so arithmetic on it would stay symbolic in LLVM's
     eyes.)"""
     if not isinstance(n_arms, types.IntegerLiteral) or not isinstance(otherwise, types.Integer):
@@ -161,14 +158,14 @@ def arm_count(typingctx, n_arms, otherwise):  # type: ignore[no-untyped-def]  # 
 @intrinsic
 def chunk_width(typingctx, n_arms):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Arms a lane loop of a pass over K = ``n_arms`` arms takes at once: K up to
-    ``WHOLE_ARMS``, else ``ARM_CHUNK`` (a constant for LLVM where K is one, and past
-    ``WHOLE_ARMS`` where K is ``arm_count``'s)."""
+    ``UNROLLED_ARMS``, else ``ARM_CHUNK`` (a constant for LLVM where K is one, and past
+    ``UNROLLED_ARMS`` where K is ``arm_count``'s)."""
     if not _integers(n_arms):
         return None
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         k = context.cast(builder, args[0], signature.args[0], types.intp)
-        whole = builder.icmp_signed("<=", k, ir.Constant(k.type, WHOLE_ARMS))
+        whole = builder.icmp_signed("<=", k, ir.Constant(k.type, UNROLLED_ARMS))
         return builder.select(whole, k, ir.Constant(k.type, ARM_CHUNK))
 
     return types.intp(n_arms), codegen

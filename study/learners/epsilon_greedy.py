@@ -29,38 +29,29 @@ def register() -> None:
     means (the stub's default)."""
     import numpy as np
 
-    from study.core.hooks import choose, implement
-    from study.core.state import ARM_REWARDS, PULLS, WEIGHTS, arm_row, lane_row
+    from study.core.hooks import choose_lane, implement
+    from study.core.state import ARM_REWARDS, PULLS, WEIGHTS, arm_row
 
-    @implement(choose, LEARNER.name)
-    def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # pragma: no cover
-        # The estimates Q go into the learner's scratch rows, a lane's largest, its greedy arms
-        # counted and its pick into the block's scratch array; a pass over the lanes per arm.
-        top, tied, pick = lane_row(0), lane_row(1), lane_row(2)
-        for j in range(lanes):
-            w[top + j] = -np.inf
-            w[tied + j] = 0.0
+    @implement(choose_lane, LEARNER.name)
+    def _choose_lane(name, n_arms, t, s, j, u_action):  # pragma: no cover
+        # The estimates Q go into the learner's scratch rows.
+        top = -np.inf
         for k in range(n_arms):
-            for j in range(lanes):
-                estimate = (s[arm_row(ARM_REWARDS, k) + j]
-                            / np.maximum(s[arm_row(PULLS, k) + j], 1.0))
-                s[arm_row(WEIGHTS, k) + j] = estimate
-                w[top + j] = np.maximum(w[top + j], estimate)
+            estimate = (s[arm_row(ARM_REWARDS, k) + j]
+                        / np.maximum(s[arm_row(PULLS, k) + j], 1.0))
+            s[arm_row(WEIGHTS, k) + j] = estimate
+            top = np.maximum(top, estimate)
+        tied = 0.0
         for k in range(n_arms):
-            for j in range(lanes):
-                w[tied + j] += np.float64(s[arm_row(WEIGHTS, k) + j] == w[top + j])
-        for j in range(lanes):
-            w[pick + j] = np.floor((u_action[j] - EPSILON) / (1.0 - EPSILON) * w[tied + j])
-            w[tied + j] = 0.0
-            arms[j] = 0.0
+            tied += np.float64(s[arm_row(WEIGHTS, k) + j] == top)
+        pick = np.floor((u_action - EPSILON) / (1.0 - EPSILON) * tied)
         # The pick-th greedy arm is the number of arms k < K - 1 with at most pick greedy arms
         # among arms 0 .. k (branch-free, as REINFORCE's inverse CDF).
+        tied = 0.0
+        arm = 0.0
         for k in range(n_arms - 1):
-            for j in range(lanes):
-                w[tied + j] += np.float64(s[arm_row(WEIGHTS, k) + j] == w[top + j])
-                arms[j] += np.float64(w[tied + j] <= w[pick + j])
-        for j in range(lanes):
-            u = u_action[j]
-            explore = np.float64(u < EPSILON)
-            uniform = np.minimum(np.floor(u / EPSILON * n_arms), n_arms - 1.0)
-            arms[j] = explore * uniform + (1.0 - explore) * arms[j]
+            tied += np.float64(s[arm_row(WEIGHTS, k) + j] == top)
+            arm += np.float64(tied <= pick)
+        explore = np.float64(u_action < EPSILON)
+        uniform = np.minimum(np.floor(u_action / EPSILON * n_arms), n_arms - 1.0)
+        return explore * uniform + (1.0 - explore) * arm

@@ -58,12 +58,23 @@ def register() -> None:
     import numpy as np
 
     from study.core.advantages import count_zero_signal, group_advantages
-    from study.core.arms import pick, whole_chunks
+    from study.core.arms import counted, padded, pick, picked
     from study.core.bits import select
     from study.core.fastexp import fast_exp
-    from study.core.hooks import choose, implement, learn, learn_one, policy_mean, prepare, score
+    from study.core.hooks import (
+        choose,
+        choose_lane,
+        implement,
+        learn,
+        learn_one,
+        learn_one_lane,
+        policy_mean,
+        prepare,
+        prepare_lane,
+        score,
+    )
     from study.core.jit import inline_jit
-    from study.core.softmax import inverse_cdf, softmax_weights
+    from study.core.softmax import inverse_cdf, inverse_cdf_lane, softmax_lane, softmax_weights
     from study.core.state import (
         ARM_REWARDS,
         NORM,
@@ -84,64 +95,93 @@ def register() -> None:
         # Softmax weights exp(l - max l) and their sum: the policy of the whole group.
         softmax_weights(n_arms, s, PARAMS, WEIGHTS, lane_row(NORM), lanes, w)
 
+    @implement(prepare_lane, LEARNER.name)
+    def _prepare_lane(name, n_arms, s, j):  # pragma: no cover
+        return softmax_lane(n_arms, s, PARAMS, WEIGHTS, j)
+
+    @implement(choose_lane, LEARNER.name)
+    def _choose_lane(name, n_arms, t, s, j, u_action):  # pragma: no cover
+        return inverse_cdf_lane(n_arms, s, WEIGHTS, lane_row(NORM), j, u_action, s)[0]
+
     @implement(choose, LEARNER.name)
-    def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # pragma: no cover
-        inverse_cdf(n_arms, s, WEIGHTS, lane_row(NORM), u_action, lanes, w, arms)
+    def _choose(name, n_arms, t, s, lanes, w, u_action, arms, values):  # pragma: no cover
+        inverse_cdf(n_arms, s, WEIGHTS, lane_row(NORM), u_action, lanes, w, s, arms, values)
 
     @inline_jit
-    def _advantages(n_arms, baseline, t, s, lanes, w, arms, rewards,
-                    advantage):  # pragma: no cover
-        """Every lane's advantage A = r - b of a rollout, with the baseline computed before its
-        group. The branches test the baseline's code and t, the same for every lane, outside the
-        lane loops; only the chosen baseline is computed."""
+    def _baseline(baseline, t, total, reward, sums, pulls):  # pragma: no cover
+        """A rollout's baseline computed before its group, b_i, from its lane's reward sum
+        ``total`` and its arm's reward sum ``sums`` and ``pulls``. The branches test the
+        baseline's code and t, the same for every lane, so the lane loop still vectorizes (LLVM
+        makes a copy of it per baseline); the caller loads every input before them (a load in a
+        branch kept LLVM from making it a select and the lane loop scalar), and only the chosen
+        baseline is computed."""
         if baseline == _PER_ARM:
             # Before the arm's first pull its reward sum is 0, and 0 / max(0, 1) = 0.
-            sums, pulls = lane_row(_SUMS), lane_row(_PULLS)
-            pick(n_arms, s, ARM_REWARDS, arms, lanes, w, sums)
-            pick(n_arms, s, PULLS, arms, lanes, w, pulls)
-            for j in range(lanes):
-                advantage[j] = rewards[j] - w[sums + j] / np.maximum(w[pulls + j], 1.0)
-        elif baseline == _RUNNING_MEAN_INCLUSIVE:
-            for j in range(lanes):
-                advantage[j] = rewards[j] - (s[lane_row(TOTAL) + j] + rewards[j]) * (1.0 / (t + 1))
-        elif baseline == _RUNNING_MEAN and t > 0:
-            for j in range(lanes):
-                advantage[j] = rewards[j] - s[lane_row(TOTAL) + j] * (1.0 / t)
-        else:
-            for j in range(lanes):
-                advantage[j] = rewards[j] - 0.0
+            return sums / np.maximum(pulls, 1.0)
+        if baseline == _RUNNING_MEAN_INCLUSIVE:
+            return (total + reward) * (1.0 / (t + 1))
+        if baseline == _RUNNING_MEAN and t > 0:
+            return total * (1.0 / t)
+        return 0.0
 
     @inline_jit
-    def _steps(s, lanes, w, arms, advantage, scale, first, width):  # pragma: no cover
-        for j in range(lanes):
-            arm = arms[j]
-            c = scale * advantage[j]
-            inverse_norm = w[lane_row(_INVERSE) + j]
-            for i in range(width):
-                k = first + i
-                indicator = select(arm == k, 1.0, 0.0)
-                s[arm_row(PARAMS, k) + j] += c * (
-                    indicator - s[arm_row(WEIGHTS, k) + j] * inverse_norm)
+    def _picks(n_arms, baseline, s, lanes, w, arms):  # pragma: no cover
+        """A per-arm baseline's reward sum and pulls of every lane's arm, into the scratch
+        rows ``_SUMS`` and ``_PULLS``."""
+        if baseline == _PER_ARM:
+            pick(n_arms, s, ARM_REWARDS, arms, lanes, w, lane_row(_SUMS))
+            pick(n_arms, s, PULLS, arms, lanes, w, lane_row(_PULLS))
 
     @inline_jit
-    def _step(n_arms, s, lanes, w, arms, advantage, scale):  # pragma: no cover
-        """logits += c (onehot(arm) - pi) with c = scale A and pi = weight * (1 / norm), the
-        scratch row ``_INVERSE`` holding 1 / norm."""
+    def _advantage(baseline, t, s, j, reward, sums, pulls):  # pragma: no cover
+        """Lane j's advantage A = r - b of a rollout alone, its ``ZERO_SIGNAL`` counted."""
+        advantage = reward - _baseline(baseline, t, s[lane_row(TOTAL) + j], reward, sums, pulls)
+        s[lane_row(ZERO_SIGNAL) + j] += select(advantage == 0.0, 1.0, 0.0)
+        return advantage
+
+    @inline_jit
+    def _update(s, j, arm, c, inverse_norm, reward, first, width):  # pragma: no cover
+        """Lane j's step logits += c (onehot(arm) - pi), pi = weight * inverse_norm, and its
+        rollout added to the sums, on arms first .. first + width - 1 (two rows' updates in one
+        pass: each row's operations are in the same order)."""
+        for i in range(width):
+            k = first + i
+            indicator = select(arm == k, 1.0, 0.0)
+            s[arm_row(PARAMS, k) + j] += c * (
+                indicator - s[arm_row(WEIGHTS, k) + j] * inverse_norm)
+        counted(s, j, arm, reward, first, width)
+
+    @inline_jit
+    def _updates(n_arms, s, lanes, w, arms, advantage, rewards, scale):  # pragma: no cover
+        """Every lane's ``_update`` with c = scale A, the scratch row ``_INVERSE`` holding
+        1 / norm, and its reward added to its reward sum (a step of the arms past K moves
+        nothing any pass reads)."""
         chunk = chunk_width(n_arms)
-        split = whole_chunks(n_arms, chunk)
-        for first in range(0, split, chunk):
-            _steps(s, lanes, w, arms, advantage, scale, first, chunk)
-        for first in range(split, n_arms):
-            _steps(s, lanes, w, arms, advantage, scale, first, 1)
+        for first in range(0, padded(n_arms), chunk):
+            for j in range(lanes):
+                _update(s, j, arms[j], scale * advantage[j], w[lane_row(_INVERSE) + j],
+                        rewards[j], first, chunk)
+        for j in range(lanes):
+            s[lane_row(TOTAL) + j] += rewards[j]
+
+    @implement(learn_one_lane, LEARNER.name)
+    def _learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm, reward):  # pragma: no cover
+        advantage = _advantage(baseline, t, s, j, reward,
+                               picked(s, ARM_REWARDS, j, arm, 0.0, 0, n_arms),
+                               picked(s, PULLS, j, arm, 0.0, 0, n_arms))
+        _update(s, j, arm, (lr * 1.0) * advantage, 1.0 / s[lane_row(NORM) + j], reward, 0,
+                n_arms)
+        s[lane_row(TOTAL) + j] += reward
 
     @implement(learn_one, LEARNER.name)
     def _learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                    advantage):  # pragma: no cover
-        _advantages(n_arms, baseline, t, s, lanes, w, arms, rewards, advantage)
+        _picks(n_arms, baseline, s, lanes, w, arms)
         for j in range(lanes):
-            s[lane_row(ZERO_SIGNAL) + j] += select(advantage[j] == 0.0, 1.0, 0.0)
+            advantage[j] = _advantage(baseline, t, s, j, rewards[j], w[lane_row(_SUMS) + j],
+                                      w[lane_row(_PULLS) + j])
             w[lane_row(_INVERSE) + j] = 1.0 / s[lane_row(NORM) + j]
-        _step(n_arms, s, lanes, w, arms, advantage, lr * 1.0)
+        _updates(n_arms, s, lanes, w, arms, advantage, rewards, lr * 1.0)
 
     @implement(learn, LEARNER.name)
     def _learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
@@ -156,14 +196,20 @@ def register() -> None:
         else:
             # A baseline computed before the group, per rollout: A_i = r_i - b_i.
             for i in range(group):
-                _advantages(n_arms, baseline, t, s, lanes, w, arms[i], rewards[i], advantage[i])
+                _picks(n_arms, baseline, s, lanes, w, arms[i])
+                for j in range(lanes):
+                    advantage[i, j] = rewards[i, j] - _baseline(
+                        baseline, t, s[lane_row(TOTAL) + j], rewards[i, j],
+                        w[lane_row(_SUMS) + j], w[lane_row(_PULLS) + j])
         count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
         for j in range(lanes):
             w[lane_row(_INVERSE) + j] = 1.0 / s[lane_row(NORM) + j]  # pi = weight * (1 / norm)
-        # logits += c_i (onehot(a_i) - pi) with c_i = lr * (1 / G) * A_i, rollout by rollout.
+        # logits += c_i (onehot(a_i) - pi) with c_i = lr * (1 / G) * A_i, rollout by rollout,
+        # each rollout added to the sums as it is learned from (the sums are read only before
+        # the group, by the baselines).
         scale = lr * (1.0 / group)
         for i in range(group):
-            _step(n_arms, s, lanes, w, arms[i], advantage[i], scale)
+            _updates(n_arms, s, lanes, w, arms[i], advantage[i], rewards[i], scale)
 
     @implement(score, LEARNER.name)
     def _score(name, lane, params, pulls, arm_rewards, scores):  # pragma: no cover

@@ -21,9 +21,8 @@ def register() -> None:
     nothing and scores the arms by their empirical means (the stubs' defaults)."""
     import numpy as np
 
-    from study.core.hooks import choose, implement
+    from study.core.hooks import choose_lane, implement
 
-    @implement(choose, LEARNER.name)
-    def _choose(name, n_arms, t, s, lanes, w, u_action, arms):  # pragma: no cover
-        for j in range(lanes):
-            arms[j] = np.float64(t % n_arms)
+    @implement(choose_lane, LEARNER.name)
+    def _choose_lane(name, n_arms, t, s, j, u_action):  # pragma: no cover
+        return np.float64(t % n_arms)

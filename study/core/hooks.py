@@ -24,7 +24,7 @@ in one go: where K is a constant up to ``study.core.state.UNROLLED_ARMS``, a dri
 last two in one lane loop with the rollout's reward between them, which keeps a lane's arm,
 reward and weights in registers (at K = 3 a fifth faster than a loop per piece), and the first in
 a lane loop of its own. ``prepare``, ``choose`` and ``learn_one`` default to lane loops over
-them, so a learner that needs no passes of its own implements those alone.
+them, so a learner that needs no passes of its own implements the lane forms alone.
 """
 
 from __future__ import annotations

@@ -311,8 +311,8 @@ def scaling() -> dict[str, dict[str, object]]:
 
 
 ARMS = (3, 5, 10, 20, 50, 100)
-"""The K axis's numbers of arms (the first past ``UNROLLED_ARMS`` runs the drivers' general
-compilation)."""
+"""The K axis's numbers of arms (those past ``study.core.state.UNROLLED_ARMS`` run the drivers'
+general compilation)."""
 
 
 def arms_axis(seeds: int = 512, budget: int = 2_000) -> dict[str, object]:

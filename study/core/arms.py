@@ -29,12 +29,6 @@ def padded(n_arms):  # pragma: no cover
 
 
 @inline_jit
-def one_chunk(n_arms):  # pragma: no cover
-    """Whether one chunk holds every arm (a constant for LLVM)."""
-    return chunk_width(n_arms) == n_arms
-
-
-@inline_jit
 def picked(s, block, j, arm, entry, first, width):  # pragma: no cover
     """Lane j's ``entry`` so far replaced by that of ``block`` of the arm ``arm`` (a double) if
     it is among arms first .. first + width - 1: a ``select`` per arm, a masked move once the

@@ -56,23 +56,6 @@ def fma(typingctx, a, b, c):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @intrinsic
-def literal_or(typingctx, value, otherwise):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """The value of the integer literal ``value`` (an argument numba made literal with
-    ``nb.literally``) as a compile-time constant of LLVM's, or the integer ``otherwise`` where
-    that literal is 0. numba passes a literal argument at run time all the same, so arithmetic
-    on it would stay symbolic in LLVM's eyes."""
-    if not isinstance(value, types.IntegerLiteral) or not isinstance(otherwise, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        if value.literal_value:
-            return context.get_constant(types.intp, value.literal_value)
-        return context.cast(builder, args[1], otherwise, types.intp)
-
-    return types.intp(value, otherwise), codegen
-
-
-@intrinsic
 def select(typingctx, condition, if_true, if_false):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``if_true`` where ``condition`` holds, else ``if_false`` (two doubles), as one LLVM
     ``select``: no branch, so the lane loop around it still vectorizes (numba lowers

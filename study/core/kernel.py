@@ -335,14 +335,6 @@ def _one_rollout_overload(literal, name, model, n_arms, t, lanes, lr, baseline, 
 
 
 @inline_jit
-def _learn_group(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards,
-                 advantage) -> None:  # pragma: no cover
-    """The learner's update from every lane's group that starts at rollout t (``pulled``,
-    ``rewards``: (G, lanes)), the group's rollouts added to each lane's sums."""
-    learn(name, n_arms, t, lr, baseline, s, lanes, w, pulled, rewards, advantage)
-
-
-@inline_jit
 def _add_trace(n_arms, s, lanes, w, used, arms, rewards, t, curve_optimal,
                curve_reward) -> None:  # pragma: no cover
     """Add rollout t of the used lanes, which pulled ``arms`` and got ``rewards``, to the
@@ -488,8 +480,7 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
             if curve_optimal.shape[0] > 0:
                 _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
                            curve_reward)
-        _learn_group(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards,
-                     advantage)
+        learn(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards, advantage)
         if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update + 1:
             checkpoint = _record_due(name, update + 1, checkpoint, used, group, k0, k1, best,
                                      values, budgets, grid, arms, scores, out)
@@ -655,8 +646,8 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
             learn_one(name, arms, update, lr, baseline, s, width, w, pulled[0], rewards[0],
                       advantage[0])
         else:
-            _learn_group(name, arms, update * group, lr, baseline, s, width, w, pulled,
-                         rewards, advantage)
+            learn(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards,
+                  advantage)
         for j in range(np.uint64(lanes)):
             spending[j] += cost[j]
             tokens[j] += answered[j]

@@ -66,9 +66,9 @@ SAMPLER, KEPT, POLICY, GRADIENT = range(4)
 weight (zero outside top-p); 1.0 for an arm inside top-p, else 0.0; the learner's weight the
 update's score uses; the KL term's gradient."""
 SAMPLER_NORM, SAMPLER_INVERSE, POLICY_INVERSE, FULL_INVERSE = range(4)
-"""Single rows of the sampler's state (in the places of the state's first four; its scratch
-rows are the softmax's): the sum of the sampler's weights and its inverse; the inverse of the
-sum of the score's weights, and of the learner's whole softmax."""
+"""Single rows of the sampler's state (in the places of the state's first four): the sum of the
+sampler's weights and its inverse; the inverse of the sum of the score's weights, and of the
+learner's whole softmax."""
 
 _MISMATCH_C2 = np.uint64(MISMATCH_C2)
 _MISMATCH_C3 = np.uint64(MISMATCH_C3)

@@ -29,12 +29,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from study.core.bits import literal_or, select
+from study.core.bits import select
 from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.kernel import break_tie
 from study.core.philox import philox_block, unit32
 from study.core.prompt_rules import BANDS, FLOOR, RETRY_FLOOR
+from study.core.state import arm_count
 from study.core.streams import (
     MAIN_C2,
     MAIN_C3,
@@ -368,15 +369,16 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
     and ``rule`` (a code of ``RULES``) as the module docstring says; ``budgets`` (int64) the
     increasing checkpoints, in rollouts. ``out`` holds one zeroed array per field of ``FIELDS``,
     (runs, checkpoints, ``BANDS``): int64, but float64 for ``FLOAT_FIELDS``. ``n_arms`` is K up to
-    ``UNROLLED_ARMS`` and 0 past it: numba compiles the kernel once per such K, with the loops over
-    the arms unrolled inside the loops over the prompts."""
+    ``study.core.state.UNROLLED_ARMS`` and 0 past it (``study.core.state.arm_count``): numba
+    compiles the kernel once per such K, with the loops over the arms unrolled inside the loops
+    over the prompts."""
     nb.literally(n_arms)
     runs, prompts = values.shape[0], values.shape[1]
     per_batch = normalization == _PER_BATCH
     for seed in nb.prange(runs):
         # Here rather than before the loop: numba passes what the loop's body uses from outside
         # to it as arguments, at run time, and K would not be a constant there.
-        arms = literal_or(n_arms, values.shape[2])
+        arms = arm_count(n_arms, values.shape[2])
         k0, k1 = keys[seed, 0], keys[seed, 1]
         v = values[seed]
         arm_values = np.ascontiguousarray(v.T)

@@ -54,7 +54,7 @@ TOTAL, ZERO_SIGNAL, NORM, WORK_A, WORK_B = range(5)
 for a group (the softmax weights' sum); two more rows of scratch."""
 BLOCKS = 6
 SINGLES = 5
-SCRATCH = 4
+SCRATCH = 3
 """Rows of a block's scratch array, an array of its own beside the state (lane j of row i at
 i STRIDE + j): the running numbers of a pass over the arms (a softmax's largest logit and sum,
 an inverse CDF's running sum, an arm's picked entry ...), each pass saying which rows it uses.

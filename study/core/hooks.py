@@ -37,7 +37,7 @@ from numba import types
 from numba.extending import overload
 
 from study.core.arms import count, counted, pick
-from study.core.jit import inline_jit
+from study.core.jit import inline_jit, inline_overload
 from study.core.state import NORM, TOTAL, VALUES, lane_row
 
 _IMPLEMENTATIONS: dict[tuple[str, str], Callable[..., object]] = {}
@@ -183,50 +183,50 @@ def run_budget(name, model, k0, k1, values, parameters, budget, pulls,
     return (recommended arm, reward sum)."""
 
 
-@overload(prepare_lane, inline="always")
+@inline_overload(prepare_lane)
 def _prepare_lane(name, n_arms, s, j):  # type: ignore[no-untyped-def]
     return resolve("prepare_lane", name, _nothing_shared)
 
 
-@overload(prepare, inline="always")
+@inline_overload(prepare)
 def _prepare(name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
     return resolve("prepare", name, _prepare_lanes)
 
 
-@overload(choose_lane, inline="always")
+@inline_overload(choose_lane)
 def _choose_lane(name, n_arms, t, s, j, u_action):  # type: ignore[no-untyped-def]
     return resolve("choose_lane", name, None)
 
 
-@overload(choose, inline="always")
+@inline_overload(choose)
 def _choose(name, n_arms, t, s, lanes, w, u_action, arms, values):  # type: ignore[no-untyped-def]
     return resolve("choose", name, _choose_by_lane)
 
 
-@overload(learn_one_lane, inline="always")
+@inline_overload(learn_one_lane)
 def _learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm,
                     reward):  # type: ignore[no-untyped-def]
     return resolve("learn_one_lane", name, _count_lane)
 
 
-@overload(learn_one, inline="always")
+@inline_overload(learn_one)
 def _learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
                advantage):  # type: ignore[no-untyped-def]
     return resolve("learn_one", name, _learn_one_by_lane)
 
 
-@overload(learn, inline="always")
+@inline_overload(learn)
 def _learn(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards,
            advantage):  # type: ignore[no-untyped-def]
     return resolve("learn", name, _learn_nothing)
 
 
-@overload(score, inline="always")
+@inline_overload(score)
 def _score(name, lane, params, pulls, arm_rewards, scores):  # type: ignore[no-untyped-def]
     return resolve("score", name, _empirical_means)
 
 
-@overload(policy_mean, inline="always")
+@inline_overload(policy_mean)
 def _policy_mean(name, scores, per_arm):  # type: ignore[no-untyped-def]
     return resolve("policy_mean", name, _no_policy)
 

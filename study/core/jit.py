@@ -12,13 +12,18 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import llvmlite.binding as llvm
 import numba as nb
 import platformdirs
+from numba.core import compiler, ir_utils, typed_passes
 from numba.core.codegen import get_host_cpu_features
-from numba.core.errors import NumbaIRAssumptionWarning
+from numba.core.errors import NumbaIRAssumptionWarning, TypingError
+from numba.core.inline_closurecall import InlineWorker
+from numba.core.typing import templates
+from numba.extending import overload
 
 # numba's inliner checks, pedantically, that every variable is in scope where it is used, and
 # flags the scalars a learner's per-lane hooks carry through their loops over the arms (the
@@ -111,3 +116,71 @@ inline_jit = nb.njit(cache=True, nogil=True, error_model="numpy", inline="always
 """Decorator for helpers that lane loops call and that LLVM would not inline by itself (too large
 for its inliner: Philox's ten rounds): numba inlines them into the caller's IR, so the caller's
 loop over seeds still vectorizes."""
+
+
+_TYPED_ONCE = "_study_typed_once"
+"""The attribute that marks an overload function as ``inline_overload``'s."""
+_TYPED: dict[tuple, templates.Signature | None] = {}
+"""``inline_overload``'s typings, by template, typing context and argument types."""
+_NUMBA_GENERIC = templates._OverloadFunctionTemplate.generic
+
+
+def inline_overload(stub: Callable[..., object]) -> Callable[[Callable], Callable]:
+    """Decorator: ``numba.extending.overload(stub, inline="always")``, typed once per argument
+    types. numba types an always-inlined overload's implementation again at every resolution of
+    the call during type inference (6 times per driver for the drivers' rollout, each time with
+    every nested overload typed again), and compiles it to machine code as a function of its own,
+    which it never calls; the two made up half of a driver's compile time. A typing here is
+    memoized and compiles nothing (numba's own proposals, numba#6667 and numba#6856, did the
+    same); what is inlined is the same typed IR, which numba copies at each call site. An
+    implementation's type errors still stop the driver's typing, at its call."""
+    def register(function: Callable[..., object]) -> Callable[..., object]:
+        setattr(function, _TYPED_ONCE, True)
+        return overload(stub, inline="always")(function)
+    return register
+
+
+def _typed(template: templates._OverloadFunctionTemplate, args: tuple, kws: dict
+           ) -> templates.Signature | None:
+    """The signature of an ``inline_overload`` call with argument types ``args`` and ``kws``, its
+    implementation's typed IR stored where numba's inliner looks for it (what numba's own typing
+    does, less the compile); None where the overload function gives no implementation."""
+    try:
+        implementation = template._overload_func(*args, **kws)
+    except TypeError as error:  # the stub called with arguments it does not take
+        raise TypingError(str(error)) from error
+    if implementation is None:
+        return None
+    dispatcher = template._get_jit_decorator()(**template._jit_options)(implementation)
+    front = dispatcher._compiler
+    flags = compiler.Flags()
+    typing, target = front.targetdescr.typing_context, front.targetdescr.target_context
+    worker = InlineWorker(typing, target, front.locals,
+                          front.pipeline_class(typing, target, None, None, None, flags, None),
+                          flags, None)
+    _, folded = front.fold_argument_types(args, kws)
+    function_ir = worker.run_untyped_passes(implementation, enable_ssa=True)
+    typemap, returned, calltypes, _ = typed_passes.type_inference_stage(
+        template.context, target, function_ir, folded, None)
+    function_ir = typed_passes.PreLowerStripPhis()._strip_phi_nodes(function_ir)
+    function_ir._definitions = ir_utils.build_definitions(function_ir.blocks)
+    signature = templates.Signature(returned, folded, None)
+    template._compiled_overloads[signature.args] = templates._EmptyImplementationEntry(
+        "always inlined")
+    template._inline_overloads[signature.args] = {
+        "folded_args": folded,
+        "iinfo": templates._inline_info(function_ir, typemap, calltypes, signature)}
+    return signature
+
+
+def _generic(template: templates._OverloadFunctionTemplate, args: tuple, kws: dict
+             ) -> templates.Signature | None:
+    if not getattr(template._overload_func, _TYPED_ONCE, False):
+        return _NUMBA_GENERIC(template, args, kws)
+    key = (type(template), template.context, tuple(args), tuple(sorted(kws.items())))
+    if key not in _TYPED:
+        _TYPED[key] = _typed(template, args, kws)
+    return _TYPED[key]
+
+
+templates._OverloadFunctionTemplate.generic = _generic

@@ -43,7 +43,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 from numba import types
-from numba.extending import overload
 
 from study.core.arms import padded, pick, picked
 from study.core.bits import select
@@ -60,7 +59,7 @@ from study.core.hooks import (
     run_budget,
     score,
 )
-from study.core.jit import inline_jit, jit, parallel_jit
+from study.core.jit import inline_jit, inline_overload, jit, parallel_jit
 from study.core.philox import philox_block, stream_block, stream_schedule, unit32
 from study.core.reward_hooks import cut, draws_own, lifted_at, outcome, own_pair, own_stream, shaped
 from study.core.state import (
@@ -264,7 +263,7 @@ def _rollouts_in_passes(literal, name, model, n_arms, t, s, lanes, w, actions, d
     _rewards(model, lanes, values, draws, own, parameters, rewards)
 
 
-@overload(_rollouts, inline="always")
+@inline_overload(_rollouts)
 def _rollouts_overload(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own,
                        parameters, arms, values, rewards):  # type: ignore[no-untyped-def]
     whole = _whole(literal)
@@ -278,7 +277,7 @@ def _prepare(literal, name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def
     (``_whole``)."""
 
 
-@overload(_prepare, inline="always")
+@inline_overload(_prepare)
 def _prepare_overload(literal, name, n_arms, s, lanes, w):  # type: ignore[no-untyped-def]
     whole = _whole(literal)
     if whole is None:
@@ -324,7 +323,7 @@ def _one_rollout_in_passes(literal, name, model, n_arms, t, lanes, lr, baseline,
     learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards, advantage)
 
 
-@overload(_one_rollout, inline="always")
+@inline_overload(_one_rollout)
 def _one_rollout_overload(literal, name, model, n_arms, t, lanes, lr, baseline, s, w, actions,
                           draws, own, parameters, arms, values, rewards,
                           advantage):  # type: ignore[no-untyped-def]

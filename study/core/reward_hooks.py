@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 from numba.core import errors
-from numba.extending import overload
 
 from study.core.hooks import implement, resolve
+from study.core.jit import inline_overload
 
 _ZERO = np.uint64(0)
 
@@ -80,12 +80,12 @@ def _no_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]  # pragma: 
     return 0.0, 0.0
 
 
-@overload(outcome, inline="always")
+@inline_overload(outcome)
 def _outcome(model, value, u_reward, own, parameters):  # type: ignore[no-untyped-def]
     return resolve("outcome", model, None)
 
 
-@overload(draws_own, inline="always")
+@inline_overload(draws_own)
 def _draws_own(model):  # type: ignore[no-untyped-def]
     if not isinstance(model, types.StringLiteral):
         return None
@@ -96,7 +96,7 @@ def _draws_own(model):  # type: ignore[no-untyped-def]
     return implementation
 
 
-@overload(own_stream, inline="always")
+@inline_overload(own_stream)
 def _own_stream(model):  # type: ignore[no-untyped-def]
     # The default, (0, 0), is the main stream's range: a model that draws its own words without
     # naming its stream would reuse the action and reward draws, so that is an error.
@@ -109,7 +109,7 @@ def _own_stream(model):  # type: ignore[no-untyped-def]
     return stream or _no_stream
 
 
-@overload(own_pair, inline="always")
+@inline_overload(own_pair)
 def _own_pair(model, w0, w1, w2, w3):  # type: ignore[no-untyped-def]
     return resolve("own_pair", model, _no_pair)
 
@@ -126,16 +126,16 @@ def _never_lifted(model, parameters):  # type: ignore[no-untyped-def]  # pragma:
     return 1.0
 
 
-@overload(shaped, inline="always")
+@inline_overload(shaped)
 def _shaped(model, reward, length, on, parameters):  # type: ignore[no-untyped-def]
     return resolve("shaped", model, _as_drawn)
 
 
-@overload(cut, inline="always")
+@inline_overload(cut)
 def _cut(model, parameters):  # type: ignore[no-untyped-def]
     return resolve("cut", model, _no_cut)
 
 
-@overload(lifted_at, inline="always")
+@inline_overload(lifted_at)
 def _lifted_at(model, parameters):  # type: ignore[no-untyped-def]
     return resolve("lifted_at", model, _never_lifted)

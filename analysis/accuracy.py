@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
+from analysis.binomial import proportion_interval
 from analysis.outcomes import Outcomes
 from study.model.environment import Environment
 
@@ -62,8 +62,8 @@ def accuracy_table(outcomes: Outcomes, method: str = "wilson",
     table["correct"] = outcomes.correct.sum(axis=1, dtype=np.int64).ravel()
     table["non_finite"] = seeds - outcomes.finite.sum(axis=1, dtype=np.int64).ravel()
     table["accuracy"] = table["correct"] / table["seeds"]
-    intervals = [binomtest(int(k), int(n)).proportion_ci(confidence, method=method)
+    intervals = [proportion_interval(k, n, confidence, method)
                  for k, n in zip(table["correct"], table["seeds"], strict=True)]
-    table["ci_low"] = [ci.low for ci in intervals]
-    table["ci_high"] = [ci.high for ci in intervals]
+    table["ci_low"] = [low for low, _ in intervals]
+    table["ci_high"] = [high for _, high in intervals]
     return table

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest
 
+from analysis.binomial import proportion_interval
 from analysis.budget_to_target import BOOTSTRAP, bootstrap_weights
 
 
@@ -40,10 +40,9 @@ def sup_t_band(correct: np.ndarray, confidence: float = 0.95, resamples: int = B
     correct = np.asarray(correct, dtype=float)
     seeds = correct.shape[0]
     accuracy = correct.mean(axis=0)
-    intervals = [binomtest(int(k), seeds).proportion_ci(confidence, method="wilson")
-                 for k in counts]
-    low = np.array([i.low for i in intervals])
-    high = np.array([i.high for i in intervals])
+    intervals = [proportion_interval(k, seeds, confidence) for k in counts]
+    low = np.array([i[0] for i in intervals])
+    high = np.array([i[1] for i in intervals])
     curves = bootstrap_weights(seeds, resamples, seed) @ correct / seeds
     deviation = curves - accuracy
     with np.errstate(divide="ignore", invalid="ignore"):

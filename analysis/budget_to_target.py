@@ -11,6 +11,7 @@ A target not reached by the largest budget is reported as a lower bound, never e
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -218,12 +219,37 @@ def resampled_crossings_of(matrices: list[np.ndarray], budgets: np.ndarray,
     drawing them once for every cell, not once per cell, is most of the time it saves."""
     matrices = [np.asarray(m, dtype=float) for m in matrices]
     budgets = np.asarray(budgets, dtype=float)
-    seeds = matrices[0].shape[0]
-    found: list[list[float]] = [[] for _ in matrices]
-    for weights in _weight_chunks(seeds, resamples, seed):
-        for out, matrix in zip(found, matrices, strict=True):
-            out.extend(crossings_of(budgets, weights @ matrix / seeds, target))
-    return [np.array(out) for out in found]
+    keys = [_drawn_key(matrix, budgets, target, resamples, seed) for matrix in matrices]
+    missing = [i for i, key in enumerate(keys) if key not in _DRAWN]
+    if missing:
+        seeds = matrices[0].shape[0]
+        found: list[list[float]] = [[] for _ in missing]
+        for weights in _weight_chunks(seeds, resamples, seed):
+            for out, i in zip(found, missing, strict=True):
+                out.extend(crossings_of(budgets, weights @ matrices[i] / seeds, target))
+        for out, i in zip(found, missing, strict=True):
+            if len(_DRAWN) >= _DRAWN_KEPT:
+                del _DRAWN[next(iter(_DRAWN))]
+            _DRAWN[keys[i]] = np.array(out)
+            _DRAWN[keys[i]].setflags(write=False)
+    return [_DRAWN[key].copy() for key in keys]
+
+
+_DRAWN: dict[bytes, np.ndarray] = {}
+"""``resampled_crossings_of``'s results, by ``_drawn_key``: the tables of a study ask for the
+same cell's draws again and again (a cell against each of several others, a budget ratio and the
+budget it divides), and an isotonic fit of every resample is most of an analysis's time."""
+_DRAWN_KEPT = 512
+"""Results kept, the oldest dropped first (each one value per resample)."""
+
+
+def _drawn_key(matrix: np.ndarray, budgets: np.ndarray, target: float, resamples: int,
+               seed: int) -> bytes:
+    """A digest of everything ``resampled_crossings_of``'s draws of ``matrix`` depend on."""
+    digest = hashlib.sha256(np.ascontiguousarray(matrix).tobytes())
+    digest.update(repr((matrix.shape, budgets.tolist(), float(target), int(resamples),
+                        int(seed))).encode())
+    return digest.digest()
 
 
 def budget_ratio(correct_a: np.ndarray, correct_b: np.ndarray, budgets: np.ndarray,

@@ -16,9 +16,10 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, binomtest
+from scipy.stats import binom
 
 from analysis.accuracy import cell_environments
+from analysis.binomial import proportion_interval
 from analysis.budget_to_target import (
     budget_ratio,
     budget_to_target,
@@ -83,11 +84,6 @@ def best_lr_table(outcomes: Outcomes) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _wilson(k: int, n: int) -> tuple[float, float]:
-    interval = binomtest(k, n).proportion_ci(0.95, method="wilson")
-    return interval.low, interval.high
-
-
 def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
     """Accuracy against rollouts per arm on the odd seeds, at its best lr and at the package's
     default lr (question 1), with 95% Wilson intervals; ``lr_role`` says which of the two a row
@@ -106,7 +102,7 @@ def accuracy_table(outcomes: Outcomes, best: pd.DataFrame) -> pd.DataFrame:
             lr = float(cells.loc[cells["cell"] == cell, "lr"].iat[0])
             for c, budget in enumerate(outcomes.budgets):
                 k, n = int(tested[:, c].sum()), tested.shape[0]
-                low, high = _wilson(k, n)
+                low, high = proportion_interval(k, n)
                 rows.append({"environment": arm.environment, "baseline": arm.baseline,
                              "group_size": arm.group_size, "lr_role": role, "lr": lr,
                              "budget": int(budget),

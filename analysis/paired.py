@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
-from scipy.stats import binomtest, norm, ttest_1samp
+from scipy.stats import norm, ttest_1samp
 
+from analysis.binomial import proportion_interval, two_sided_pvalue
 from analysis.cost import CONFIDENCE, Support, differing_seeds, mean_interval
 from analysis.families import ALPHA
 from analysis.outcomes import Outcomes
@@ -44,7 +45,7 @@ class PairedTable:
         """Two-sided exact McNemar test: under H0 the discordant pairs split 50:50, so only_a is
         Binomial(only_a + only_b, 1/2)."""
         discordant = self.only_a + self.only_b
-        return 1.0 if discordant == 0 else binomtest(self.only_a, discordant, 0.5).pvalue
+        return 1.0 if discordant == 0 else two_sided_pvalue(self.only_a, discordant)
 
     def mcnemar_statistic(self) -> float:
         """The asymptotic McNemar chi-square (b - c)^2 / (b + c), without continuity correction."""
@@ -57,8 +58,8 @@ class PairedTable:
         specifies: zero between 0 and n/2, reduced by n/2 above)."""
         n = self.n
         p1, p2 = (self.both + self.only_a) / n, (self.both + self.only_b) / n
-        l1, u1 = _wilson(self.both + self.only_a, n, confidence)
-        l2, u2 = _wilson(self.both + self.only_b, n, confidence)
+        l1, u1 = proportion_interval(self.both + self.only_a, n, confidence)
+        l2, u2 = proportion_interval(self.both + self.only_b, n, confidence)
         margins = ((self.both + self.only_a) * (self.only_b + self.neither)
                    * (self.both + self.only_b) * (self.only_a + self.neither))
         cross = self.both * self.neither - self.only_a * self.only_b
@@ -70,11 +71,6 @@ class PairedTable:
         high = delta + math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2)
                                      + (p2 - l2) ** 2, 0.0))
         return max(low, -1.0), min(high, 1.0)
-
-
-def _wilson(successes: int, n: int, confidence: float) -> tuple[float, float]:
-    interval = binomtest(successes, n).proportion_ci(confidence, method="wilson")
-    return interval.low, interval.high
 
 
 def paired_table(a: np.ndarray, b: np.ndarray) -> PairedTable:

@@ -19,12 +19,15 @@ from analysis.accuracy import accuracy_table, chance_levels
 from analysis.bands import sup_t_band
 from analysis.budget_to_target import (
     BudgetRatio,
+    bootstrap_weights,
     budget_ratio,
     budget_to_target,
     crossing,
     crossings_of,
     hardness,
     percentile_range,
+    resampled_crossings,
+    resampled_crossings_of,
 )
 from analysis.cost import (
     SETTLED_SEEDS,
@@ -227,6 +230,26 @@ def test_budget_reached_at_the_first_checkpoint_is_an_upper_bound() -> None:
     shown = (estimate.estimate, estimate.ci_low, estimate.ci_high, estimate.reached,
              estimate.at_first, estimate.largest_budget)
     assert budget_estimate(shown) == "reached by the first checkpoint (budget <= 10)"
+
+
+def test_resampled_crossings_asked_again_are_those_computed_afresh_and_a_caller_cannot_change_them(
+) -> None:
+    # Kept results must be exactly what the resamples give (each row's crossing of its own
+    # resampled curve), for every matrix of a call whether or not it was asked for before, and a
+    # caller that writes into what it got must not change what the next caller gets.
+    rng = np.random.default_rng(5)
+    budgets = np.array([10.0, 20.0, 40.0, 80.0, 160.0])
+    first, second = (np.sort(rng.random((30, 5)) < 0.8, axis=1).astype(float) for _ in range(2))
+    weights = bootstrap_weights(30, 200, 3)
+    fresh = [crossings_of(budgets, weights @ m / 30, 0.9) for m in (first, second)]
+    got = resampled_crossings(first, budgets, 0.9, 200, 3)
+    np.testing.assert_array_equal(got, fresh[0])
+    got[:] = -1.0
+    again = resampled_crossings_of([second, first], budgets, 0.9, 200, 3)
+    np.testing.assert_array_equal(again[0], fresh[1])
+    np.testing.assert_array_equal(again[1], fresh[0])
+    # Another target, resample count or seed is another result.
+    assert not np.array_equal(resampled_crossings(first, budgets, 0.9, 200, 4), fresh[0])
 
 
 def test_budget_ratio_counts_resamples_where_neither_reaches_the_target() -> None:

@@ -359,6 +359,93 @@ def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rol
         rate_out[seed, checkpoint, b] += _pass_rate(arms, weights, norm, values, i)
 
 
+@jit
+def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_batch, group, rule,
+                  budgets, out) -> None:  # pragma: no cover
+    """Run ``seed`` of ``simulate_prompts``, into row ``seed`` of ``out``. A function of its own,
+    not the parallel loop's body: numba's parallel lowering analyses and compiles a loop's body
+    again as a function of its own, and on this one that took most of the kernel's compile time
+    (a call per run costs nothing)."""
+    nb.literally(n_arms)
+    arms = arm_count(n_arms, values.shape[2])
+    prompts = values.shape[1]
+    k0, k1 = keys[seed, 0], keys[seed, 1]
+    v = values[seed]
+    arm_values = np.ascontiguousarray(v.T)
+    logits = np.zeros((arms, prompts))
+    weights = np.empty((arms, prompts))
+    policy = np.empty((arms, prompts))
+    norm = np.empty(prompts)
+    lane = np.empty((_LANE_ROWS, prompts))
+    rollouts = np.zeros(prompts, dtype=np.int64)
+    groups = np.zeros(prompts, dtype=np.int64)
+    zero_signal = np.zeros(prompts, dtype=np.int64)
+    run = np.zeros(prompts, dtype=np.int64)
+    passed = np.zeros(prompts, dtype=np.int64)
+    failed = np.zeros(prompts, dtype=np.int64)
+    before = np.empty((arms, prompts))
+    counted_before = np.empty((3, prompts), dtype=np.int64)
+    mixed = np.empty((arms, prompts))
+    counted_mixed = np.empty((3, prompts), dtype=np.int64)
+    sizes = np.empty(prompts, dtype=np.int64)
+    order = np.empty(prompts, dtype=np.int64)
+    ends = np.empty(prompts, dtype=np.int64)
+    scratch = np.empty(prompts)
+    work = np.empty((2, prompts), dtype=np.int64)
+    # Room for the rollouts of the longest group so far, grown when a pass needs more (an
+    # allocation per pass would cost as much as a tenth of the pass).
+    room = 0
+    drawn = np.empty((0, prompts))
+    uniforms = np.empty((0, prompts))
+    spent = 0
+    checkpoint = 0
+    r = 0
+    while checkpoint < budgets.shape[0]:
+        # Once for the pass: the oracle's weights and the rollouts both use it.
+        _softmax(arms, logits, weights, norm)
+        _sizes(arms, rule, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
+               work, sizes)
+        end = spent + sizes.sum()
+        r += 1
+        if end == spent:
+            continue  # every prompt skipped: nothing ran
+        longest = sizes.max()
+        if longest > room:
+            room = longest
+            drawn = np.empty((2 * room, prompts))
+            uniforms = np.empty((4 * ((room + 2) // 2), prompts))
+        # The order matters only to a checkpoint inside the pass; its draws are the pass's
+        # own, so a pass that does not need it need not draw it.
+        inside = budgets[checkpoint] < end
+        if inside:
+            _order(r - 1, k0, k1, scratch, order)
+            finished = spent
+            for q in range(prompts):
+                finished += sizes[order[q]]
+                ends[order[q]] = finished
+            before[:] = logits
+            counted_before[0] = rollouts
+            counted_before[1] = groups
+            counted_before[2] = zero_signal
+        _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights,
+                norm, sizes, longest, rollouts, groups, zero_signal, run, passed, failed,
+                lane, policy, drawn, uniforms)
+        while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
+            budget = budgets[checkpoint]
+            for i in range(prompts):
+                ran = sizes[i] > 0 and ends[i] <= budget
+                for k in range(arms):
+                    mixed[k, i] = logits[k, i] if ran else before[k, i]
+                counted_mixed[0, i] = rollouts[i] if ran else counted_before[0, i]
+                counted_mixed[1, i] = groups[i] if ran else counted_before[1, i]
+                counted_mixed[2, i] = zero_signal[i] if ran else counted_before[2, i]
+            _record(arms, budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
+                    counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
+                    checkpoint)
+            checkpoint += 1
+        spent = end
+
+
 @parallel_jit
 def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalization, group, rule,
                      budgets, out) -> None:  # pragma: no cover
@@ -373,84 +460,9 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
     compiles the kernel once per such K, with the loops over the arms unrolled inside the loops
     over the prompts."""
     nb.literally(n_arms)
-    runs, prompts = values.shape[0], values.shape[1]
     per_batch = normalization == _PER_BATCH
-    for seed in nb.prange(runs):
-        # Here rather than before the loop: numba passes what the loop's body uses from outside
-        # to it as arguments, at run time, and K would not be a constant there.
-        arms = arm_count(n_arms, values.shape[2])
-        k0, k1 = keys[seed, 0], keys[seed, 1]
-        v = values[seed]
-        arm_values = np.ascontiguousarray(v.T)
-        logits = np.zeros((arms, prompts))
-        weights = np.empty((arms, prompts))
-        policy = np.empty((arms, prompts))
-        norm = np.empty(prompts)
-        lane = np.empty((_LANE_ROWS, prompts))
-        rollouts = np.zeros(prompts, dtype=np.int64)
-        groups = np.zeros(prompts, dtype=np.int64)
-        zero_signal = np.zeros(prompts, dtype=np.int64)
-        run = np.zeros(prompts, dtype=np.int64)
-        passed = np.zeros(prompts, dtype=np.int64)
-        failed = np.zeros(prompts, dtype=np.int64)
-        before = np.empty((arms, prompts))
-        counted_before = np.empty((3, prompts), dtype=np.int64)
-        mixed = np.empty((arms, prompts))
-        counted_mixed = np.empty((3, prompts), dtype=np.int64)
-        sizes = np.empty(prompts, dtype=np.int64)
-        order = np.empty(prompts, dtype=np.int64)
-        ends = np.empty(prompts, dtype=np.int64)
-        scratch = np.empty(prompts)
-        work = np.empty((2, prompts), dtype=np.int64)
-        # Room for the rollouts of the longest group so far, grown when a pass needs more (an
-        # allocation per pass would cost as much as a tenth of the pass).
-        room = 0
-        drawn = np.empty((0, prompts))
-        uniforms = np.empty((0, prompts))
-        spent = 0
-        checkpoint = 0
-        r = 0
-        while checkpoint < budgets.shape[0]:
-            # Once for the pass: the oracle's weights and the rollouts both use it.
-            _softmax(arms, logits, weights, norm)
-            _sizes(arms, rule, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
-                   work, sizes)
-            end = spent + sizes.sum()
-            r += 1
-            if end == spent:
-                continue  # every prompt skipped: nothing ran
-            longest = sizes.max()
-            if longest > room:
-                room = longest
-                drawn = np.empty((2 * room, prompts))
-                uniforms = np.empty((4 * ((room + 2) // 2), prompts))
-            # The order matters only to a checkpoint inside the pass; its draws are the pass's
-            # own, so a pass that does not need it need not draw it.
-            inside = budgets[checkpoint] < end
-            if inside:
-                _order(r - 1, k0, k1, scratch, order)
-                finished = spent
-                for q in range(prompts):
-                    finished += sizes[order[q]]
-                    ends[order[q]] = finished
-                before[:] = logits
-                counted_before[0] = rollouts
-                counted_before[1] = groups
-                counted_before[2] = zero_signal
-            _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights,
-                    norm, sizes, longest, rollouts, groups, zero_signal, run, passed, failed,
-                    lane, policy, drawn, uniforms)
-            while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
-                budget = budgets[checkpoint]
-                for i in range(prompts):
-                    ran = sizes[i] > 0 and ends[i] <= budget
-                    for k in range(arms):
-                        mixed[k, i] = logits[k, i] if ran else before[k, i]
-                    counted_mixed[0, i] = rollouts[i] if ran else counted_before[0, i]
-                    counted_mixed[1, i] = groups[i] if ran else counted_before[1, i]
-                    counted_mixed[2, i] = zero_signal[i] if ran else counted_before[2, i]
-                _record(arms, budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
-                        counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
-                        checkpoint)
-                checkpoint += 1
-            spent = end
+    for seed in nb.prange(values.shape[0]):
+        # As an int64: numba types the loop's index as one, then as a uint64 in the parallel
+        # loop's own function, and would compile the run twice.
+        _simulate_run(n_arms, np.int64(seed), keys, values, best, band, lr, estimator, per_batch, group,
+                      rule, budgets, out)

@@ -11,7 +11,7 @@ import numpy as np
 
 from study.core.fastexp import fast_exp
 from study.core.kernel import draw_uniforms, main_schedule
-from study.core.state import BUFFERED
+from study.core.state import BUFFERED, aligned, aligned_rows
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -19,8 +19,9 @@ def floor_loop(keys: np.ndarray, arms: int, budget: int, lanes: int) -> float:  
     """Sum of K exponentials of the draws per episode, for ``keys.shape[0]`` seeds (a multiple
     of ``lanes``; ``keys`` as the kernel takes them); the sum keeps the work from being
     optimized away."""
-    uniforms = np.empty((2 * BUFFERED, lanes))
-    acc = np.zeros(lanes)
+    uniforms = aligned_rows(2 * BUFFERED, lanes)
+    acc = aligned(lanes)
+    acc[:] = 0.0
     for block in range(keys.shape[0] // lanes):
         main = main_schedule(keys[block * lanes:(block + 1) * lanes, 0].copy(),
                              keys[block * lanes:(block + 1) * lanes, 1].copy())

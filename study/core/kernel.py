@@ -76,6 +76,8 @@ from study.core.state import (
     UNROLLED_ARMS,
     VALUES,
     ZERO_SIGNAL,
+    aligned,
+    aligned_rows,
     arm_count,
     arm_row,
     lane_row,
@@ -366,7 +368,8 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
     room = padded(n_arms)
-    s = np.zeros(rows(room) * STRIDE)
+    s = aligned(rows(room) * STRIDE)
+    s[:] = 0.0
     for j in range(np.uint64(lanes)):
         row = j if j < used else np.uint64(0)
         k0[j] = keys[row, 0]
@@ -375,9 +378,11 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
             s[arm_row(VALUES, k) + j] = values[row, k]
             s[arm_row(BEST, k) + j] = np.float64(best[row, k])
     c2, c3 = own_stream(model)
-    return (s, s.reshape((rows(room), STRIDE)), np.empty(SCRATCH * STRIDE), k0, k1,
+    own = aligned_rows(BUFFERED, lanes)
+    own[:] = 0.0
+    return (s, s.reshape((rows(room), STRIDE)), aligned(SCRATCH * STRIDE), k0, k1,
             main_schedule(k0, k1), stream_schedule(c2, c3, k0, k1),
-            np.empty((2 * BUFFERED, lanes)), np.zeros((BUFFERED, lanes)), np.empty(n_arms))
+            aligned_rows(2 * BUFFERED, lanes), own, np.empty(n_arms))
 
 
 @inline_jit
@@ -426,10 +431,10 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
     width = np.uint64(lanes)
-    pulled = np.empty(lanes)
-    chosen = np.empty(lanes)
-    rewards = np.empty(lanes)
-    advantage = np.empty(lanes)
+    pulled = aligned(lanes)
+    chosen = aligned(lanes)
+    rewards = aligned(lanes)
+    advantage = aligned(lanes)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, _SINGLE, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for t in range(budgets[-1]):
@@ -463,10 +468,10 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
     width = np.uint64(lanes)
-    pulled = np.empty((group, lanes))
-    chosen = np.empty(lanes)
-    rewards = np.empty((group, lanes))
-    advantage = np.empty((group, lanes))
+    pulled = aligned_rows(group, lanes)
+    chosen = aligned(lanes)
+    rewards = aligned_rows(group, lanes)
+    advantage = aligned_rows(group, lanes)
     checkpoint = _record_due(name, _FIRST, _FIRST, used, group, k0, k1, best, values, budgets,
                              grid, arms, scores, out)
     for update in range(budgets[-1] // group):
@@ -580,10 +585,10 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
                                                                    values, best)
     length_schedule = stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1)
     length_draws = np.zeros((BUFFERED, lanes))
-    pulled = np.empty((group, lanes))
-    chosen = np.empty(lanes)
-    rewards = np.empty((group, lanes))
-    advantage = np.empty((group, lanes))
+    pulled = aligned_rows(group, lanes)
+    chosen = aligned(lanes)
+    rewards = aligned_rows(group, lanes)
+    advantage = aligned_rows(group, lanes)
     cost = np.zeros(lanes)
     answered = np.zeros(lanes)
     spending = np.zeros(lanes)

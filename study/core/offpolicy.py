@@ -44,6 +44,8 @@ from study.core.state import (
     WORK_A,
     WORK_B,
     ZERO_SIGNAL,
+    aligned,
+    aligned_rows,
     arm_count,
     arm_row,
     lane_row,
@@ -345,13 +347,14 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     entropy, bias, mse = extra
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
-    pulled = np.empty((group, lanes))
-    chosen = np.empty(lanes)
-    rewards = np.empty((group, lanes))
-    advantage = np.empty((group, lanes))
+    pulled = aligned_rows(group, lanes)
+    chosen = aligned(lanes)
+    rewards = aligned_rows(group, lanes)
+    advantage = aligned_rows(group, lanes)
     factors = np.ones((group, lanes))
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
-    o = np.ones(rows(padded(arms)) * STRIDE)  # KEPT: all, as with top_p 1
+    o = aligned(rows(padded(arms)) * STRIDE)
+    o[:] = 1.0  # KEPT: all, as with top_p 1
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
     checkpoint = _FIRST

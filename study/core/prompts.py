@@ -464,5 +464,5 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
     for seed in nb.prange(values.shape[0]):
         # As an int64: numba types the loop's index as one, then as a uint64 in the parallel
         # loop's own function, and would compile the run twice.
-        _simulate_run(n_arms, np.int64(seed), keys, values, best, band, lr, estimator, per_batch, group,
-                      rule, budgets, out)
+        _simulate_run(n_arms, np.int64(seed), keys, values, best, band, lr, estimator,
+                      per_batch, group, rule, budgets, out)

@@ -21,9 +21,12 @@ stays scalar); an unsigned index has no such case.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
+
+from study.core.jit import inline_jit
 
 LANES = 128
 """Seeds advanced together, and the stride of a row: sixteen AVX-512 or thirty-two AVX2 vectors
@@ -72,6 +75,8 @@ stores, and a lane's running numbers (a maximum, a sum) held in registers across
 loop per arm would load and store the running numbers at every arm. A chunk's loop over its arms
 has this constant trip count, so LLVM unrolls it and vectorizes the lane loop around it, for
 any K; the state has room for a whole number of chunks (``study.core.arms.padded``)."""
+ALIGNMENT = 64
+"""Bytes a lane loop's arrays are aligned to (``aligned``): a cache line, and a 512-bit vector."""
 BUFFERED = 64
 """Episodes whose random draws are made in one go (even: a Philox block serves two episodes);
 they are kept in arrays of their own (a row of the state read at an offset known only at run time
@@ -169,3 +174,23 @@ def chunk_width(typingctx, n_arms):  # type: ignore[no-untyped-def]  # pragma: n
         return builder.select(whole, k, ir.Constant(k.type, ARM_CHUNK))
 
     return types.intp(n_arms), codegen
+
+
+@inline_jit
+def aligned(n):  # pragma: no cover
+    """An array of n doubles, uninitialized, whose first starts at a multiple of ``ALIGNMENT``
+    bytes (a view of a slightly longer one). numba aligns an array to 32 bytes only, so that in
+    a process whose allocations fall 32 bytes past a cache line, every 512-bit load or store of a
+    lane loop straddled two lines: the kernel ran in one of two speeds, a third apart, by the
+    process (rows and blocks of lanes are whole cache lines, so the first element decides)."""
+    extra = ALIGNMENT // 8
+    buffer = np.empty(n + extra)
+    skip = (ALIGNMENT - buffer.ctypes.data % ALIGNMENT) % ALIGNMENT // 8
+    return buffer[skip:skip + n]
+
+
+@inline_jit
+def aligned_rows(count, width):  # pragma: no cover
+    """``aligned``'s ``count`` times ``width`` doubles as ``count`` rows of ``width`` (a
+    multiple of ``VECTOR`` keeps every row aligned)."""
+    return aligned(count * width).reshape((count, width))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from study.core.arms import padded
+from study.core.arms import in_passes, padded
 from study.core.bits import select
 from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit
@@ -89,15 +89,16 @@ def softmax_weights(n_arms, a, logit_block, weight_block, norm, lanes, w):  # pr
 
 
 @inline_jit
-def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, first,
-              width):  # pragma: no cover
-    """Lane j's cumulative weight, arm and the arm's value so far, with arms first .. first +
-    width - 1. The value is picked as the arm grows: when arm k is reached, the arm so far is k
-    exactly if every arm before it was passed, and the arm never grows past the one drawn, so
-    the last pick is the drawn arm's."""
+def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, first, width,
+              picking):  # pragma: no cover
+    """Lane j's cumulative weight, arm and, where ``picking``, the arm's value so far, with arms
+    first .. first + width - 1. The value is picked as the arm grows: when arm k is reached, the
+    arm so far is k exactly if every arm before it was passed, and the arm never grows past the
+    one drawn, so the last pick is the drawn arm's."""
     for i in range(width):
         k = first + i
-        value = select(arm == k, s[arm_row(VALUES, k) + j], value)
+        if picking:
+            value = select(arm == k, s[arm_row(VALUES, k) + j], value)
         cumulative += a[arm_row(weight_block, k) + j]
         arm = select((cumulative <= threshold) & (k < last), arm + 1.0, arm)
     return cumulative, arm, value
@@ -107,7 +108,7 @@ def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, fi
 def inverse_cdf_lane(n_arms, a, weight_block, norm, j, u, s):  # pragma: no cover
     """``inverse_cdf`` for lane j alone, its draw ``u``, every arm in one go: (arm, value)."""
     _, arm, value = _cumulate(a, weight_block, s, j, u * a[norm + j], n_arms - 1, 0.0, 0.0, 0.0,
-                              0, n_arms)
+                              0, n_arms, True)
     return arm, value
 
 
@@ -121,11 +122,17 @@ def inverse_cdf(n_arms, a, weight_block, norm, u, lanes, w, s, arms, values):  #
     # Without a branch: the arm is the number of arms k < K - 1 whose cumulative weight is
     # <= the threshold (cumulative weights only grow). The count grows by ``select`` (a masked
     # add once vectorized), not by `x if c else y`, which numba lowers to branches.
+    # The value is picked in the same pass where K is taken all at once; past it, a lane's own
+    # arm's entry is read after it, one lane at a time (a pick in the pass reads every arm's).
     chunk = chunk_width(n_arms)
+    passes = in_passes(n_arms)
     for first in range(0, padded(n_arms), chunk):
         for j in range(lanes):
             cumulative, arms[j], values[j] = _cumulate(
                 a, weight_block, s, j, u[j] * a[norm + j], n_arms - 1,
                 select(first == 0, 0.0, w[_RUNNING_ROW + j]), select(first == 0, 0.0, arms[j]),
-                select(first == 0, 0.0, values[j]), first, chunk)
+                select(first == 0, 0.0, values[j]), first, chunk, not passes)
             w[_RUNNING_ROW + j] = cumulative
+    if passes:
+        for j in range(lanes):
+            values[j] = s[arm_row(VALUES, np.uint64(arms[j])) + j]

@@ -58,7 +58,7 @@ def register() -> None:
     import numpy as np
 
     from study.core.advantages import count_zero_signal, group_advantages
-    from study.core.arms import counted, padded, pick, picked
+    from study.core.arms import counted, in_passes, padded, pick, picked, tally
     from study.core.bits import select
     from study.core.fastexp import fast_exp
     from study.core.hooks import (
@@ -140,27 +140,31 @@ def register() -> None:
         return advantage
 
     @inline_jit
-    def _update(s, j, arm, c, inverse_norm, reward, first, width):  # pragma: no cover
-        """Lane j's step logits += c (onehot(arm) - pi), pi = weight * inverse_norm, and its
-        rollout added to the sums, on arms first .. first + width - 1 (two rows' updates in one
-        pass: each row's operations are in the same order)."""
+    def _update(s, j, arm, c, inverse_norm, reward, first, width, counts):  # pragma: no cover
+        """Lane j's step logits += c (onehot(arm) - pi), pi = weight * inverse_norm, on arms
+        first .. first + width - 1, and where ``counts`` its rollout added to their sums (two
+        rows' updates in one pass: each row's operations are in the same order)."""
         for i in range(width):
             k = first + i
             indicator = select(arm == k, 1.0, 0.0)
             s[arm_row(PARAMS, k) + j] += c * (
                 indicator - s[arm_row(WEIGHTS, k) + j] * inverse_norm)
-        counted(s, j, arm, reward, first, width)
+        if counts:
+            counted(s, j, arm, reward, first, width)
 
     @inline_jit
     def _updates(n_arms, s, lanes, w, arms, advantage, rewards, scale):  # pragma: no cover
         """Every lane's ``_update`` with c = scale A, the scratch row ``_INVERSE`` holding
-        1 / norm, and its reward added to its reward sum (a step of the arms past K moves
-        nothing any pass reads)."""
+        1 / norm, and its rollout added to the sums (in the step's pass where K is taken all at
+        once, else by ``tally``; a step of the arms past K moves nothing any pass reads)."""
         chunk = chunk_width(n_arms)
+        passes = in_passes(n_arms)
         for first in range(0, padded(n_arms), chunk):
             for j in range(lanes):
                 _update(s, j, arms[j], scale * advantage[j], w[lane_row(_INVERSE) + j],
-                        rewards[j], first, chunk)
+                        rewards[j], first, chunk, not passes)
+        if passes:
+            tally(n_arms, s, arms, rewards, lanes)
         for j in range(lanes):
             s[lane_row(TOTAL) + j] += rewards[j]
 
@@ -170,7 +174,7 @@ def register() -> None:
                                picked(s, ARM_REWARDS, j, arm, 0.0, 0, n_arms),
                                picked(s, PULLS, j, arm, 0.0, 0, n_arms))
         _update(s, j, arm, (lr * 1.0) * advantage, 1.0 / s[lane_row(NORM) + j], reward, 0,
-                n_arms)
+                n_arms, True)
         s[lane_row(TOTAL) + j] += reward
 
     @implement(learn_one, LEARNER.name)

@@ -23,6 +23,7 @@ import numpy as np
 
 from study.core.bits import double_from_bits, fma
 from study.core.jit import inline_jit, jit
+from study.core.state import aligned_rows
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
@@ -102,7 +103,7 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray,
     ``philox_block``'s ten rounds. Rows 0-3: c3 ^ round 0's key word 1; round 0's word 1 ^
     round 1's key word 0; the high half of round 1's first product ^ its key word 1; the low
     half of that product. Rows 2r and 2r + 1 for r = 2 .. 9: round r's key."""
-    schedule = np.empty((SCHEDULE_ROWS, k0.shape[0]), np.uint64)
+    schedule = aligned_rows(SCHEDULE_ROWS, k0.shape[0], np.uint64)
     p1 = _M1 * (c2 & _LOW32)
     for j in range(k0.shape[0]):
         key0 = k0[j] & _LOW32

@@ -177,20 +177,20 @@ def chunk_width(typingctx, n_arms):  # type: ignore[no-untyped-def]  # pragma: n
 
 
 @inline_jit
-def aligned(n):  # pragma: no cover
-    """An array of n doubles, uninitialized, whose first starts at a multiple of ``ALIGNMENT``
-    bytes (a view of a slightly longer one). numba aligns an array to 32 bytes only, so that in
-    a process whose allocations fall 32 bytes past a cache line, every 512-bit load or store of a
-    lane loop straddled two lines: the kernel ran in one of two speeds, a third apart, by the
-    process (rows and blocks of lanes are whole cache lines, so the first element decides)."""
-    extra = ALIGNMENT // 8
-    buffer = np.empty(n + extra)
-    skip = (ALIGNMENT - buffer.ctypes.data % ALIGNMENT) % ALIGNMENT // 8
+def aligned(n, kind=np.float64):  # pragma: no cover
+    """An array of n numbers of dtype ``kind``, uninitialized, whose first starts at a multiple
+    of ``ALIGNMENT`` bytes (a view of a slightly longer one). numba aligns an array to 32 bytes
+    only, so that in a process whose allocations fall 32 bytes past a cache line, every 512-bit
+    load or store of a lane loop straddled two lines: the kernel ran in one of two speeds, a third
+    apart, by the process (rows and blocks of lanes are whole cache lines, so the first element
+    decides)."""
+    buffer = np.empty(n + ALIGNMENT, kind)
+    skip = (ALIGNMENT - buffer.ctypes.data % ALIGNMENT) % ALIGNMENT // buffer.itemsize
     return buffer[skip:skip + n]
 
 
 @inline_jit
-def aligned_rows(count, width):  # pragma: no cover
-    """``aligned``'s ``count`` times ``width`` doubles as ``count`` rows of ``width`` (a
+def aligned_rows(count, width, kind=np.float64):  # pragma: no cover
+    """``aligned``'s ``count`` times ``width`` numbers as ``count`` rows of ``width`` (a
     multiple of ``VECTOR`` keeps every row aligned)."""
-    return aligned(count * width).reshape((count, width))
+    return aligned(count * width, kind).reshape((count, width))

@@ -73,20 +73,25 @@ def in_passes(n_arms):  # pragma: no cover
 
 
 @inline_jit
-def tally(n_arms, s, arms, rewards, lanes):  # pragma: no cover
-    """Add every lane's rollout (its arm in ``arms``, its reward in ``rewards``) to its arm's pulls
-    and reward sum, the other arms' sums untouched (no 0 is added to them, nor a non-finite reward
-    times 0). Where K is taken all at once, a masked addition per arm once vectorized
-    (``counted``); past it, the lane's own arm's two entries, one lane at a time: a pass over
-    every arm's rows for the one arm a lane pulled cost a tenth of an episode at K = 50."""
+def tallied(n_arms, s, j, arm, reward):  # pragma: no cover
+    """Lane j's rollout (it pulled ``arm`` and got ``reward``) added to its arm's pulls and reward
+    sum, the other arms' sums untouched (no 0 is added to them, nor a non-finite reward times 0).
+    Where K is taken all at once, a masked addition per arm once vectorized (``counted``); past
+    it, the arm's two entries at its own offset: a pass over every arm's rows for the one arm a
+    lane pulled cost a tenth of an episode at K = 50."""
     if in_passes(n_arms):
-        for j in range(lanes):
-            arm = np.uint64(arms[j])
-            s[arm_row(PULLS, arm) + j] += 1.0
-            s[arm_row(ARM_REWARDS, arm) + j] += rewards[j]
+        at = np.uint64(arm)
+        s[arm_row(PULLS, at) + j] += 1.0
+        s[arm_row(ARM_REWARDS, at) + j] += reward
     else:
-        for j in range(lanes):
-            counted(s, j, arms[j], rewards[j], 0, n_arms)
+        counted(s, j, arm, reward, 0, n_arms)
+
+
+@inline_jit
+def tally(n_arms, s, arms, rewards, lanes):  # pragma: no cover
+    """``tallied`` every lane's rollout (its arm in ``arms``, its reward in ``rewards``)."""
+    for j in range(lanes):
+        tallied(n_arms, s, j, arms[j], rewards[j])
 
 
 @inline_jit

@@ -36,7 +36,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from study.core.arms import count, counted, pick
+from study.core.arms import count, pick, tallied
 from study.core.jit import inline_jit, inline_overload
 from study.core.state import NORM, TOTAL, VALUES, lane_row
 
@@ -110,13 +110,13 @@ def _choose_by_lane(name, n_arms, t, s, lanes, w, u_action, arms,
 def learn_one_lane(name, n_arms, t, lr, baseline, s, j, arm,
                    reward):  # type: ignore[no-untyped-def]
     """Update lane j's state from rollout t alone (G = 1), which pulled ``arm`` and got
-    ``reward``, and add the rollout to its sums (``study.core.arms.counted``); add 1 to its
+    ``reward``, and add the rollout to its sums (``study.core.arms.tallied``); add 1 to its
     ``ZERO_SIGNAL`` row when its advantage is 0. Default: the sums, nothing learned."""
 
 
 def _count_lane(name, n_arms, t, lr, baseline, s, j, arm,
                 reward):  # type: ignore[no-untyped-def]  # pragma: no cover
-    counted(s, j, arm, reward, 0, n_arms)
+    tallied(n_arms, s, j, arm, reward)
     s[lane_row(TOTAL) + j] += reward
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from reference import fixed_budget_run, instance
 from reference import run as reference_run
+from study.core import fixed_budget
 from study.core.kernel import CURVE_SCALE
 from study.core.state import LANES, UNROLLED_ARMS
 from study.core.streams import run_keys
@@ -189,3 +190,18 @@ def test_kernel_agrees_with_reference_with_more_than_a_hundred_arms(
 def test_kernel_agrees_with_reference_with_large_groups_and_budgets(
         case: tuple[Simulation, tuple[int, ...]], root_seed: int) -> None:
     assert_agrees(*case, root_seed, 2)
+
+
+@pytest.mark.parametrize("learner", ["successive_rejects", "sequential_halving"])
+@pytest.mark.parametrize("env", [Environment.fixed([0.5, 0.55, 0.6]),
+                                 Environment.fixed([0.2, 0.5, 0.4, 0.6], "gaussian"),
+                                 Environment.fixed([0.5, 0.6], "noisy_verifier", (0.1, 0.2))],
+                         ids=["bernoulli", "gaussian", "noisy_verifier"])
+def test_learners_that_plan_from_the_budget_agree_with_the_reference_across_draw_windows(
+        learner: str, env: Environment) -> None:
+    # A run's draws are made WINDOW pulls at a time (study.core.fixed_budget): budgets just
+    # short of, at and past a window's end, and over several windows, for a reward model with
+    # and without draws of its own.
+    window = fixed_budget.WINDOW
+    budgets = (window - 1, window, window + 1, 3 * window + 7)
+    assert_agrees(Simulation(learner, env, 0.0, "none"), budgets, 7, 2)

@@ -28,27 +28,30 @@ _MAIN_C3 = np.uint64(MAIN_C3)
 _TIE_BREAK_C3 = np.uint64(TIE_BREAK_C3)
 
 
+WINDOW = 512
+"""Pulls whose draws are made at once (``_fill``; even: a Philox block serves two pulls)."""
+_BLOCKS = WINDOW // 2
+
+
 @jit
-def pull(model, k0, k1, t, value, parameters, cache, own) -> float:  # pragma: no cover
-    """Reward of pull t of an arm with value ``value`` under the reward model ``model`` (a
-    string literal) with ``parameters``. ``cache`` keeps the last main-stream Philox block
-    ([block + 1, w0, w1, w2, w3]) and ``own`` the model's last own draws ([block + 1, d0, d1]),
-    so each block is computed once for two pulls."""
+def _fill(model, k0, k1, window, cache, own) -> None:  # pragma: no cover
+    """The draws of the pulls of window ``window`` (pulls window W .. window W + W - 1, W =
+    ``WINDOW``) into ``cache`` and ``own`` (``pull_phase`` says where), in loops over the
+    window's Philox blocks: independent iterations, which LLVM vectorizes, where a block made
+    at the pull that first needed it was a chain of dependent operations the pull waited for
+    (with numba's reference counting at every pull, three quarters of a run's time)."""
     nb.literally(model)
-    block = t // 2
-    if draws_own(model) and own[0] != block + 1:
-        own[0] = block + 1
+    cache[0] = window + 1
+    first = window * _BLOCKS
+    for b in range(_BLOCKS):
+        words = philox_block(np.uint64(first + b), _ZERO, _MAIN_C2, _MAIN_C3, k0, k1)
+        cache[1 + 2 * b] = unit32(words[1])
+        cache[2 + 2 * b] = unit32(words[3])
+    if draws_own(model):
         c2, c3 = own_stream(model)
-        w0, w1, w2, w3 = philox_block(np.uint64(block), _ZERO, c2, c3, k0, k1)
-        own[1], own[2] = own_pair(model, w0, w1, w2, w3)
-    if cache[0] != np.uint64(block + 1):
-        words = philox_block(np.uint64(block), _ZERO, _MAIN_C2, _MAIN_C3, k0, k1)
-        cache[0] = np.uint64(block + 1)
-        cache[1] = words[0]
-        cache[2] = words[1]
-        cache[3] = words[2]
-        cache[4] = words[3]
-    return outcome(model, value, unit32(cache[2 + 2 * (t % 2)]), own[1 + t % 2], parameters)
+        for b in range(_BLOCKS):
+            w0, w1, w2, w3 = philox_block(np.uint64(first + b), _ZERO, c2, c3, k0, k1)
+            own[1 + 2 * b], own[2 + 2 * b] = own_pair(model, w0, w1, w2, w3)
 
 
 @jit
@@ -76,12 +79,24 @@ def worst(alive: np.ndarray, means: np.ndarray, priority: np.ndarray) -> int:  #
 def pull_phase(model, k0, k1, values, parameters, alive, repeats, t, pulls, wins, phase_wins,
                cache, own) -> int:  # pragma: no cover
     """Pull every surviving arm ``repeats`` times in turn from pull index t, summing pulls and
-    rewards overall and in ``phase_wins``; returns the next pull index."""
+    rewards overall and in ``phase_wins``; returns the next pull index.
+
+    Pull t's reward is the reward model's outcome from word 1 (t even) or 3 (t odd) of
+    main-stream block t div 2, and the model's own draw of pull t. ``cache`` keeps the reward
+    draws of the ``WINDOW`` pulls of t's window (pulls t - t mod W ...) and ``own`` the
+    model's own draws (``new_run``), made a window at a time (``_fill``): entry 0 is the window
+    + 1, entry 1 + t mod W pull t's draw (``own``'s entry 0 unused, its draws all 0 for a model
+    without them). Written out here, not in a function of a pull: numba counted references to
+    the two arrays at every call of one, inlined or not, four atomic operations per pull."""
     nb.literally(model)
     for _ in range(repeats):
         for a in range(values.shape[0]):
             if alive[a]:
-                reward = pull(model, k0, k1, t, values[a], parameters, cache, own)
+                window = t // WINDOW
+                if cache[0] != window + 1:
+                    _fill(model, k0, k1, window, cache, own)
+                at = 1 + t % WINDOW
+                reward = outcome(model, values[a], cache[at], own[at], parameters)
                 t += 1
                 pulls[a] += 1
                 wins[a] += reward
@@ -92,12 +107,12 @@ def pull_phase(model, k0, k1, values, parameters, alive, repeats, t, pulls, wins
 @jit
 def new_run(pulls: np.ndarray) -> tuple[np.ndarray, ...]:  # pragma: no cover
     """Zero the run's ``pulls`` (one per arm) and return the rest of a fresh run's state: (alive,
-    wins, phase_wins, priority, decision, cache, own), every arm alive, no rewards, empty block
-    caches."""
+    wins, phase_wins, priority, decision, cache, own), every arm alive, no rewards, no draws
+    made (``pull_phase``)."""
     arms = pulls.shape[0]
     pulls[:] = 0
     return (np.ones(arms, dtype=np.bool_), np.zeros(arms), np.zeros(arms), np.empty(arms),
-            np.empty(arms), np.zeros(5, dtype=np.uint64), np.zeros(3))
+            np.empty(arms), np.zeros(1 + WINDOW), np.zeros(1 + WINDOW))
 
 
 @jit

@@ -320,8 +320,8 @@ def _one_rollout_in_passes(literal, name, model, n_arms, t, lanes, lr, baseline,
                            draws, own, parameters, arms, values, rewards,
                            advantage):  # pragma: no cover
     prepare(name, n_arms, s, lanes, w)
-    choose(name, n_arms, t, s, lanes, w, actions, arms, values)
-    _rewards(model, lanes, values, draws, own, parameters, rewards)
+    _rollouts(literal, name, model, n_arms, t, s, lanes, w, actions, draws, own, parameters, arms,
+              values, rewards)
     learn_one(name, n_arms, t, lr, baseline, s, lanes, w, arms, rewards, advantage)
 
 

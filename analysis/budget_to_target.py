@@ -66,14 +66,19 @@ def crossings_of(budgets: np.ndarray, curves: np.ndarray, target: float) -> np.n
     return np.where(~above.any(axis=1), math.inf, np.where(first == 0, budgets[0], inside))
 
 
+def _resample_rows(rng: np.random.Generator, seeds: int, rows: int) -> np.ndarray:
+    """The next ``rows`` resamples' counts of each seed from ``rng``, (rows, seeds), as doubles
+    (whole numbers, exact): every use multiplies them into a matrix of doubles, and numpy made a
+    double copy of integer counts at every product, most of a product's time at 24,000 seeds."""
+    return rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=rows).astype(float)
+
+
 @lru_cache(maxsize=4)
 def bootstrap_weights(seeds: int, resamples: int, seed: int) -> np.ndarray:
     """How often each seed is drawn in each bootstrap resample, (resamples, seeds): the same for
-    every cell of a study (same seed count, same generator seed), so drawn once. As doubles
-    (whole numbers, exact): every use multiplies them into a matrix of doubles, and numpy made a
-    double copy of the counts at every product, most of a product's time at 24,000 seeds."""
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=resamples).astype(float)
+    every cell of a study (same seed count, same generator seed), so drawn once
+    (``_resample_rows``)."""
+    weights = _resample_rows(np.random.default_rng(seed), seeds, resamples)
     weights.setflags(write=False)
     return weights
 
@@ -87,8 +92,7 @@ def _weight_chunks(seeds: int, resamples: int, seed: int) -> Iterator[np.ndarray
         return
     rng = np.random.default_rng(seed)
     for start in range(0, resamples, BOOTSTRAP):
-        yield rng.multinomial(seeds, np.full(seeds, 1.0 / seeds),
-                              size=min(BOOTSTRAP, resamples - start))
+        yield _resample_rows(rng, seeds, min(BOOTSTRAP, resamples - start))
 
 
 @dataclass(frozen=True)

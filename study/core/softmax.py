@@ -22,16 +22,26 @@ _TOP, _LOST, _RUNNING = range(3)
 _TOP_ROW, _LOST_ROW, _RUNNING_ROW = (np.uint64(row * STRIDE) for row in (_TOP, _LOST, _RUNNING))
 
 
+SKIP_TOP_ARMS = 4
+"""Up to this K, ``softmax_lane`` computes K - 1 exponentials, not K: the largest logit's weight
+is exp(0) = 1 exactly, and which arm holds it only decides where the others' weights go (selects,
+a few operations each where an exponential is some thirty). Measured in interleaved rounds, K =
+2, 3 and 4 gain by it; at K = 5 the selects cost what the exponential saved. (``make bench``'s
+floor still counts K exponentials.)"""
+
+
 @inline_jit
-def _largest(a, logit_block, n_arms, j, top, lost, first, width):  # pragma: no cover
-    """Lane j's largest logit and whether a logit is NaN so far, with arms first .. first +
-    width - 1 (those past K left out)."""
+def _largest(a, logit_block, n_arms, j, top, at, lost, first, width):  # pragma: no cover
+    """Lane j's largest logit, an arm that holds it (a double) and whether a logit is NaN so far,
+    with arms first .. first + width - 1 (those past K left out)."""
     for i in range(width):
         k = first + i
         logit = select(k < n_arms, a[arm_row(logit_block, k) + j], -np.inf)
-        top = select(logit > top, logit, top)
+        higher = logit > top
+        top = select(higher, logit, top)
+        at = select(higher, float(k), at)
         lost = lost | (logit != logit)
-    return top, lost
+    return top, at, lost
 
 
 @inline_jit
@@ -48,14 +58,43 @@ def _weights(a, logit_block, weight_block, n_arms, j, top, total, first,
 
 
 @inline_jit
+def _weights_but_top(a, logit_block, weight_block, n_arms, j, top, at):  # pragma: no cover
+    """``_weights`` of lane j's K arms, every arm in one go, where the largest logit ``top`` is
+    arm ``at``'s: its weight exp(top - top) is 1 exactly for a finite ``top`` and exp(NaN) = 0
+    otherwise, so only the other K - 1 are computed: the i-th of them is arm i's below arm
+    ``at``, arm i + 1's from it on, and is put in its arm's row after. The weights overwrite
+    rows of ``weight_block`` that no later read of ``logit_block`` needs, whether the two
+    blocks are one or not."""
+    for i in range(n_arms - 1):
+        logit = select(i < at, a[arm_row(logit_block, i) + j], a[arm_row(logit_block, i + 1) + j])
+        a[arm_row(weight_block, i) + j] = fast_exp(logit - top)
+    highest = select(top - top == 0.0, 1.0, 0.0)
+    # Down from the last arm, so that the row below, which an arm past ``at`` takes its weight
+    # from, still holds what the loop above put in it.
+    for k in range(n_arms - 1, -1, -1):
+        own = a[arm_row(weight_block, k) + j] if k < n_arms - 1 else 0.0
+        below = a[arm_row(weight_block, k - 1) + j] if k > 0 else 0.0
+        a[arm_row(weight_block, k) + j] = select(k == at, highest, select(k > at, below, own))
+    # The sum in arm order, as ``_weights`` adds it (from the first weight rather than from
+    # 0.0: a weight is never -0.0, so the sum is the same).
+    total = a[arm_row(weight_block, 0) + j]
+    for k in range(1, n_arms):
+        total += a[arm_row(weight_block, k) + j]
+    return total
+
+
+@inline_jit
 def softmax_lane(n_arms, a, logit_block, weight_block, j):  # pragma: no cover
     """``softmax_weights`` for lane j alone, every arm in one go; returns the weights' sum. The
     largest logit by a chain of K - 1 comparisons from the first arm's (this lane loop is bound
-    by its latency)."""
+    by its latency); up to ``SKIP_TOP_ARMS`` its weight is not computed."""
     first = a[arm_row(logit_block, 0) + j]
-    top, lost = _largest(a, logit_block, n_arms, j, first, first != first, 1, n_arms - 1)
-    return _weights(a, logit_block, weight_block, n_arms, j, select(lost, np.nan, top), 0.0, 0,
-                    n_arms)
+    top, at, lost = _largest(a, logit_block, n_arms, j, first, 0.0, first != first, 1,
+                             n_arms - 1)
+    top = select(lost, np.nan, top)
+    if n_arms <= SKIP_TOP_ARMS:
+        return _weights_but_top(a, logit_block, weight_block, n_arms, j, top, at)
+    return _weights(a, logit_block, weight_block, n_arms, j, top, 0.0, 0, n_arms)
 
 
 @inline_jit
@@ -73,9 +112,9 @@ def softmax_weights(n_arms, a, logit_block, weight_block, norm, lanes, w):  # pr
     room = padded(n_arms)
     for first in range(0, room, chunk):
         for j in range(lanes):
-            top, lost = _largest(a, logit_block, n_arms, j,
-                                 select(first == 0, -np.inf, w[_TOP_ROW + j]),
-                                 (first > 0) & (w[_LOST_ROW + j] != 0.0), first, chunk)
+            top, _, lost = _largest(a, logit_block, n_arms, j,
+                                    select(first == 0, -np.inf, w[_TOP_ROW + j]), 0.0,
+                                    (first > 0) & (w[_LOST_ROW + j] != 0.0), first, chunk)
             w[_TOP_ROW + j] = top
             w[_LOST_ROW + j] = select(lost, 1.0, 0.0)
     for first in range(0, room, chunk):

@@ -146,8 +146,11 @@ def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, fi
 @inline_jit
 def inverse_cdf_lane(n_arms, a, weight_block, norm, j, u, s):  # pragma: no cover
     """``inverse_cdf`` for lane j alone, its draw ``u``, every arm in one go: (arm, value)."""
-    _, arm, value = _cumulate(a, weight_block, s, j, u * a[norm + j], n_arms - 1, 0.0, 0.0, 0.0,
-                              0, n_arms, True)
+    threshold = u * a[norm + j]
+    cumulative = a[arm_row(weight_block, 0) + j]
+    _, arm, value = _cumulate(a, weight_block, s, j, threshold, n_arms - 1, cumulative,
+                              select((cumulative <= threshold) & (n_arms > 1), 1.0, 0.0),
+                              s[arm_row(VALUES, 0) + j], 1, n_arms - 1, True)
     return arm, value
 
 

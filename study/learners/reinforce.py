@@ -136,7 +136,8 @@ def register() -> None:
     def _advantage(baseline, t, s, j, reward, sums, pulls):  # pragma: no cover
         """Lane j's advantage A = r - b of a rollout alone, its ``ZERO_SIGNAL`` counted."""
         advantage = reward - _baseline(baseline, t, s[lane_row(TOTAL) + j], reward, sums, pulls)
-        s[lane_row(ZERO_SIGNAL) + j] += select(advantage == 0.0, 1.0, 0.0)
+        zero_signal = s[lane_row(ZERO_SIGNAL) + j]
+        s[lane_row(ZERO_SIGNAL) + j] = select(advantage == 0.0, zero_signal + 1.0, zero_signal)
         return advantage
 
     @inline_jit

@@ -4,7 +4,9 @@ Writes ``out/bench/bench.json`` and ``out/bench/bench.md`` and prints the tables
 the median of REPEATS runs after a warm-up run, reported as ns per episode and as the ratio to the
 package's kernel on one thread measured in the same process, so that the machine's speed (noisy on
 a shared 2-core VM) cancels out of the ratios; the one-thread works that the targets compare are
-timed in the same rounds, in turn (``interleaved_seconds``), so that its drift does too.
+timed in the same rounds, in turn (``interleaved_rounds``), so that its drift does too; the
+kernel over its floor is the median of the rounds' ratios, the two timed one right after the other
+(``paired_ratio``).
 """
 
 from __future__ import annotations
@@ -104,25 +106,20 @@ def median_seconds(work: Callable[[], object], repeats: int = REPEATS) -> float:
 def interleaved_rounds(works: dict[str, Callable[[], object]],
                        repeats: int = REPEATS) -> dict[str, list[float]]:
     """Wall time of each of ``works`` in each of ``repeats`` rounds that time every work once,
-    in turn, after a warm-up call of each. The host's speed drifts over minutes; timed one after
-    the other, two works can land on different speeds, and a ratio of theirs with them, while
-    in rounds the drift falls on all of them alike."""
+    in turn, after a warm-up call of each; every other round in the reverse order, so that
+    neighbours are timed first and second alike. The host's speed drifts over minutes; timed one
+    after the other, two works can land on different speeds, and a ratio of theirs with them,
+    while in rounds the drift falls on all of them alike."""
     for work in works.values():
         work()
     times: dict[str, list[float]] = {name: [] for name in works}
-    for _ in range(repeats):
-        for name, work in works.items():
+    order = list(works.items())
+    for round_ in range(repeats):
+        for name, work in order if round_ % 2 == 0 else reversed(order):
             began = time.perf_counter()
             work()
             times[name].append(time.perf_counter() - began)
     return times
-
-
-def interleaved_seconds(works: dict[str, Callable[[], object]],
-                        repeats: int = REPEATS) -> dict[str, float]:
-    """Median wall time of each of ``works`` over ``interleaved_rounds``."""
-    return {name: statistics.median(spent)
-            for name, spent in interleaved_rounds(works, repeats).items()}
 
 
 def paired_ratio(rounds: dict[str, list[float]], numerator: str, denominator: str) -> float:
@@ -330,7 +327,7 @@ def scaling() -> dict[str, dict[str, object]]:
 
 
 ARMS_ROUNDS = 9
-"""Rounds of the K axis (a round of its twelve works takes seconds)."""
+"""Rounds of the K axis (more than ``REPEATS``: its works are short, 2^26 arm-episodes each)."""
 ARMS = (3, 5, 10, 20, 50, 100)
 """The K axis's numbers of arms (those past ``study.core.state.UNROLLED_ARMS`` run the drivers'
 general compilation)."""
@@ -417,8 +414,10 @@ def markdown(result: dict[str, object]) -> str:
     """The benchmark as Markdown tables."""
     lines = [f"# Benchmark ({result['machine']})", "",
              f"Vector extensions: {', '.join(result['vector_extensions']) or 'none found'}.", "",
-             "Medians of 5 runs after a warm-up, one process; ratio = ns per episode / the package "
-             "kernel's on 1 thread (> 1: slower than the kernel).", "",
+             f"Medians of {REPEATS} runs after a warm-up, one process; ratio = ns per episode / "
+             "the package kernel's on 1 thread (> 1: slower than the kernel). The target kernel "
+             "/ floor is the median of the rounds' ratios (kernel and floor timed one after the "
+             "other in each), not the ratio of the two medians below.", "",
              "| implementation | workload | ns per episode | ratio to kernel |",
              "|---|---|---:|---:|"]
     for r in result["references"]:
@@ -437,8 +436,8 @@ def markdown(result: dict[str, object]) -> str:
     arms = result["arms"]
     lines += ["", f"K axis ({arms['seeds']} seeds, a budget of {arms['arm_episodes']} arm-episodes "
               f"over seeds times K, one thread, {ARMS_ROUNDS} interleaved rounds, each K's "
-              "kernel and floor one after the other; kernel / floor is the median of the "
-              "rounds' ratios): fitted exponent "
+              "kernel and floor one after the other; ns: the medians of the rounds, kernel / "
+              "floor: the median of the rounds' ratios): fitted exponent "
               f"of time per episode against K from {ARMS[0]} to {ARMS[-1]}: "
               f"{arms['exponent']:.2f}.", "",
               "| K | budget | kernel, ns per arm-episode | floor, ns per arm-episode | "

@@ -8,8 +8,8 @@ from reference import State, exp
 
 
 def softmax_weights(logits: list[float]) -> tuple[list[float], float]:
-    """exp(l - max l) and their sum; NaN weights where a logit is NaN (the kernel's maximum is
-    NaN then, whatever the logits' order)."""
+    """exp(l - max l) and their sum; the maximum is NaN where a logit is NaN (as the kernel's,
+    whatever the logits' order), and every weight exp(NaN) = 0 then."""
     top = math.nan if any(x != x for x in logits) else max(logits)
     weights = [exp(x - top) for x in logits]
     norm = 0.0

@@ -25,9 +25,9 @@ _TOP_ROW, _LOST_ROW, _RUNNING_ROW = (np.uint64(row * STRIDE) for row in (_TOP, _
 SKIP_TOP_ARMS = 4
 """Up to this K, ``softmax_lane`` computes K - 1 exponentials, not K: the largest logit's weight
 is exp(0) = 1 exactly, and which arm holds it only decides where the others' weights go (selects,
-a few operations each where an exponential is some thirty). Measured in interleaved rounds, K =
-2, 3 and 4 gain by it; at K = 5 the selects cost what the exponential saved. (``make bench``'s
-floor still counts K exponentials.)"""
+a few operations per arm where ``fast_exp`` is some thirty). The bound was chosen by timing K = 2
+to 5 both ways in interleaved rounds: the saving shrinks as the selects grow with K, and was gone
+at K = 5. (``make bench``'s floor still counts K exponentials.)"""
 
 
 @inline_jit
@@ -62,17 +62,16 @@ def _weights_but_top(a, logit_block, weight_block, n_arms, j, top, at):  # pragm
     """``_weights`` of lane j's K arms, every arm in one go, where the largest logit ``top`` is
     arm ``at``'s: its weight exp(top - top) is 1 exactly for a finite ``top`` and exp(NaN) = 0
     otherwise, so only the other K - 1 are computed: the i-th of them is arm i's below arm
-    ``at``, arm i + 1's from it on, and is put in its arm's row after. The weights overwrite
-    rows of ``weight_block`` that no later read of ``logit_block`` needs, whether the two
-    blocks are one or not."""
+    ``at``, arm i + 1's from it on, and is put in its arm's row after."""
     for i in range(n_arms - 1):
         logit = select(i < at, a[arm_row(logit_block, i) + j], a[arm_row(logit_block, i + 1) + j])
         a[arm_row(weight_block, i) + j] = fast_exp(logit - top)
     highest = select(top - top == 0.0, 1.0, 0.0)
     # Down from the last arm, so that the row below, which an arm past ``at`` takes its weight
-    # from, still holds what the loop above put in it.
+    # from, still holds what the loop above put in it. (Arm 0 has no row below: arm_row(-1)
+    # would be far out of the array, so that read is left out for it, not selected away.)
     for k in range(n_arms - 1, -1, -1):
-        own = a[arm_row(weight_block, k) + j] if k < n_arms - 1 else 0.0
+        own = a[arm_row(weight_block, k) + j]
         below = a[arm_row(weight_block, k - 1) + j] if k > 0 else 0.0
         a[arm_row(weight_block, k) + j] = select(k == at, highest, select(k > at, below, own))
     # The sum in arm order, as ``_weights`` adds it (from the first weight rather than from

@@ -122,6 +122,11 @@ def interleaved_rounds(works: dict[str, Callable[[], object]],
     return times
 
 
+def medians(rounds: dict[str, list[float]]) -> dict[str, float]:
+    """Each work's median time over ``interleaved_rounds``."""
+    return {name: statistics.median(spent) for name, spent in rounds.items()}
+
+
 def paired_ratio(rounds: dict[str, list[float]], numerator: str, denominator: str) -> float:
     """The median over rounds of ``numerator``'s time over ``denominator``'s, two works timed
     one right after the other in every round (``interleaved_rounds``): the host's drift between
@@ -197,7 +202,7 @@ def references() -> tuple[list[dict[str, object]], float]:
     }
     numba.set_num_threads(1)
     rounds = interleaved_rounds({name: work for name, (_, work) in works.items()})
-    timed = {name: statistics.median(spent) for name, spent in rounds.items()}
+    timed = medians(rounds)
     threads = numba.config.NUMBA_NUM_THREADS
     numba.set_num_threads(threads)
     both = median_seconds(lambda: simulate(SIM, keys, (budget,)))
@@ -351,7 +356,7 @@ def arms_axis(seeds: int = 1024, arm_episodes: int = 2**26) -> dict[str, object]
         works[f"floor {arms}"] = lambda arms=arms, budget=budget: floor_loop(
             kernel_keys(keys), arms, budget, LANES)
     rounds = interleaved_rounds(works, ARMS_ROUNDS)
-    seconds = {name: statistics.median(spent) for name, spent in rounds.items()}
+    seconds = medians(rounds)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     per_arm = {name: spent / (seeds * budgets[int(name.split()[1])] * int(name.split()[1])) * 1e9
                for name, spent in seconds.items()}

@@ -145,6 +145,8 @@ def _cumulate(a, weight_block, s, j, threshold, last, cumulative, arm, value, fi
 @inline_jit
 def inverse_cdf_lane(n_arms, a, weight_block, norm, j, u, s):  # pragma: no cover
     """``inverse_cdf`` for lane j alone, its draw ``u``, every arm in one go: (arm, value)."""
+    # Arm 0's step taken here, its running sum the first weight itself rather than 0.0 plus
+    # it (a weight is never -0.0, so the same sum): an addition less per lane and rollout.
     threshold = u * a[norm + j]
     cumulative = a[arm_row(weight_block, 0) + j]
     _, arm, value = _cumulate(a, weight_block, s, j, threshold, n_arms - 1, cumulative,

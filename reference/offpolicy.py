@@ -120,12 +120,33 @@ def readout(policy: list[float], sampler: list[float], group: int
     return entropy, biases, errors
 
 
+def served(logits: list[float], noise: list[float], offpolicy: OffPolicy, values: list[float]
+           ) -> tuple[float, float]:
+    """The served policy's pass rate and mass on the best arms: the learner's current
+    ``logits`` plus eps ``noise``, truncated to top-p, as the sampler serves them but never
+    stale; NaN for logits that are not all finite (the state serves nothing)."""
+    if not all(math.isfinite(x) for x in logits):
+        return math.nan, math.nan
+    if offpolicy.mismatch > 0.0:
+        logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
+    weights, norm, _ = sampler_weights(logits, offpolicy.top_p)
+    top = max(values)
+    passed, on_best = 0.0, 0.0
+    for w, v in zip(weights, values, strict=True):
+        p = w * _divide(1.0, norm)
+        passed += p * v
+        on_best += p * (1.0 if v == top else 0.0)
+    return passed, on_best
+
+
 def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
         budgets: list[int], group_size: int, reward_parameters: tuple[float, ...],
         offpolicy: OffPolicy) -> tuple[list[Checkpoint], list[tuple[float, list[float],
-                                                                      list[float]]]]:
+                                                                      list[float],
+                                                                      tuple[float, float]]]]:
     """One run of the off-policy group learner: the Checkpoints of ``reference.run``, and at
-    each the ``readout`` of the state and of the sampler of the next update."""
+    each the ``readout`` of the state and of the sampler of the next update, followed by the
+    ``served`` policy's pass rate and mass on the best arms."""
     part = learner("reinforce")
     model = reward_model(reward)
     n = len(values)
@@ -141,8 +162,8 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
     for update in range(updates + 1):
         history[update % (offpolicy.lag + 1)] = list(state.logits)
         logits = list(history[(update + 1) % (offpolicy.lag + 1)])
+        noise = mismatch_noise(key, update, n) if offpolicy.mismatch > 0.0 else []
         if offpolicy.mismatch > 0.0:
-            noise = mismatch_noise(key, update, n)
             logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
         sampled, sampled_norm, kept = sampler_weights(logits, offpolicy.top_p)
         weights, norm = softmax_weights(state.logits)
@@ -154,8 +175,9 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
                 part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
                 part.policy_mean(scores, values) if finite else math.nan, state.total,
                 list(state.pulls), scores, finite, zero_signal))
-            readouts.append(readout([w * _divide(1.0, norm) for w in weights], behaviour,
-                                    group_size))
+            readouts.append((*readout([w * _divide(1.0, norm) for w in weights], behaviour,
+                                      group_size),
+                             served(state.logits, noise, offpolicy, values)))
             due += 1
         if update == updates:
             break

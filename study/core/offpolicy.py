@@ -37,9 +37,11 @@ from study.core.kernel import (
 from study.core.philox import philox_block
 from study.core.softmax import inverse_cdf, softmax_weights
 from study.core.state import (
+    BEST,
     NORM,
     PARAMS,
     STRIDE,
+    VALUES,
     WEIGHTS,
     WORK_A,
     WORK_B,
@@ -102,14 +104,23 @@ def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0,
     for j in range(lanes):
         for k in range(n_arms):
             history[_slot_row(n_arms, slot, k) + j] = s[arm_row(PARAMS, k) + j]
-    # The logits before update - lag (zeros while update < lag), plus the noise if there is any,
-    # in the SAMPLER rows, whose softmax then reads and writes one array at constant offsets
-    # (read from the history's block, a run-time offset into another array, the softmax loop
-    # stayed scalar: three times the on-policy learner per rollout at K = 10).
+    # The logits before update - lag (zeros while update < lag) in the SAMPLER rows, whose
+    # softmax then reads and writes one array at constant offsets (read from the history's
+    # block, a run-time offset into another array, the softmax loop stayed scalar: three times
+    # the on-policy learner per rollout at K = 10).
     block = (update + 1) % depth
     for j in range(lanes):
         for k in range(n_arms):
             o[arm_row(SAMPLER, k) + j] = history[_slot_row(n_arms, block, k) + j]
+    _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1)
+
+
+@inline_jit
+def _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1) -> None:  # pragma: no cover
+    """The logits in the ``SAMPLER`` rows of ``o`` served as the inference engine serves them at
+    ``update``: plus eps z (its noise drawn only where eps is above 0), through the softmax, the
+    arms outside top-p zeroed (``KEPT``: 1.0 for an arm inside), and the weights' sum
+    (``SAMPLER_NORM``)."""
     if mismatch > 0.0:
         for j in range(lanes):
             for pair in range((n_arms + 1) // 2):
@@ -140,6 +151,36 @@ def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0,
                 o[arm_row(SAMPLER, k) + j] = weight
                 kept += weight
             o[lane_row(SAMPLER_NORM) + j] = kept
+
+
+@inline_jit
+def _serve(n_arms, s, v, lanes, w, update, mismatch, top_p, k0, k1) -> None:  # pragma: no cover
+    """Every lane's served policy at ``update`` (``study.model.offpolicy``: the learner's current
+    logits as the sampler serves them, mismatched and truncated but never stale) into the
+    ``SAMPLER`` rows of ``v``, laid out as the sampler's state."""
+    for j in range(lanes):
+        for k in range(n_arms):
+            v[arm_row(SAMPLER, k) + j] = s[arm_row(PARAMS, k) + j]
+    _served_by(n_arms, v, lanes, w, update, mismatch, top_p, k0, k1)
+
+
+@inline_jit
+def _served_readout(n_arms, s, v, j, served) -> None:  # pragma: no cover
+    """Lane j's served pass rate and mass on the best arms (``_serve`` computed) into
+    ``served``; NaN for a state that is not finite (it serves nothing)."""
+    finite = True
+    for k in range(n_arms):
+        logit = s[arm_row(PARAMS, k) + j]
+        finite = finite & (logit - logit == 0.0)
+    inverse = 1.0 / v[lane_row(SAMPLER_NORM) + j]
+    passed = 0.0
+    on_best = 0.0
+    for k in range(n_arms):
+        p = v[arm_row(SAMPLER, k) + j] * inverse
+        passed += p * s[arm_row(VALUES, k) + j]
+        on_best += p * s[arm_row(BEST, k) + j]
+    served[0] = select(finite, passed, np.nan)
+    served[1] = select(finite, on_best, np.nan)
 
 
 @inline_jit
@@ -338,13 +379,14 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     ``mismatch`` (its noise drawn only where it is above 0), ``top_p`` make, the update weighted by
     ``weight`` (``NONE`` ...) and masked by ``opsm`` and ``keep_mask``, then the KL term
     ``beta`` by ``estimator``. ``extra`` holds the block's (entropy (runs, checkpoints),
-    bias and mse (runs, checkpoints, ``RECORDED``)) at each checkpoint."""
+    bias and mse (runs, checkpoints, ``RECORDED``), the served policy's pass rate and mass on
+    the best arms (runs, checkpoints, 2)) at each checkpoint."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    entropy, bias, mse = extra
+    entropy, bias, mse, served = extra
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
     pulled = aligned_rows(group, lanes)
@@ -355,6 +397,10 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
     o = aligned(rows(padded(arms)) * STRIDE)
     o[:] = 1.0  # KEPT: all, as with top_p 1
+    v = aligned(rows(padded(arms)) * STRIDE)  # the served policy, laid out as the sampler
+    v[:] = 1.0
+    v_scratch = aligned(w.shape[0])
+    reading = np.empty(2)
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
     checkpoint = _FIRST
@@ -369,10 +415,14 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
             first = checkpoint
             checkpoint = _record_due(name, update, checkpoint, used, group, k0, k1, best, values,
                                      budgets, grid, arms, scores, out)
+            _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1)
             for j in range(used):
                 _gradient_errors(arms, s, o, j, group, readout, errors[0], errors[1])
+                _served_readout(arms, s, v, j, reading)
                 for c in range(first, checkpoint):
                     entropy[j, c] = readout[0]
+                    served[j, c, 0] = reading[0]
+                    served[j, c, 1] = reading[1]
                     for e in range(RECORDED):
                         bias[j, c, e] = errors[0, e]
                         mse[j, c, e] = errors[1, e]

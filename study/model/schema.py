@@ -71,10 +71,12 @@ sampler's lag, logit noise and top-p, the update's correction and its KL term's 
 estimator (the clip range, TIS cap and OPSM threshold are the config's, in the manifest)."""
 
 OFFPOLICY_RUN_COLUMNS = (*RUN_COLUMNS, "entropy", "k1_bias", "k1_mse", "k3_bias", "k3_mse",
-                         "k3_is_bias", "k3_is_mse")
+                         "k3_is_bias", "k3_is_mse", "served_pass_rate", "served_p_best")
 """The runs-table columns of an off-policy study: those of every study, the policy's entropy,
-and each KL estimator's exact gradient bias (its norm) and mean squared error for a group drawn
-from the next update's sampler at the checkpoint's state."""
+each KL estimator's exact gradient bias (its norm) and mean squared error for a group drawn
+from the next update's sampler at the checkpoint's state, and the served policy's pass rate and
+mass on the best arms (``study.model.offpolicy``: the current logits mismatched and truncated as
+the sampler's are)."""
 
 STORED_OFFPOLICY_RUN_COLUMNS = ("cell", *OFFPOLICY_RUN_COLUMNS)
 """``runs.parquet`` of an off-policy study."""

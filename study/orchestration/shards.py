@@ -207,11 +207,13 @@ class TokenShardResult(ShardResult):
 @dataclass(frozen=True)
 class OffPolicyShardResult(ShardResult):
     """A shard of an off-policy simulation (``study.core.offpolicy``): ``ShardResult``'s fields
-    and curves, and at each checkpoint the policy's entropy and each recorded KL estimator's
-    gradient bias and mean squared error (the runs table's columns of those names)."""
+    and curves, and at each checkpoint the policy's entropy, each recorded KL estimator's
+    gradient bias and mean squared error, and the served policy's pass rate and mass on the best
+    arms (the runs table's columns of those names)."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "entropy", "k1_bias", "k1_mse",
-                                         "k3_bias", "k3_mse", "k3_is_bias", "k3_is_mse")
+                                         "k3_bias", "k3_mse", "k3_is_bias", "k3_is_mse",
+                                         "served_pass_rate", "served_p_best")
 
     entropy: np.ndarray = field(kw_only=True)
     k1_bias: np.ndarray = field(kw_only=True)
@@ -220,6 +222,8 @@ class OffPolicyShardResult(ShardResult):
     k3_mse: np.ndarray = field(kw_only=True)
     k3_is_bias: np.ndarray = field(kw_only=True)
     k3_is_mse: np.ndarray = field(kw_only=True)
+    served_pass_rate: np.ndarray = field(kw_only=True)
+    served_p_best: np.ndarray = field(kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -70,9 +70,11 @@ class KernelOutput:
     entropy: np.ndarray | None = None
     kl_bias: np.ndarray | None = None
     kl_mse: np.ndarray | None = None
+    served: np.ndarray | None = None
     """What an off-policy run records at each checkpoint (``study.core.offpolicy``): the
-    policy's entropy, (seeds, checkpoints), and each recorded KL estimator's gradient bias norm
-    and mean squared error, (seeds, checkpoints, 3); None for the other drivers."""
+    policy's entropy, (seeds, checkpoints), each recorded KL estimator's gradient bias norm
+    and mean squared error, (seeds, checkpoints, 3), and the served policy's pass rate and mass
+    on the best arms, (seeds, checkpoints, 2); None for the other drivers."""
 
     def reduce(self) -> ShardResult | TokenShardResult | OffPolicyShardResult:
         """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
@@ -98,7 +100,9 @@ class KernelOutput:
                           for kind, values in (("bias", self.kl_bias), ("mse", self.kl_mse))
                           for e, name in enumerate(ESTIMATORS[1:])}
             return OffPolicyShardResult(*common, self.curve_optimal, self.curve_reward,
-                                        entropy=self.entropy, **estimators)
+                                        entropy=self.entropy, **estimators,
+                                        served_pass_rate=self.served[:, :, 0],
+                                        served_p_best=self.served[:, :, 1])
         return ShardResult(*common, self.curve_optimal, self.curve_reward)
 
 
@@ -146,6 +150,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         entropy=np.empty((runs, checkpoints)) if offpolicy else None,
         kl_bias=np.empty((runs, checkpoints, RECORDED)) if offpolicy else None,
         kl_mse=np.empty((runs, checkpoints, RECORDED)) if offpolicy else None,
+        served=np.empty((runs, checkpoints, 2)) if offpolicy else None,
     )
     philox_keys = kernel_keys(keys)
     checkpoints_array = np.asarray(budgets, dtype=np.int64)
@@ -182,7 +187,8 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                 tail = (((out.rollouts[rows], out.tokens[rows], out.expected_length[rows]),)
                         if counted else (out.curve_optimal[first], out.curve_reward[first]))
                 if offpolicy is not None:
-                    tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows]), *tail)
+                    tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows],
+                             out.served[rows]), *tail)
                 arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], lanes,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)

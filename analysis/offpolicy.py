@@ -1,11 +1,14 @@
 """What an off-policy study's questions share: the partner of a cell along one axis of the grid
 (the same cell with that setting at its reference: lag 0, no KL term), the per-run readouts the
 off-policy kernel records beside the outcomes (the policy's mass on the best arms, its entropy,
-each KL estimator's gradient error), and the paired comparison of cells with their partners at
-the config's compared budgets, on the pass rate, accuracy and collapse."""
+each KL estimator's gradient error, the served policy's pass rate and mass on the best arms),
+which cells are one simulation (bit-identical runs, tallied once), and the paired comparison of
+cells with their partners at the config's compared budgets, on the served and the learner's pass
+rate, accuracy, the stuck share and collapse."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,24 +31,43 @@ from analysis.pass_rate import achievable, seed_pass_rates, value_range
 from analysis.questions import Inputs
 from analysis.roles import RatioFinding, typed
 from study.model.environment import Environment
+from study.model.schema import OFFPOLICY_RUN_COLUMNS
 from study.orchestration.storage import read_runs
 
 COLLAPSED = 0.01
 """A run has collapsed when its policy's mass on the best arms is at most this (0.99 or more on
 arms that are not best), as the length study counts it, or when its state is not finite (it
 serves nothing)."""
-METRICS = ("pass_rate", "accuracy", "collapsed")
-"""The metrics a cell is compared with its partner on, each its own family: the policy's pass
-rate, the post-training readers' metric, first."""
+STUCK_WRONG_MASS = 0.5
+"""A run is stuck at a checkpoint when its served policy puts at least this share of its mass on
+arms that are not best and the learner's mass on the best arms has not risen since the previous
+checkpoint (or its state is not finite): ``docs/model.md`` gives the reason for the threshold."""
+METRICS = ("served_pass_rate", "pass_rate", "accuracy", "stuck", "collapsed")
+"""The metrics a cell is compared with its partner on, each its own family: the served policy's
+pass rate, the post-training readers' metric as a user meets it, first; the learner's beside
+it."""
+STUCK_GAIN = 1e-6
+"""The rise in the learner's mass on the best arms between checkpoints that counts as gaining:
+far above what rounding moves a stalled learner (the terms of its updates cancel to an ulp or so
+each, below 1e-12 over the budgets run), far below what a learner still learning gains as its
+budget doubles."""
+PROPORTIONS = ("accuracy", "stuck", "collapsed")
+"""The metrics that are a run's yes or no, compared by McNemar's test."""
 DESCRIBED = ["environment", "baseline", "group_size", "lr", "lag", "correction", "mismatch",
              "top_p", "kl_beta", "kl_estimator"]
 """The columns that describe a compared cell."""
 TESTS = {"pass_rate": "two-sided paired betting test of mean pass rate over seeds "
                       "(Waudby-Smith and Ramdas 2024, on the range the bandit fixes)",
          "accuracy": "two-sided exact McNemar test of paired accuracy",
+         "served_pass_rate": "two-sided paired betting test of the served policy's mean pass "
+                             "rate over seeds (Waudby-Smith and Ramdas 2024, on the range the "
+                             "bandit fixes)",
+         "stuck": "two-sided exact McNemar test of paired stuck runs",
          "collapsed": "two-sided exact McNemar test of paired collapse",
          "pass_rate_equivalence": "two one-sided paired betting tests of mean pass rate within "
-                                  "the margin"}
+                                  "the margin",
+         "served_pass_rate_equivalence": "two one-sided paired betting tests of the served "
+                                         "policy's mean pass rate within the margin"}
 """Each family's test, as Methods names it (a table's ``TEST`` prefixes its name)."""
 
 
@@ -78,6 +100,52 @@ def collapsed(outcomes: Outcomes, mass: np.ndarray, cell: int) -> np.ndarray:
     return (mass[row] <= COLLAPSED) | ~outcomes.finite[row]
 
 
+def stuck(outcomes: Outcomes, served_mass: np.ndarray, mass: np.ndarray, cell: int
+          ) -> np.ndarray:
+    """(seeds, checkpoints): whether each run of ``cell`` is stuck (``STUCK_WRONG_MASS``), from
+    the served policy's mass on the best arms ``served_mass`` and the learner's ``mass``
+    (``readouts``' ``served_p_best`` and ``p_best``), gaining when it rose by more than
+    ``STUCK_GAIN``; before the first checkpoint the learner's mass is the untrained policy's, the best arms' share of the arms. A run whose state is not
+    finite serves nothing and counts as stuck."""
+    row = outcomes.row(cell)
+    environment = cell_environments(outcomes)[cell]
+    values = np.asarray(environment.values, dtype=float)
+    # Drawn values tie with probability 0: one best arm.
+    untrained = (float(np.mean(values == values.max())) if environment.draw == "fixed"
+                 else 1.0 / environment.arms)
+    learner = mass[row]
+    before = np.concatenate([np.full((learner.shape[0], 1), untrained), learner[:, :-1]], axis=1)
+    wrong = ~(1.0 - served_mass[row] < STUCK_WRONG_MASS)  # NaN (not finite) counts as wrong
+    return (wrong & ~(learner > before + STUCK_GAIN)) | ~outcomes.finite[row]
+
+
+def served_pass_rates(outcomes: Outcomes, served: np.ndarray, cell: int) -> np.ndarray:
+    """(seeds, checkpoints) served pass rates of ``cell`` (``readouts``' ``served_pass_rate``),
+    a state that is not finite counting as 0, as ``analysis.pass_rate.seed_pass_rates``."""
+    return np.nan_to_num(served[outcomes.row(cell)], nan=0.0)
+
+
+def simulations(inputs: Inputs) -> dict[int, int]:
+    """Every cell's simulation: the first cell (in cell order) whose runs are the same, bit for
+    bit, in every stored run column. Settings that cannot act leave a run alone (the kept mask
+    with top_p 1; tis where no ratio reaches its cap), so several cells are one simulation, one
+    result, and are tallied once."""
+    def find() -> dict[int, int]:
+        columns = list(OFFPOLICY_RUN_COLUMNS)
+        frame = read_runs(inputs.run_dir, ["cell", *columns]).sort_values(
+            ["cell", "seed", "budget"])
+        found: dict[str, int] = {}
+        owner = {}
+        for cell, rows in frame.groupby("cell", sort=True):
+            digest = hashlib.sha256()
+            for column in columns:
+                digest.update(np.ascontiguousarray(rows[column].to_numpy()).tobytes())
+            owner[int(cell)] = found.setdefault(digest.hexdigest(), int(cell))
+        return owner
+
+    return inputs.shared("offpolicy simulations", find)
+
+
 def readouts(inputs: Inputs, columns: Sequence[str]) -> dict[str, np.ndarray]:
     """The off-policy run columns ``columns`` (``p_best``, ``entropy``, ``k3_bias`` ...) as
     arrays of shape (cells, seeds, checkpoints) in the outcomes' order, read once per study."""
@@ -107,37 +175,63 @@ def _pass_rate_range(outcomes: Outcomes, environment: Environment,
 def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
                           table: str) -> pd.DataFrame:
     """Each (cell, partner) of ``pairs`` on the same seeds at the config's compared budgets (the
-    largest where it names none): the pass rate by betting on the range the bandit fixes
-    (``analysis.bounded.paired_betting``), accuracy and collapse by the exact McNemar test with
-    Newcombe's interval. Each metric's tests of a difference are one Holm family
-    (``<table>_<metric>``); the pass rate's two one-sided tests of equivalence within the
-    config's ``pass_rate_margin`` are another; accuracy is equivalent where Newcombe's 90%
-    interval lies within ``equivalence_margin`` (per row, as every McNemar table reads it);
-    collapse is never called equivalent (no margin was stated)."""
+    largest where it names none): the served and the learner's pass rate by betting on the range
+    the bandit fixes (``analysis.bounded.paired_betting``), accuracy, the stuck share and
+    collapse by the exact McNemar test with Newcombe's interval (the served pass rate only where
+    the study truncates or mismatches its sampler somewhere: else it is the learner's). A pair
+    whose two simulations
+    (``simulations``) an earlier pair already compared is the same result: it is tested once,
+    and its row repeats the earlier row's test with ``distinct`` false, outside every family.
+    Each metric's tests of a difference are one Holm family (``<table>_<metric>``); each pass
+    rate's two one-sided tests of equivalence within the config's ``pass_rate_margin`` are
+    another; accuracy is equivalent where Newcombe's 90% interval lies within
+    ``equivalence_margin`` (per row, as every McNemar table reads it); the stuck share and
+    collapse are never called equivalent (no margin was stated)."""
     outcomes, analysis = inputs.outcomes, inputs.analysis
     budgets = [b for b in analysis.compared_budgets if b in set(outcomes.budgets)] or [
         int(outcomes.budgets[-1])]
     columns = {int(b): int(np.flatnonzero(outcomes.budgets == b)[0]) for b in budgets}
     environments = cell_environments(outcomes)
     described = inputs.cells.set_index("cell")
-    mass = readouts(inputs, ["p_best"])["p_best"]
-    hypotheses = len(pairs) * len(budgets)
-    margins = {"pass_rate": analysis.pass_rate_margin, "accuracy": analysis.equivalence_margin,
-               "collapsed": 0.0}
+    read = readouts(inputs, ["p_best", "served_p_best", "served_pass_rate"])
+    owner = simulations(inputs)
+    first: dict[tuple[int, int], tuple[int, int]] = {}
+    for cell, partner in pairs:
+        first.setdefault((owner[cell], owner[partner]), (cell, partner))
+    margins = {"served_pass_rate": analysis.pass_rate_margin,
+               "pass_rate": analysis.pass_rate_margin,
+               "accuracy": analysis.equivalence_margin, "stuck": 0.0, "collapsed": 0.0}
+    hypotheses = len(first) * len(budgets)
+    cells = outcomes.cells
+    # Without truncation or mismatch the served policy is the learner's: one pass rate to test.
+    metrics = [m for m in METRICS if m != "served_pass_rate" or (cells["top_p"] < 1.0).any()
+               or (cells["mismatch"] > 0.0).any()]
+
+    def values(metric: str, cell: int) -> np.ndarray:
+        if metric == "served_pass_rate":
+            return served_pass_rates(outcomes, read["served_pass_rate"], cell)
+        if metric == "pass_rate":
+            return seed_pass_rates(outcomes, cell)
+        if metric == "accuracy":
+            return outcomes.outcomes(cell)
+        if metric == "stuck":
+            return stuck(outcomes, read["served_p_best"], read["p_best"], cell)
+        return collapsed(outcomes, read["p_best"], cell)
+
     parts = []
-    for metric in METRICS:
+    for metric in metrics:
         rows = []
+        tested_once: dict[tuple[int, int, int], dict] = {}
         for cell, partner in pairs:
-            if metric == "pass_rate":
-                ours, theirs = seed_pass_rates(outcomes, cell), seed_pass_rates(outcomes, partner)
-            elif metric == "accuracy":
-                ours, theirs = outcomes.outcomes(cell), outcomes.outcomes(partner)
-            else:
-                ours, theirs = (collapsed(outcomes, mass, c) for c in (cell, partner))
-            if metric == "pass_rate":
+            key = (owner[cell], owner[partner])
+            distinct = first[key] == (cell, partner)
+            ours, theirs = values(metric, cell), values(metric, partner)
+            if metric not in PROPORTIONS:
                 low, high = _pass_rate_range(outcomes, environments[cell], (cell, partner))
             for budget, c in columns.items():
-                if metric == "pass_rate":
+                if not distinct:
+                    tested = tested_once[(*key, budget)]
+                elif metric not in PROPORTIONS:
                     # A pass rate lies between the bandit's lowest and highest pass
                     # probability, so a difference of two within +-(their distance).
                     tested = paired_betting(ours[:, c] - theirs[:, c], low - high, high - low,
@@ -147,20 +241,39 @@ def compare_with_partners(inputs: Inputs, pairs: list[tuple[int, int]],
                     tested = {key: found[key] for key in (
                         "seeds", "difference", "ci_low", "ci_high", "ci90_low", "ci90_high",
                         "p_value")} | {"interval_method": "newcombe"}
-                rows.append({"cell_a": cell, "cell_b": partner, "metric": metric,
+                tested_once.setdefault((*key, budget), tested)
+                rows.append({"cell_a": cell, "cell_b": partner, "simulation_a": key[0],
+                             "simulation_b": key[1], "distinct": distinct, "metric": metric,
                              **described.loc[cell, DESCRIBED].to_dict(), "budget": budget,
                              "mean_a": float(np.mean(ours[:, c])),
                              "mean_b": float(np.mean(theirs[:, c])), **tested})
-        part = declare(pd.DataFrame(rows), family_name(inputs.study, f"{table}_{metric}"))
-        if metric == "pass_rate":
+        part = pd.DataFrame(rows)
+        members = part["distinct"]
+        part = declare(part, family_name(inputs.study, f"{table}_{metric}"), members)
+        if metric not in PROPORTIONS:
             part = declare(part, family_name(inputs.study, f"{table}_{metric}_equivalence"),
-                           p_column="p_equivalence", adjusted="p_equivalence_holm",
+                           members, p_column="p_equivalence", adjusted="p_equivalence_holm",
                            family_column="equivalence_family")
-        parts.append(judge(part, margins[metric]))
+        parts.append(judge(_repeat_distinct(part), margins[metric]))
     found = pd.concat(parts, ignore_index=True)
     # A row of another metric is in no equivalence family (declare names its members' only).
     found["equivalence_family"] = found["equivalence_family"].fillna("")
     return found
+
+
+def _repeat_distinct(part: pd.DataFrame) -> pd.DataFrame:
+    """``part`` with each repeated row's adjusted p-values those of the distinct row it repeats
+    (the same simulations at the same budget); its family stays empty: it is no hypothesis of
+    its own."""
+    keys = ["simulation_a", "simulation_b", "budget"]
+    adjusted = [c for c in ("p_value_holm", "p_equivalence_holm") if c in part]
+    source = part[part["distinct"]].set_index(keys)[adjusted]
+    repeated = ~part["distinct"]
+    found = source.reindex(pd.MultiIndex.from_frame(part.loc[repeated, keys]))
+    part = part.copy()
+    for column in adjusted:
+        part.loc[repeated, column] = found[column].to_numpy()
+    return part
 
 
 def budget_ratios(inputs: Inputs, pairs: list[tuple[int, int]]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -89,7 +90,8 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
         expected, readouts = reference_run(keys[i], list(env.values), env.reward, sim.lr,
                                            sim.baseline, list(budgets), sim.group_size,
                                            env.reward_parameters, sim.offpolicy)
-        for c, (point, (entropy, bias, mse)) in enumerate(zip(expected, readouts, strict=True)):
+        for c, (point, (entropy, bias, mse, (passed, on_best))) in enumerate(
+                zip(expected, readouts, strict=True)):
             assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (
                 point.greedy, point.finite, point.zero_signal)
             assert out.reward_sum[i, c] == point.reward_sum
@@ -98,7 +100,8 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], 
             for ours, theirs in ((out.scores[i, c], point.scores),
                                  (out.pass_rate[i, c], point.pass_rate),
                                  (out.entropy[i, c], entropy), (out.kl_bias[i, c], bias),
-                                 (out.kl_mse[i, c], mse)):
+                                 (out.kl_mse[i, c], mse), (out.served[i, c, 0], passed),
+                                 (out.served[i, c, 1], on_best)):
                 np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
 
 
@@ -221,19 +224,23 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     # From the tidy runs of a small off-policy study, by scipy, statsmodels and the slow
     # betting reference rather than the package's calls: each stale cell is set against the
     # cell alike in all but lag 0, each cell with a KL term against the same without one (its
-    # estimator moot); the pass rate by betting on the bandit's range (in single precision,
-    # widened by its rounding), accuracy and collapse by McNemar's exact test, Holm within each
-    # metric's family; the estimators' errors are means over the runs of each state, and k3_is
-    # has none beyond rounding where the sampler can draw every arm (its expectation is then the
-    # exact gradient: the theory this checks on the kernel's own states).
+    # estimator moot); the served and the learner's pass rate by betting on the bandit's range
+    # (the learner's in single precision, widened by its rounding), accuracy, the stuck share
+    # and collapse by McNemar's exact test, Holm within each metric's family over the pairs of
+    # distinct simulations only (a pair of cells whose runs repeat an earlier pair's, bit for
+    # bit, repeats its test outside the family); the estimators' errors are means over the runs
+    # of each state, and k3_is has none beyond rounding where the sampler can draw every arm
+    # (its expectation is then the exact gradient: the theory this checks on the kernel's own
+    # states).
     from betting_reference import p_value
     from scipy.stats import binomtest
     from statsmodels.stats.multitest import multipletests
 
-    from analysis.offpolicy import COLLAPSED
+    from analysis.offpolicy import COLLAPSED, STUCK_WRONG_MASS
     from analysis.study_tables import analyze_outcomes, load
     from conftest import config_text
     from study.model.config import parse_config
+    from study.model.schema import OFFPOLICY_RUN_COLUMNS
     from study.orchestration.outputs import run_and_write
     from study.orchestration.storage import read_runs
 
@@ -247,24 +254,50 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     tables = analyze_outcomes(outcomes, manifest, tmp_path, config.analysis)
     runs = read_runs(tmp_path).sort_values(["cell", "seed", "budget"])
     last = runs[runs["budget"] == 400].set_index("cell")
+    before = runs[runs["budget"] == 40].set_index("cell")
     keys = ["lag", "correction", "kl_beta", "kl_estimator", "top_p", "mismatch"]
     setting = {cell: tuple(rows[keys].iloc[0]) for cell, rows in last.groupby(level=0)}
+    # A cell's simulation: the first cell whose every run column is the same, bit for bit.
+    stored = list(OFFPOLICY_RUN_COLUMNS)
+    owner: dict[int, int] = {}
+    for cell, rows in runs.groupby("cell"):
+        owner[int(cell)] = next(c for c in [*sorted(owner), int(cell)] if c == int(cell) or all(
+            np.array_equal(rows[k].to_numpy(), runs[runs["cell"] == c][k].to_numpy())
+            for k in stored))
+    assert len(set(owner.values())) < len(owner)  # the kept mask at top_p 1 repeats a cell
+
+    def stuck(frame: pd.DataFrame, earlier: pd.DataFrame) -> np.ndarray:
+        # Half or more of the served mass on wrong arms, the learner's best-arm mass not above
+        # the previous checkpoint's; a state that is not finite serves nothing.
+        wrong = ~(1.0 - frame["served_p_best"].to_numpy() < STUCK_WRONG_MASS)
+        gaining = frame["p_best"].to_numpy() > earlier["p_best"].to_numpy() + 1e-6
+        return (wrong & ~gaining) | ~frame["finite"].to_numpy(bool)
+
     for name, axis, reference in (("staleness", "lag", 0), ("kl_term", "kl_beta", 0.0),
                                   ("truncation", "top_p", 1.0), ("mismatch", "mismatch", 0.0)):
         found = tables[name]
+        assert {"served_pass_rate", "pass_rate", "accuracy", "stuck", "collapsed"} == set(
+            found["metric"])
         for metric, rows in found.groupby("metric", sort=False):
-            expected_p = []
+            expected_p, first = [], {}
             for row in rows.itertuples():
                 ours, theirs = setting[row.cell_a], setting[row.cell_b]
                 changed = {k for k, a, b in zip(keys, ours, theirs, strict=True) if a != b}
                 moot = {"kl_estimator"} if axis == "kl_beta" else set()
                 assert axis in changed and changed <= {axis, *moot}
                 assert dict(zip(keys, theirs, strict=True))[axis] == reference
+                pair = (owner[row.cell_a], owner[row.cell_b])
+                assert row.distinct == (pair not in first)
+                if not row.distinct:
+                    assert (row.p_value, row.p_value_holm) == first[pair]
+                    assert row.family == ""
+                    continue
                 a, b = (last.loc[c] for c in (row.cell_a, row.cell_b))
-                if metric == "pass_rate":
-                    # Held in single precision; a state that is not finite serves nothing, a
-                    # pass rate of 0, which the pair's range then holds.
-                    x, y = (frame["pass_rate"].to_numpy(np.float32).astype(float)
+                if metric in ("pass_rate", "served_pass_rate"):
+                    # A state that is not finite serves nothing, a pass rate of 0, which the
+                    # pair's range then holds; the learner's is held in single precision.
+                    x, y = (frame[metric].to_numpy(np.float32 if metric == "pass_rate"
+                                                   else np.float64).astype(float)
                             for frame in (a, b))
                     finite = np.isfinite(x).all() and np.isfinite(y).all()
                     d = np.nan_to_num(x) - np.nan_to_num(y)
@@ -272,18 +305,26 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
                     low = float(np.nextafter(np.float32(0.5 if finite else 0.0),
                                              np.float32(-np.inf)))
                     expected_p.append(p_value(d, low - high, high - low, 0.0,
-                                              0.05 / len(rows)))
+                                              0.05 / rows["distinct"].sum()))
                     assert row.difference == pytest.approx(d.mean(), abs=1e-12)
                 else:
-                    # A run whose state is not finite counts as collapsed.
-                    x, y = ((frame["correct"].to_numpy(bool) if metric == "accuracy"
-                             else (frame["p_best"].to_numpy() <= COLLAPSED)
-                             | ~frame["finite"].to_numpy(bool)) for frame in (a, b))
+                    # A run whose state is not finite counts as collapsed and as stuck.
+                    if metric == "accuracy":
+                        x, y = (frame["correct"].to_numpy(bool) for frame in (a, b))
+                    elif metric == "stuck":
+                        x, y = (stuck(last.loc[c], before.loc[c])
+                                for c in (row.cell_a, row.cell_b))
+                    else:
+                        x, y = ((frame["p_best"].to_numpy() <= COLLAPSED)
+                                | ~frame["finite"].to_numpy(bool) for frame in (a, b))
                     only_a, only_b = int((x & ~y).sum()), int((~x & y).sum())
                     expected_p.append(binomtest(only_a, only_a + only_b).pvalue
                                       if only_a + only_b else 1.0)
-            np.testing.assert_allclose(rows["p_value"], expected_p, rtol=1e-6, atol=1e-12)
-            np.testing.assert_allclose(rows["p_value_holm"],
+                    assert row.difference == pytest.approx((only_a - only_b) / 60, abs=1e-12)
+                first[pair] = (row.p_value, row.p_value_holm)
+            distinct = rows[rows["distinct"]]
+            np.testing.assert_allclose(distinct["p_value"], expected_p, rtol=1e-6, atol=1e-12)
+            np.testing.assert_allclose(distinct["p_value_holm"],
                                        multipletests(expected_p, method="holm")[1],
                                        rtol=1e-6, atol=1e-12)
     shares = tables["truncation_collapse"]
@@ -295,6 +336,16 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
         exact = binomtest(collapsed, 60).proportion_ci(0.95, method="exact")
         assert (row.collapsed, row.collapsed_low, row.collapsed_high) == pytest.approx(
             (collapsed / 60, exact.low, exact.high), rel=1e-12, abs=1e-15)
+        held = int(stuck(runs_at, before.loc[row.cell]).sum())
+        exact = binomtest(held, 60).proportion_ci(0.95, method="exact")
+        assert (row.stuck, row.stuck_low, row.stuck_high) == pytest.approx(
+            (held / 60, exact.low, exact.high), rel=1e-12, abs=1e-15)
+        served = np.nan_to_num(runs_at["served_pass_rate"].to_numpy())
+        assert row.served_pass_rate == pytest.approx(served.mean(), rel=1e-12)
+        # Updates so far: 400 rollouts in groups of 4.
+        stalled = runs_at["zero_signal_updates"].to_numpy() / 100
+        assert row.stalled_updates == pytest.approx(stalled.mean(), rel=1e-12)
+        assert row.distinct == (owner[row.cell] == row.cell)
     errors = tables["kl_estimators"]
     assert set(errors["kl_beta"]) == {0.0}
     for row in errors.itertuples():
@@ -315,3 +366,76 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     assert (errors.loc[full & (errors["estimator"] == "k3_is"), "bias"] < 1e-12).all()
     assert (errors.loc[~full & (errors["estimator"] == "k3_is"), "bias"] > 1e-6).any()
     assert (errors.loc[errors["estimator"] == "k3", "bias"] > 1e-3).all()
+
+
+@pytest.mark.parametrize("baseline", ["group_mean", "leave_one_out"])
+def test_a_sampler_that_keeps_one_arm_stalls_the_learner(baseline: str) -> None:
+    # The mechanism the truncation section states, read from the model: at the uniform start
+    # top_p 0.3 keeps arm 0 alone (its third of the mass reaches 0.3), so every rollout is arm 0
+    # and the group's advantages sum to 0. With the kept mask each term of the step is 0 (the
+    # masked policy is all on arm 0): the logits stay 0 bit for bit and the learner's mass on the
+    # best arm stays its untrained third, while the served (truncated) policy gives arm 0, a wrong
+    # arm, every time. Without the mask the terms cancel to rounding (1e-12: two hundred updates
+    # of four terms below 1 that sum to 0, each sum off by a few ulps at most).
+    values = (0.5, 0.55, 0.6)
+    keys = run_keys(7, np.arange(8))
+    budgets = (400, 800)
+    for correction, exact in (("keep_mask", True), ("none", False)):
+        sim = Simulation("reinforce", Environment.fixed(values), 1.0, baseline, 4,
+                         offpolicy=OffPolicy(top_p=0.3, correction=correction))
+        out = simulate(sim, keys, budgets, scores=True)
+        # Rewards still vary within a group: the advantages are not all 0, the update is.
+        assert (out.zero_signal[:, -1] < budgets[-1] // 4).all()
+        if not exact:
+            # The rounding left moves the near-tied logits, so which arm the sampler keeps
+            # can change; the learner itself goes nowhere.
+            assert np.abs(out.scores).max() < 1e-12
+            continue
+        assert (out.pulls[:, :, 1:] == 0).all()
+        assert (out.scores == 0.0).all()
+        assert (out.p_best == 1.0 / 3.0).all()
+        assert (out.served[:, :, 0] == values[0]).all() and (out.served[:, :, 1] == 0.0).all()
+
+
+def test_k3_is_is_biased_where_the_sampler_cannot_draw_an_arm() -> None:
+    # k3_is's zero bias is algebra where the sampler covers pi's support; a truncated sampler
+    # never draws some arm the policy still weighs, and no ratio restores that arm's share of the
+    # gradient: the readout's bias is then far above rounding (the study's tables print no
+    # interval around the covered case's rounding, and this is why the cover matters).
+    pi_weights, pi_norm = softmax_weights([0.4, -0.7, 1.3, 0.0])
+    pi = [w * (1.0 / pi_norm) for w in pi_weights]
+    truncated, norm, kept = sampler_weights([0.4, -0.7, 1.3, 0.0], 0.8)
+    assert not all(kept)
+    _, bias, _ = readout(pi, [w / norm for w in truncated], 4)
+    assert bias[2] > 1e-3
+
+
+@pytest.mark.slow
+def test_the_sampler_grid_is_304_distinct_simulations_of_384_cells(tmp_path) -> None:
+    # The sampler study's grid at a few seeds: the kept mask with top_p 1 repeats the unmasked
+    # cell, and without mismatch tis with the kept mask repeats the kept mask (every ratio is 1),
+    # so its 384 cells are 304 distinct simulations, whatever the seeds; the analysis's
+    # ``simulations`` finds the same groups as a digest of every run column here.
+    import hashlib
+
+    from analysis.offpolicy import simulations
+    from analysis.questions import Inputs
+    from conftest import REPO
+    from study.model.config import load_config
+    from study.model.schema import OFFPOLICY_RUN_COLUMNS
+    from study.orchestration.outputs import run_and_write
+    from study.orchestration.storage import read_runs
+
+    config = load_config(REPO / "study" / "configs" / "offpolicy_sampler.toml").with_seeds(8)
+    run_and_write(config, tmp_path, quiet=True)
+    columns = list(OFFPOLICY_RUN_COLUMNS)
+    runs = read_runs(tmp_path, ["cell", *columns]).sort_values(["cell", "seed", "budget"])
+    groups: dict[str, list[int]] = {}
+    for cell, rows in runs.groupby("cell"):
+        digest = hashlib.sha256(b"".join(rows[c].to_numpy().tobytes() for c in columns))
+        groups.setdefault(digest.hexdigest(), []).append(int(cell))
+    assert (runs["cell"].nunique(), len(groups)) == (384, 304)
+    owner = simulations(Inputs(study="sampler", analysis=config.analysis,
+                               settings_frame=pd.DataFrame(), cells=pd.DataFrame(),
+                               run_dir=tmp_path))
+    assert owner == {cell: min(group) for group in groups.values() for cell in group}

@@ -11,7 +11,9 @@ with a 95% Student t interval over runs, cut at 0 (both are nonnegative; none wh
 has the same value or there is one run): a description of each state, not a test, and
 approximate where an estimator's error has heavy tails (k3's, near a vertex of the simplex,
 where its factor 1 - 1 / (K pi) explodes); the RMS interval is the square root of the mean
-squared error's."""
+squared error's. k3_is's bias is 0 by algebra wherever the sampler covers the policy's support
+(top_p 1): what its runs record there is a double's rounding, a constant, printed without an
+interval."""
 
 from __future__ import annotations
 
@@ -71,10 +73,14 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 bias = found[f"{estimator}_bias"][row][runs, checkpoint]
                 mse = found[f"{estimator}_mse"][row][runs, checkpoint]
                 squared = interval_columns("mse", mse, UNBOUNDED, interval=_t_mean)
+                biased = interval_columns("bias", bias, UNBOUNDED, interval=_t_mean)
+                if estimator == "k3_is" and described.loc[int(cell), "top_p"] >= 1.0:
+                    biased |= {"bias_low": math.nan, "bias_high": math.nan,
+                               "bias_interval": "constant"}
                 rows.append({"cell": int(cell), **described.loc[int(cell), DESCRIBED].to_dict(),
                              "state": state, "budget": int(outcomes.budgets[checkpoint]),
                              "estimator": estimator, "runs": int(runs.sum()),
-                             **interval_columns("bias", bias, UNBOUNDED, interval=_t_mean),
+                             **biased,
                              "rms": math.sqrt(squared["mse"]),
                              "rms_low": math.sqrt(squared["mse_low"]),
                              "rms_high": math.sqrt(squared["mse_high"])})

@@ -397,6 +397,24 @@ def test_a_sampler_that_keeps_one_arm_stalls_the_learner(baseline: str) -> None:
         assert (out.served[:, :, 0] == values[0]).all() and (out.served[:, :, 1] == 0.0).all()
 
 
+def test_logit_noise_unfreezes_a_learner_that_truncation_stalled() -> None:
+    # The mismatch section's mechanism: at lr 1 on the headline bandit a sampler truncated to
+    # top_p 0.8 with the kept mask has stalled every run by 10,000 rollouts (its learner's mass
+    # bit for bit the same at 20,000 in all of the sampler study's 1,000 seeds); with logit noise
+    # 2 the sampler keeps a second arm now and then, whose rollouts carry a signal, and no run of
+    # the study stands still. 64 seeds: shares of 0.9 and 0.1 are some six standard errors (at
+    # most 0.5 / 8) from the study's 1.0 and 0.0.
+    keys = run_keys(11, np.arange(64))
+    still = {}
+    for mismatch in (0.0, 2.0):
+        sim = Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)), 1.0, "group_mean",
+                         8, offpolicy=OffPolicy(top_p=0.8, mismatch=mismatch,
+                                                correction="keep_mask"))
+        out = simulate(sim, keys, (10000, 20000))
+        still[mismatch] = float(np.mean(out.p_best[:, 0] == out.p_best[:, 1]))
+    assert still[0.0] >= 0.9 and still[2.0] <= 0.1, still
+
+
 def test_k3_is_is_biased_where_the_sampler_cannot_draw_an_arm() -> None:
     # k3_is's zero bias is algebra where the sampler covers pi's support; a truncated sampler
     # never draws some arm the policy still weighs, and no ratio restores that arm's share of the

@@ -96,8 +96,8 @@ def hypothesis_query(table: pd.DataFrame, family: str, family_column: str = "fam
 def family_sizes(table: pd.DataFrame, family_column: str = "family",
                  adjusted: str | None = None) -> dict[str, int]:
     """How many distinct hypotheses (``hypothesis_query``) each family of ``table`` holds;
-    families with none here are left out."""
+    families with none here, and rows in no family (an empty name), are left out."""
     sizes = {str(family): len(table.query(hypothesis_query(table, family, family_column,
                                                            adjusted), engine="python"))
-             for family in table[family_column].dropna().drop_duplicates()}
+             for family in table[family_column].dropna().drop_duplicates() if family}
     return {family: size for family, size in sizes.items() if size}

@@ -315,6 +315,10 @@ def grouped(cite: Tables, study: str, numbers: Scope) -> None:
         for finding in Finding:
             numbers.put(f"{metric}{finding.value.capitalize()}",
                         cite.count(paired, f"finding == {finding.value!r}"), ",")
+        # A difference shown whose equivalence interval also lies inside the margin: different,
+        # but by less than the margin (not "within the margin" as equivalence is).
+        numbers.put(f"{metric}SmallerThanMargin", cite.count(
+            paired, "finding in ('higher', 'lower') and within_margin"), ",")
     budgets = cite.read(study, "group_budget_to_target")
     budgets = budgets[budgets["environment"] == budgets["environment"].iat[0]]
     single = cite.first(budgets[budgets["group_size"] == 1])

@@ -1,8 +1,9 @@
 """What the off-policy studies' sections share: named counts of a paired table's findings
-(``analysis.offpolicy.compare_with_partners``'s: each cell against its partner on the pass rate,
-accuracy and collapse), in all and per correction, which ``phrases.md.j2``'s ``findings``,
-``per_correction`` and ``paired_findings`` print; and their figures' layout, a panel per lr and
-bandit with a series per correction."""
+(``analysis.offpolicy.compare_with_partners``'s: each cell against its partner on the served and
+the learner's pass rate, accuracy, the stuck share and collapse), each distinct simulation pair
+counted once, per stratum of the factor the effect depends on and per correction within it,
+which ``phrases.md.j2``'s ``findings``, ``per_correction`` and ``paired_findings`` print; and
+their figures' layout, a panel per lr and bandit with a series per correction."""
 
 from __future__ import annotations
 
@@ -15,14 +16,22 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
+from analysis.families import plain
 from analysis.roles import Finding, RatioFinding
 from figures.cite import Tables
-from figures.numbers import Scope, macro_name
+from figures.numbers import Scope, macro_name, number_word
 from figures.sections import distinct, families
 from figures.style import outside_legend, save
 
-METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
-"""Each metric in the names of its numbers, the post-training readers' metric first."""
+METRICS = {"served_pass_rate": "ServedPassRate", "pass_rate": "PassRate",
+           "accuracy": "Accuracy", "stuck": "Stuck", "collapsed": "Collapsed"}
+"""Each metric in the names of its numbers, the post-training readers' metric as a user meets it
+(the served policy's pass rate) first."""
+MARGINLESS = ("stuck", "collapsed")
+"""The metrics no margin was stated for: never called equivalent."""
+DISTINCT = "distinct"
+"""The query of a paired table's rows that count: each pair of distinct simulations once
+(``analysis.offpolicy.compare_with_partners``)."""
 
 
 def correction_word(correction: str) -> str:
@@ -30,74 +39,129 @@ def correction_word(correction: str) -> str:
     return macro_name(*correction.replace("+", "_").split("_"))
 
 
-def name_findings(cite: Tables, numbers: Scope, tests: pd.DataFrame,
-                  prefix: str) -> list[dict[str, Any]]:
-    """Name, under ``prefix``, each metric's rows (``<prefix><Metric>Rows``), their margin, and
-    their count per finding in all (``<prefix><Metric><Finding>``) and per correction
-    (``...<Correction>``, with ``<prefix><Metric>PerCorrection`` rows each); return the
-    corrections, each its ``name`` and ``word``."""
+def present(tests: pd.DataFrame) -> dict[str, str]:
+    """The ``METRICS`` a paired table holds (the served pass rate only where the sampler
+    truncates or mismatches somewhere: else the served policy is the learner's)."""
+    return {metric: word for metric, word in METRICS.items() if (tests["metric"] == metric).any()}
+
+
+def stratum_word(i: int) -> str:
+    """The i-th stratum (from 0) in the names of its numbers: ``AtOne``, ``AtTwo`` ..."""
+    return f"At{number_word(i + 1)}"
+
+
+def _name_counts(cite: Tables, numbers: Scope, tests: pd.DataFrame, stem: str, at: str,
+                 corrections: list[str]) -> None:
+    """Name the rows ``at`` selects (``<stem>Rows``), their count per finding
+    (``<stem><Finding>``) and per finding and correction (``...<Correction>``)."""
+    numbers.put(f"{stem}Rows", cite.count(tests, at), ",")
+    for finding in Finding:
+        where = f"{at} and finding == {finding.value!r}"
+        numbers.put(f"{stem}{finding.value.capitalize()}", cite.count(tests, where), ",")
+        for correction in corrections:
+            numbers.put(f"{stem}{finding.value.capitalize()}{correction_word(correction)}",
+                        cite.count(tests, f"{where} and correction == {correction!r}"), ",")
+
+
+def name_findings(cite: Tables, numbers: Scope, tests: pd.DataFrame, prefix: str,
+                  stratum: str | None = None) -> tuple[list[dict[str, Any]],
+                                                       list[dict[str, Any]]]:
+    """Name, under ``prefix``, each metric's distinct rows (``<prefix><Metric>Rows``), their
+    margin, and their count per finding in all (``<prefix><Metric><Finding>``) and per
+    correction (``...<Correction>``, with ``<prefix><Metric>PerCorrection`` rows each); with a
+    ``stratum`` column, the same within each of its values (``<prefix><Metric>At<One>...``).
+    Return the corrections, each its ``name`` and ``word``, and the strata, each its ``value``
+    and ``word``."""
     corrections = list(dict.fromkeys(tests["correction"]))
-    for metric, word in METRICS.items():
-        at = f"metric == {metric!r}"
+    values = sorted(tests[stratum].unique()) if stratum else []
+    # Each stratum's corrections with a distinct pair of their own (the kept mask at top_p 1
+    # repeats the unmasked cell: nothing of its own to count there).
+    strata = [{"value": value, "word": stratum_word(i), "corrections": [
+        {"name": c, "word": correction_word(c)} for c in corrections
+        if (tests[DISTINCT] & (tests[stratum] == raw) & (tests["correction"] == c)).any()]}
+        for i, (value, raw) in enumerate(zip(distinct(cite, tests, stratum) if stratum else [],
+                                             values, strict=True))]
+    for metric, word in present(tests).items():
+        at = f"metric == {metric!r} and {DISTINCT}"
         stem = prefix + word
-        numbers.put(f"{stem}Rows", cite.count(tests, at), ",")
-        if metric != "collapsed":
+        _name_counts(cite, numbers, tests, stem, at, corrections)
+        if metric not in MARGINLESS:
             numbers.put(f"{stem}Margin", cite.first(tests.query(at)).margin, "g")
-        for finding in Finding:
-            numbers.put(f"{stem}{finding.value.capitalize()}",
-                        cite.count(tests, f"{at} and finding == {finding.value!r}"), ",")
-            for correction in corrections:
-                numbers.put(f"{stem}{finding.value.capitalize()}{correction_word(correction)}",
-                            cite.count(tests, f"{at} and correction == {correction!r} and "
-                                       f"finding == {finding.value!r}"), ",")
         numbers.put(f"{stem}PerCorrection",
                     cite.count(tests, f"{at} and correction == {corrections[0]!r}"), ",")
-    return [{"name": c, "word": correction_word(c)} for c in corrections]
+        for value, one in zip(values, strata, strict=True):
+            numbers.put(f"{prefix}Stratum{one['word']}", one["value"], "g")
+            _name_counts(cite, numbers, tests, stem + one["word"],
+                         f"{at} and {stratum} == {plain(value)}", corrections)
+    return [{"name": c, "word": correction_word(c)} for c in corrections], strata
 
 
 def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel: str,
                             ylabel: str, draw: Callable[[Axes, int, str, pd.DataFrame], None],
-                            finish: Callable[[Axes], None]) -> list[Path]:
-    """A figure of ``rows`` with a row of panels per lr and a column per bandit, in each a series
-    per correction drawn by ``draw(ax, i, correction, its rows)`` (the i-th correction), each
-    panel then ``finish``-ed (its scales and references); labelled, with the corrections'
-    legend, saved as ``name`` in ``out_dir``."""
+                            finish: Callable[[Axes], None], across: str | None = None,
+                            titled: Callable[[Any], str] | None = None) -> list[Path]:
+    """A figure of ``rows`` with a row of panels per lr and a column per bandit, or, with
+    ``across`` (a stratum or a measure), a row per lr and bandit and a column per value of
+    ``across`` (titled by ``titled``: by default its name and value); in each panel a series per
+    correction drawn by ``draw(ax, i, correction, its rows)`` (the i-th correction), each panel
+    then ``finish``-ed (its scales and references); labelled, with the corrections' legend,
+    saved as ``name`` in ``out_dir``."""
     lrs = sorted(rows["lr"].unique())
     environments = list(dict.fromkeys(rows["environment"]))
+    if across:
+        lines = list(itertools.product(lrs, environments))
+        columns = [(None, value) for value in dict.fromkeys(rows[across])]
+    else:
+        lines = [(lr, None) for lr in lrs]
+        columns = [(environment, None) for environment in environments]
     corrections = list(dict.fromkeys(rows["correction"]))
-    figure, axes = plt.subplots(len(lrs), len(environments),
-                                figsize=(3.4 * len(environments), 2.5 * len(lrs)),
+    figure, axes = plt.subplots(len(lines), len(columns),
+                                figsize=(3.2 * len(columns), 2.4 * len(lines)),
                                 squeeze=False, sharex=True, layout="constrained")
-    for (r, lr), (c, environment) in itertools.product(enumerate(lrs), enumerate(environments)):
+    for (r, (lr, line_bandit)), (c, (column_bandit, value)) in itertools.product(
+            enumerate(lines), enumerate(columns)):
         ax = axes[r][c]
+        environment = line_bandit or column_bandit
+        panel = (rows["lr"] == lr) & (rows["environment"] == environment)
+        if across:
+            panel &= rows[across] == value
         for i, correction in enumerate(corrections):
-            draw(ax, i, correction, rows[(rows["lr"] == lr) & (rows["environment"] == environment)
-                                         & (rows["correction"] == correction)])
+            draw(ax, i, correction, rows[panel & (rows["correction"] == correction)])
         finish(ax)
         if r == 0:
-            ax.set_title(environment, fontsize="small")
-        if r == len(lrs) - 1:
+            title = (titled(value) if titled else f"{across} {value:g}") if across else environment
+            ax.set_title(title, fontsize="small")
+        if r == len(lines) - 1:
             ax.set_xlabel(xlabel)
         if c == 0:
-            ax.set_ylabel(f"lr {lr:g}: {ylabel}")
+            ax.set_ylabel(f"{environment}, lr {lr:g}:\n{ylabel}" if across
+                          else f"lr {lr:g}: {ylabel}", fontsize="small" if across else None)
     outside_legend(figure, axes[0][0], title="correction")
     return save(figure, out_dir, name)
 
 
 def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame,
-                   prefix: str) -> dict[str, Any]:
+                   prefix: str, stratum: str | None = None) -> dict[str, Any]:
     """What ``phrases.md.j2``'s ``paired_tests`` and ``paired_findings`` print of a paired
-    table ``tests``: its counts (``name_findings`` under ``prefix``), the levels, the compared
+    table ``tests``: its counts (``name_findings`` under ``prefix``, per value of ``stratum``
+    where the effect depends on it), the distinct and repeated rows, the levels, the compared
     budgets and the families; the other constants they name."""
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put_constant("StuckWrongMass", cite.constant("analysis.offpolicy.STUCK_WRONG_MASS"),
+                         "g")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
-    return {"corrections": name_findings(cite, numbers, tests, prefix), "prefix": prefix,
+    numbers.put(f"{prefix}Pairs", cite.count(tests, "metric == 'pass_rate'"), ",")
+    numbers.put(f"{prefix}DistinctPairs",
+                cite.count(tests, f"metric == 'pass_rate' and {DISTINCT}"), ",")
+    corrections, strata = name_findings(cite, numbers, tests, prefix, stratum)
+    return {"corrections": corrections, "strata": strata, "stratum": stratum, "prefix": prefix,
             "compared": distinct(cite, tests, "budget"),
+            "served": "served_pass_rate" in present(tests),
             "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))
-                                    for m in METRICS},
+                                    for m in present(tests)},
                        "equivalence": families(cite, tests, "equivalence_family")},
             "betting": cite.literal("Waudby-Smith and Ramdas, 2024")}
 

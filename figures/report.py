@@ -129,6 +129,8 @@ class Report:
                 if column not in table or adjusted_column(table.columns, column) not in table:
                     continue  # no family, or names the family of a test planned elsewhere
                 for name in table[column].drop_duplicates():
+                    if not name:
+                        continue  # rows in no family: a repeated simulation's, or another test's
                     test = questions.methods_test(path.stem, str(name).split("/")[-1])
                     counted = table.query(family_query(table, name, column), engine="python")
                     if counted.empty:

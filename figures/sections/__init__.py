@@ -207,8 +207,9 @@ def families(cite: Tables, table: pd.DataFrame, column: str = "family") -> list[
     """The Holm families of a table's p-values, each its ``name`` and ``size`` (hypotheses in
     the whole table), for the template macro ``families`` of ``phrases.md.j2``."""
     whole = cite.whole(table)
+    # Rows in no family (a repeated simulation's) have an empty name.
     sizes = {name: cite.count(whole, family_query(whole, name, column))
-             for name in table[column].drop_duplicates()}
+             for name in table[column].drop_duplicates() if name}
     # A family whose rows here carry no adjusted p-value is tested in another table.
     return [{"name": cite.declared(name), "size": Named(size, ",")}
             for name, size in sizes.items() if size.value]

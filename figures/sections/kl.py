@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.roles import Finding, PolicyState
 from figures.cite import Tables, read_table
 from figures.numbers import Scope, macro_name
-from figures.paired_findings import name_budget_verdicts
+from figures.paired_findings import DISTINCT, name_budget_verdicts, present
 from figures.sections import Section, distinct, families, figure_name
 from figures.style import OKABE_ITO, outside_legend, save
 from figures.words import baseline_name
@@ -37,8 +37,6 @@ BUDGETS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "tar
            "budget_a", "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high",
            "equivalence"]
 """The columns of the section's table of the KL term's budget ratios."""
-METRICS = {"pass_rate": "PassRate", "accuracy": "Accuracy", "collapsed": "Collapsed"}
-"""Each metric in the names of its numbers."""
 ROUNDING = 1e-12
 """A mean bias norm below this is a double's rounding in the sums of a few probabilities that
 are at most 1, not a bias (their ulp is about 2e-16)."""
@@ -65,6 +63,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
+    numbers.put_constant("StuckWrongMass", cite.constant("analysis.offpolicy.STUCK_WRONG_MASS"),
+                         "g")
     estimators = list(dict.fromkeys(errors["estimator"]))
     states = [s for s in PolicyState if (errors["state"] == s).any()]
     ranges: list[str] = []
@@ -91,8 +91,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                      if errors.loc[errors["estimator"] == e, "bias"].max() < ROUNDING]}
     term = cite.read(study, "kl_term")
     if term is not None:
-        for metric, word in METRICS.items():
-            at = f"metric == {metric!r}"
+        for metric, word in present(term).items():
+            at = f"metric == {metric!r} and {DISTINCT}"
             numbers.put(f"Term{word}Rows", cite.count(term, at), ",")
             for finding, estimator in itertools.product(Finding, dict.fromkeys(
                     term["kl_estimator"])):
@@ -100,8 +100,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                             cite.count(term, f"{at} and kl_estimator == {estimator!r} and "
                                        f"finding == {finding.value!r}"), ",")
         numbers.put("TermPerEstimator", cite.count(
-            term, f"metric == 'pass_rate' and kl_estimator == {term['kl_estimator'].iat[0]!r}"),
-            ",")
+            term, f"metric == 'pass_rate' and {DISTINCT} and "
+            f"kl_estimator == {term['kl_estimator'].iat[0]!r}"), ",")
         numbers.put("TermPassRateMargin", cite.first(term.query("metric == 'pass_rate'")).margin,
                     "g")
         estimators = [{"name": e, "word": _word(e)} for e in dict.fromkeys(term["kl_estimator"])]
@@ -115,7 +115,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "betas": distinct(cite, term, "kl_beta"),
             "compared": distinct(cite, term, "budget"),
             "families": {metric: families(cite, term.query(f"metric == {metric!r}"))
-                         for metric in METRICS},
+                         for metric in present(term)},
             "equivalence": families(cite, term, "equivalence_family"),
             "table": _headline(term, settings)[TESTS]}
     return context

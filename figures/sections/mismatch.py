@@ -35,23 +35,25 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     headline estimator and the largest compared budget."""
     tests = cite.read(study, SECTION.table)
     settings = cite.read(study, "settings").iloc[0]
-    context = paired_context(cite, study, numbers, tests, PREFIX)
+    context = paired_context(cite, study, numbers, tests, PREFIX, stratum="top_p")
     return {**context, "eps": distinct(cite, tests, "mismatch"),
             "headline": baseline_name(settings["headline_baseline"]),
             "table": tests[(tests["baseline"] == settings["headline_baseline"])
-                           & (tests["metric"] == "pass_rate")
+                           & (tests["metric"] == "served_pass_rate") & tests["distinct"]
                            & (tests["budget"] == tests["budget"].max())][SHOWN]}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
-    """The pass rate of each mismatched cell minus its noiseless partner's at the largest
-    compared budget against the noise eps, a colour per correction, 95% betting bars, at the
-    headline estimator and top_p 1: a row per lr, a column per bandit."""
+    """The served pass rate of each mismatched cell minus its noiseless partner's at the
+    largest compared budget against the noise eps, a colour per correction, 95% betting bars, at
+    the headline estimator: a row per lr, a column per bandit and top_p (the effect depends on
+    it)."""
     tests = read_table(tables, SECTION.table)
     settings = read_table(tables, "settings").iloc[0]
     rows = tests[(tests["baseline"] == settings["headline_baseline"])
-                 & (tests["metric"] == "pass_rate") & (tests["budget"] == tests["budget"].max())
-                 & (tests["top_p"] == tests["top_p"].max())]
+                 & (tests["metric"] == "served_pass_rate")
+                 & (tests["budget"] == tests["budget"].max())].sort_values("top_p",
+                                                                          ascending=False)
     ticks = sorted(rows["mismatch"].unique())
     middle = (rows["correction"].nunique() - 1) / 2
 
@@ -74,4 +76,4 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     name = figure_name(study, SECTION.figure)
     return {name: panels_by_lr_and_bandit(
         rows, out_dir, name, "mismatch eps (logit noise sd, log scale)",
-        "pass rate minus\nthe noiseless sampler's", draw_one, finish)}
+        "served pass rate minus\nthe noiseless sampler's", draw_one, finish, across="top_p")}

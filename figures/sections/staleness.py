@@ -41,7 +41,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     tests = cite.read(study, SECTION.table)
     budgets = cite.read(study, "staleness_budgets")
     settings = cite.read(study, "settings").iloc[0]
-    context = paired_context(cite, study, numbers, tests, "")
+    context = paired_context(cite, study, numbers, tests, "", stratum="lr")
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
     name_budget_verdicts(cite, numbers, budgets, "Budget", context["corrections"])
@@ -74,7 +74,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     return {**context, "lags": distinct(cite, tests, "lag"), "lrs": distinct(cite, tests, "lr"),
             "ratios": ratios, "headline": baseline_name(settings["headline_baseline"]),
             "deepseek": cite.literal("DeepSeek V3.2"),
-            "table": _headline(tests.query("metric == 'pass_rate'"), settings)[SHOWN],
+            "table": _headline(tests.query("metric == 'pass_rate' and distinct"),
+                               settings)[SHOWN],
             "budgets": _headline(budgets, settings)[BUDGETS]}
 
 

@@ -30,6 +30,7 @@ from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import achievable, seed_pass_rates, value_range
 from analysis.questions import Inputs
 from analysis.roles import RatioFinding, typed
+from analysis.stuck import stuck_runs, untrained_mass
 from study.model.environment import Environment
 from study.model.schema import OFFPOLICY_RUN_COLUMNS
 from study.orchestration.storage import read_runs
@@ -38,19 +39,10 @@ COLLAPSED = 0.01
 """A run has collapsed when its policy's mass on the best arms is at most this (0.99 or more on
 arms that are not best), as the length study counts it, or when its state is not finite (it
 serves nothing)."""
-STUCK_WRONG_MASS = 0.5
-"""A run is stuck at a checkpoint when its served policy puts at least this share of its mass on
-arms that are not best and the learner's mass on the best arms has not risen since the previous
-checkpoint (or its state is not finite): ``docs/model.md`` gives the reason for the threshold."""
 METRICS = ("served_pass_rate", "pass_rate", "accuracy", "stuck", "collapsed")
 """The metrics a cell is compared with its partner on, each its own family: the served policy's
 pass rate, the post-training readers' metric as a user meets it, first; the learner's beside
 it."""
-STUCK_GAIN = 1e-6
-"""The rise in the learner's mass on the best arms between checkpoints that counts as gaining:
-far above what rounding moves a stalled learner (the terms of its updates cancel to an ulp or so
-each, below 1e-12 over the budgets run), far below what a learner still learning gains as its
-budget doubles."""
 PROPORTIONS = ("accuracy", "stuck", "collapsed")
 """The metrics that are a run's yes or no, compared by McNemar's test."""
 DESCRIBED = ["environment", "baseline", "group_size", "lr", "lag", "correction", "mismatch",
@@ -102,21 +94,12 @@ def collapsed(outcomes: Outcomes, mass: np.ndarray, cell: int) -> np.ndarray:
 
 def stuck(outcomes: Outcomes, served_mass: np.ndarray, mass: np.ndarray, cell: int
           ) -> np.ndarray:
-    """(seeds, checkpoints): whether each run of ``cell`` is stuck (``STUCK_WRONG_MASS``), from
+    """(seeds, checkpoints): whether each run of ``cell`` is stuck (``analysis.stuck``), from
     the served policy's mass on the best arms ``served_mass`` and the learner's ``mass``
-    (``readouts``' ``served_p_best`` and ``p_best``), gaining when it rose by more than
-    ``STUCK_GAIN``; before the first checkpoint the learner's mass is the untrained policy's, the best arms' share of the arms. A run whose state is not
-    finite serves nothing and counts as stuck."""
+    (``readouts``' ``served_p_best`` and ``p_best``)."""
     row = outcomes.row(cell)
-    environment = cell_environments(outcomes)[cell]
-    values = np.asarray(environment.values, dtype=float)
-    # Drawn values tie with probability 0: one best arm.
-    untrained = (float(np.mean(values == values.max())) if environment.draw == "fixed"
-                 else 1.0 / environment.arms)
-    learner = mass[row]
-    before = np.concatenate([np.full((learner.shape[0], 1), untrained), learner[:, :-1]], axis=1)
-    wrong = ~(1.0 - served_mass[row] < STUCK_WRONG_MASS)  # NaN (not finite) counts as wrong
-    return (wrong & ~(learner > before + STUCK_GAIN)) | ~outcomes.finite[row]
+    return stuck_runs(served_mass[row], mass[row], outcomes.finite[row],
+                      untrained_mass(cell_environments(outcomes)[cell]))
 
 
 def served_pass_rates(outcomes: Outcomes, served: np.ndarray, cell: int) -> np.ndarray:

@@ -150,7 +150,7 @@ def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame
     numbers.put_constant("LevelNinety", cite.constant("1 - 2 * analysis.families.ALPHA"), ".0%")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
-    numbers.put_constant("StuckWrongMass", cite.constant("analysis.offpolicy.STUCK_WRONG_MASS"),
+    numbers.put_constant("StuckWrongMass", cite.constant("analysis.stuck.STUCK_WRONG_MASS"),
                          "g")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put(f"{prefix}Pairs", cite.count(tests, "metric == 'pass_rate'"), ",")

@@ -236,7 +236,8 @@ def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     from scipy.stats import binomtest
     from statsmodels.stats.multitest import multipletests
 
-    from analysis.offpolicy import COLLAPSED, STUCK_WRONG_MASS
+    from analysis.offpolicy import COLLAPSED
+    from analysis.stuck import STUCK_WRONG_MASS
     from analysis.study_tables import analyze_outcomes, load
     from conftest import config_text
     from study.model.config import parse_config

@@ -126,7 +126,8 @@ def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
     # bets tuned for Holm's first step, Holm within each metric's family; the stability rows
     # are the sample standard deviation, a betting interval of the variance from pairs of
     # seeds and Clopper-Pearson intervals of the collapsed runs; their tests against no penalty
-    # a betting test of the pairs' variance difference and McNemar's exact test; the price
+    # a betting test of the pairs' variance difference and McNemar's exact test, of the
+    # collapsed and of the stuck runs; the price
     # rows are means over seeds.
     from betting_reference import capital, p_value
     from scipy.stats import binomtest
@@ -190,11 +191,27 @@ def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
         assert (row["collapsed"], row["collapsed_low"], row["collapsed_high"]) == (
             collapsed, pytest.approx(interval.low), pytest.approx(interval.high))
     tests = tables["length_stability_tests"]
-    assert len(tests) == 2  # the penalty kept, against none: one row per metric
+    assert len(tests) == 3  # the penalty kept, against none: one row per metric
+
+    def stuck(cell: int) -> np.ndarray:
+        # Half or more of the mass off the best arm (0.6) at the last checkpoint, and no gain
+        # past 1e-6 since the one before; a state that is not finite is stuck.
+        frame = runs[runs["cell"] == cell].sort_values(["seed", "budget"])
+        mass = frame.pivot(index="seed", columns="budget", values="p_best").to_numpy()
+        finite = frame.pivot(index="seed", columns="budget", values="finite").to_numpy(bool)
+        return ((~(1.0 - mass[:, -1] < 0.5) & ~(mass[:, -1] > mass[:, -2] + 1e-6))
+                | ~finite[:, -1])
+
     for row in tests.itertuples():
         a = runs[(runs["cell"] == row.cell_a) & (runs["budget"] == 2000)]
         b = runs[(runs["cell"] == row.cell_b) & (runs["budget"] == 2000)]
-        if row.metric == "collapsed":
+        if row.metric == "stuck":
+            x, y = stuck(row.cell_a), stuck(row.cell_b)
+            only_a, only_b = int((x & ~y).sum()), int((~x & y).sum())
+            assert (row.stuck_a, row.stuck_b) == (int(x.sum()), int(y.sum()))
+            expected = (1.0 if only_a + only_b == 0
+                        else binomtest(only_a, only_a + only_b).pvalue)
+        elif row.metric == "collapsed":
             only_a = int(((a["p_best"].to_numpy() <= 0.01) & (b["p_best"].to_numpy() > 0.01)).sum())
             only_b = int(((a["p_best"].to_numpy() > 0.01) & (b["p_best"].to_numpy() <= 0.01)).sum())
             expected = (1.0 if only_a + only_b == 0

@@ -8,7 +8,10 @@ whose penalty is kept throughout against the cell of the same bandit and estimat
   95% interval, valid however few runs collapse;
 * ``collapsed``: the share of runs that collapsed (``length_stability.COLLAPSED``), by the exact
   McNemar test on the seeds that collapsed in one cell only, with Newcombe's interval
-  (``analysis.paired.compare_outcomes``).
+  (``analysis.paired.compare_outcomes``);
+* ``stuck``: the share of runs that are stuck (``analysis.stuck``: half or more of the policy's
+  mass off the best-passing arms and no longer gaining; the policy a user meets is the learner's
+  here, nothing truncates it), tested as collapse is, a family added after the runs.
 
 ``finding`` is ``higher`` where the penalised cell's variance or collapse share is shown larger
 (Holm p < 0.05), ``lower`` where smaller, else ``unresolved``: no margin was stated, so nothing
@@ -22,6 +25,7 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest
 
+from analysis.accuracy import cell_environments
 from analysis.bounded import betting_p_value, pair_halves, paired_betting
 from analysis.families import ALPHA, declare, family_name
 from analysis.paired import compare_outcomes, judge
@@ -29,12 +33,14 @@ from analysis.pass_rate import seed_pass_rates
 from analysis.questions import Inputs
 from analysis.questions.length_price import no_penalty_partners
 from analysis.questions.length_stability import COLLAPSED
+from analysis.stuck import stuck_runs, untrained_mass
 
 TABLE = "length_stability_tests"
 AFTER = ("length_stability",)
 METRICS = {"pass_rate_variance": "two-sided paired betting test of the variance of the final "
            "pass rate (half squared differences of independent pairs of seeds)",
-           "collapsed": "two-sided exact McNemar test of the share of collapsed runs"}
+           "collapsed": "two-sided exact McNemar test of the share of collapsed runs",
+           "stuck": "two-sided exact McNemar test of the share of stuck runs"}
 TEST = {f"{TABLE}_{metric}": test for metric, test in METRICS.items()}
 KEYS = ["baseline", "group_size", "lr"]
 """Besides the bandit's arms and lengths, what a penalised cell and its partner share."""
@@ -57,9 +63,11 @@ def table(inputs: Inputs) -> pd.DataFrame:
     if outcomes is None or outcomes.answers is None or not pairs:
         return pd.DataFrame()
     last = len(outcomes.budgets) - 1
+    environments = cell_environments(outcomes)
     rows = []
     for row, partner in pairs:
         cell = int(row["cell"])
+        untrained = untrained_mass(environments[cell])
         described = {"cell_a": cell, "cell_b": partner, **row[[
             "environment", "penalty", "penalty_until", "optimum_passes_best", *KEYS,
             "budget"]].to_dict()}
@@ -88,11 +96,25 @@ def table(inputs: Inputs) -> pd.DataFrame:
                      "interval_method": "newcombe", **{
                          k: v for k, v in compared.items()
                          if k not in ("seeds", "accuracy_a", "accuracy_b")}})
+        # The policy served is the learner's: its own mass is the served one.
+        stuck = [stuck_runs(mass, mass, outcomes.finite[outcomes.row(c)], untrained)[:, last]
+                 for c, mass in ((c, outcomes.answers.p_best[outcomes.row(c)])
+                                 for c in (cell, partner))]
+        compared = compare_outcomes(*stuck)
+        counts = [int(runs.sum()) for runs in stuck]
+        best = binomtest(0, counts[1], 0.5).pvalue if counts[1] else 1.0
+        rows.append({**described, "metric": "stuck", "seeds": compared["seeds"],
+                     "lower_possible": bool(best < ALPHA),
+                     "stuck_a": counts[0], "stuck_b": counts[1],
+                     "interval_method": "newcombe", **{
+                         k: v for k, v in compared.items()
+                         if k not in ("seeds", "accuracy_a", "accuracy_b")}})
     found = pd.DataFrame(rows)
     parts = [judge(declare(part, family_name(inputs.study, f"{TABLE}_{metric}")), 0.0)
              for metric, part in found.groupby("metric", sort=False)]
     frame = pd.concat(parts).sort_index()
     frame["optimum_passes_best"] = frame["optimum_passes_best"].astype("boolean")
-    for column in ("pairs", "collapsed_a", "collapsed_b", "only_a", "only_b"):
+    for column in ("pairs", "collapsed_a", "collapsed_b", "stuck_a", "stuck_b", "only_a",
+                   "only_b"):
         frame[column] = frame[column].astype("Int64")
     return frame

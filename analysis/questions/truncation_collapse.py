@@ -1,7 +1,7 @@
 """How often a truncated sampler's runs stall, stick and collapse: for an off-policy study whose
 sampler keeps only the top-p arms somewhere, per cell and compared budget, the share of runs that
 are stuck (the served policy's mass mostly on arms that are not best and the learner no longer
-gaining, ``analysis.offpolicy.STUCK_WRONG_MASS``) and of those that have collapsed (0.99 or more
+gaining, ``analysis.stuck.STUCK_WRONG_MASS``) and of those that have collapsed (0.99 or more
 of the learner's mass on arms that are not best, ``analysis.offpolicy.COLLAPSED``; a state that
 is not finite is both), each with its exact (Clopper-Pearson) 95% interval; the accuracy with its
 Wilson interval; the served and the learner's mean pass rate with Student t intervals over seeds;

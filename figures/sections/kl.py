@@ -63,7 +63,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put_constant("OffPolicyCollapsedMass",
                          cite.constant("1 - analysis.offpolicy.COLLAPSED"), "g")
-    numbers.put_constant("StuckWrongMass", cite.constant("analysis.offpolicy.STUCK_WRONG_MASS"),
+    numbers.put_constant("StuckWrongMass", cite.constant("analysis.stuck.STUCK_WRONG_MASS"),
                          "g")
     estimators = list(dict.fromkeys(errors["estimator"]))
     states = [s for s in PolicyState if (errors["state"] == s).any()]

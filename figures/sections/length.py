@@ -121,6 +121,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     kept = _kept(stability)
     tests = cite.read(study, "length_stability_tests")
     numbers.put("StabilitySeeds", cite.first(stability).seeds, ",")
+    numbers.put_constant("StuckWrongMass", cite.constant("analysis.stuck.STUCK_WRONG_MASS"), "g")
     numbers.put("PenalisedRows", cite.count(tests, VARIANCE), "")
     numbers.put("StabilityPairs", cite.first(tests.query(VARIANCE)).pairs, ",")
     numbers.put("UnpenalisedMostCollapsed", cite.largest(tests, "collapsed_b"), "")
@@ -131,7 +132,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                         ("MoreCollapsedOptimumPasses", f"{COLLAPSE} and finding == 'higher' "
                          "and optimum_passes_best == True"),
                         ("MoreCollapsedOntoOptimum", f"{COLLAPSE} and finding == 'higher' "
-                         "and optimum_passes_best == False")):
+                         "and optimum_passes_best == False"),
+                        ("MoreStuck", "metric == 'stuck' and finding == 'higher'"),
+                        ("FewerStuck", "metric == 'stuck' and finding == 'lower'")):
         numbers.put(name, cite.count(tests, where), "")
     budgets = cite.read(study, "length_budgets")
     shares = budgets["fraction"].max()

@@ -153,9 +153,9 @@ def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame
     numbers.put_constant("StuckWrongMass", cite.constant("analysis.stuck.STUCK_WRONG_MASS"),
                          "g")
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
+    # Comparisons (a pair at a compared budget), all and those of distinct simulations (the
+    # latter is ``<prefix>PassRateRows``).
     numbers.put(f"{prefix}Pairs", cite.count(tests, "metric == 'pass_rate'"), ",")
-    numbers.put(f"{prefix}DistinctPairs",
-                cite.count(tests, f"metric == 'pass_rate' and {DISTINCT}"), ",")
     corrections, strata = name_findings(cite, numbers, tests, prefix, stratum)
     return {"corrections": corrections, "strata": strata, "stratum": stratum, "prefix": prefix,
             "compared": distinct(cite, tests, "budget"),

@@ -156,8 +156,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         margin = settings.equivalence_margin if metric == "accuracy" else settings.pass_rate_margin
         numbers.put(f"{name}InsideMargin", cite.count(versus, _on(
             metric, f"{-float(margin)!r} < difference < {float(margin)!r}")), ",")
-        numbers.put(f"{name}ShownWithinMargin", cite.count(versus, _on(metric, "within_margin")),
-                    ",")
+        if metric == "pass_rate":  # accuracy's is ``Within``
+            numbers.put(f"{name}ShownWithinMargin",
+                        cite.count(versus, _on(metric, "within_margin")), ",")
         numbers.put(f"{name}LargestDifference", cite.largest(
             versus[versus["metric"] == metric], "abs(difference)"), ".4f")
     numbers.put("Verdicts", cite.count(verdicts, _on("accuracy")), ",")

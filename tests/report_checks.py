@@ -563,7 +563,8 @@ def family_rows(tables: Path, test: Callable[[str, str], str]) -> list[list[str]
     file under ``tables``: each family of a table's ``family`` column (its Holm p-values in
     ``p_vs_chance_holm`` or ``p_value_holm``) or ``equivalence_family`` column
     (``p_equivalence_holm``), with the hypotheses it holds there (rows with an adjusted p-value,
-    at the table's first cost: a row at another cost is the same simulation), the test
+    at the table's first cost: a row at another cost is the same simulation, as is a row in no
+    family, an empty name), the test
     (``test`` of the table's name and the family's last name) and the seeds of its rows; and each
     Bonferroni family with its size and resamples. Cells as ``cell_text`` writes them."""
     rows = []
@@ -580,6 +581,8 @@ def family_rows(tables: Path, test: Callable[[str, str], str]) -> list[list[str]
                 continue
             for name, members in frame[frame[adjusted].notna()].groupby(column, sort=False,
                                                                           observed=True):
+                if not name:
+                    continue  # a repeated simulation's rows: its twin's p-value, no family
                 seeds = members["seeds"]
                 rows.append([str(name), str(len(members)),
                              test(path.stem, str(name).split("/")[-1]),

@@ -1,4 +1,5 @@
-"""Shared helpers for the tests: a config from keyword arguments, and a CLI runner."""
+"""Shared helpers for the tests: a config from keyword arguments, a CLI runner, and the whole
+pipeline's outputs (``study_outputs``) for the tests that read them."""
 
 from __future__ import annotations
 
@@ -75,6 +76,36 @@ def write_config(tmp_path: Path):
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+PIPELINE_SEEDS = 24
+"""Seeds of every study in the ``study_outputs`` pipeline."""
+
+
+@pytest.fixture(scope="session")
+def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every study of ``study/configs/`` run at ``PIPELINE_SEEDS`` seeds, analysed, drawn and
+    written up into one folder, once per test process (``SAME_WORKER`` puts every file that
+    reads it on one worker)."""
+    from study.model.config import load_config
+    from study.model.paths import CONFIG_DIR
+    from study.orchestration.outputs import run_and_write
+
+    out = tmp_path_factory.mktemp("out")
+    for path in sorted(CONFIG_DIR.glob("*.toml")):
+        config = load_config(path).with_seeds(PIPELINE_SEEDS)
+        run_and_write(config, out / path.stem, quiet=True)
+        done = subprocess.run([sys.executable, "-m", "analysis", str(out / path.stem),
+                               "--config", str(path), "--out", str(out / "tables" / path.stem)],
+                              cwd=REPO, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+    for args in (["-m", "figures", str(out / "tables"), "--out", str(out / "figures")],
+                 ["-m", "figures.report", "--tables", str(out / "tables"), "--figures",
+                  str(out / "figures"), "--runs", str(out), "--out", str(out / "report.md")]):
+        done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+    return out
+
+
 LONGEST_FIRST = ("test_report.py", "test_prompts.py", "test_prompts_analysis.py",
                  "test_reproducibility.py")
 """The test files that take longest, in that order: scheduled first (``--dist loadfile`` hands
@@ -97,10 +128,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
 
 
-SAME_WORKER = {"tests/test_prompts_analysis.py": "tests/test_prompts.py"}
-"""Test files that run on one worker with another (``make test``'s ``--dist loadfile``): both
-run the many-prompts kernel, whose first compilation takes tens of seconds; on one worker the
-second file finds it compiled, on two each worker would compile it."""
+SAME_WORKER = {"tests/test_prompts_analysis.py": "tests/test_prompts.py",
+               "tests/test_ledger.py": "tests/test_report.py",
+               "tests/test_paper.py": "tests/test_report.py"}
+"""Test files that run on one worker with another (``make test``'s ``--dist loadfile``): the
+first two run the many-prompts kernel, whose first compilation takes tens of seconds (on one
+worker the second file finds it compiled, on two each worker would compile it); the others read
+the whole pipeline (``study_outputs``), made once per worker."""
 
 
 # optional: a run without xdist (-p no:xdist) has no such hook.

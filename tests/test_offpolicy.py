@@ -489,3 +489,22 @@ def test_the_stuck_share_rises_with_truncation_where_the_learner_stalls(tmp_path
     shares = tables["truncation_collapse"].set_index(["lr", "mismatch", "top_p"])
     assert shares.loc[(10.0, 0.0, 0.8), "stuck"] > shares.loc[(10.0, 0.0, 1.0), "stuck"]
     assert shares.loc[(1.0, 2.0, 0.8), "stuck"] < 0.02
+
+
+@pytest.mark.parametrize("baseline", ["group_mean", "group_zscore", "leave_one_out"])
+def test_the_kept_mask_alone_changes_an_update_by_rounding_only(baseline: str) -> None:
+    # The truncation section's and the ledger's reason: the mask changes the score's pi term,
+    # sum_i A_i pi, and every group estimator's advantages sum to zero, so without a weight the
+    # masked update is the unmasked one up to rounding (1e-12 on the logits: a few hundred
+    # updates of terms below 1 whose cancellation leaves an ulp or so each); with tis the
+    # weights differ by rollout and the mask changes the update.
+    keys = run_keys(3, np.arange(8))
+    env = Environment.fixed((0.5, 0.55, 0.6))
+
+    def scores(correction: str) -> np.ndarray:
+        sim = Simulation("reinforce", env, 1.0, baseline, 8,
+                         offpolicy=OffPolicy(top_p=0.8, mismatch=2.0, correction=correction))
+        return simulate(sim, keys, (800,), scores=True).scores
+
+    assert np.abs(scores("keep_mask") - scores("none")).max() < 1e-12
+    assert np.abs(scores("tis+keep_mask") - scores("tis")).max() > 1e-3

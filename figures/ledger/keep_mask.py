@@ -1,11 +1,7 @@
-"""DeepSeek-V3.2's keep sampling mask under a truncated (top-p) sampler."""
+"""DeepSeek-V3.2's keep sampling mask under a truncated (top-p) sampler: in a one-step bandit it
+changes no update of a group estimator but through an importance weight."""
 
-from figures.ledger import Claim, harmless
-
-STRATUM = ("mismatch == 0.0 and environment == '0.5,0.55,0.6' and baseline == 'group_mean' and "
-           "metric == 'served_pass_rate' and distinct and budget == budget.max()")
-"""No logit noise, the headline bandit, Dr. GRPO's group mean, the served (truncated) policy's
-pass rate at the largest budget, distinct simulations only."""
+from figures.ledger import Claim
 
 CLAIM = Claim(
     source="deepseek", cited="DeepSeek-AI 2025 (DeepSeek-V3.2)", order=14,
@@ -13,12 +9,13 @@ CLAIM = Claim(
     stated="DeepSeek-V3.2: keeping the sampler's top-p truncation mask when computing the "
            "trained policy's probabilities (keep sampling mask) keeps the two policies on one "
            "action set and RL stable",
-    metric="the served (truncated) policy's pass rate, truncated minus untruncated",
-    analogue="a top-p sampler at its strongest truncation with the kept mask, against the "
-             "untruncated learner, at the stable learning rate",
-    table="truncation", rows=f"correction == 'keep_mask' and lr == 1.0 and {STRATUM}",
-    pick="smallest:top_p",
-    cells=("correction", "top_p", "mismatch", "lr", "environment", "baseline", "metric",
-           "budget"),
-    verdicts=harmless(),
-    siblings=f"correction in ('none', 'keep_mask') and {STRATUM}")
+    metric="the served (truncated) policy's pass rate, with the mask minus without it",
+    analogue="a top-p sampler with the kept mask against the same sampler without it",
+    untestable="in a one-step bandit the mask acts on the score's pi term, sum_i A_i pi, and "
+               "every group estimator's advantages sum to zero, so that term cancels and the "
+               "mask alone changes no update (the runs differ from the unmasked ones by "
+               "rounding only, which a stalled learner can carry to another arm); it acts "
+               "only where the rollouts' weights differ (an importance weight's ratio, PPO's "
+               "clip, OPSM's drop), which no table compares with and without the mask at one "
+               "truncation; in a language model the score is a sum over tokens with their own "
+               "contexts, where nothing cancels")

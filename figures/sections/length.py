@@ -134,7 +134,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                         ("MoreCollapsedOntoOptimum", f"{COLLAPSE} and finding == 'higher' "
                          "and optimum_passes_best == False"),
                         ("MoreStuck", "metric == 'stuck' and finding == 'higher'"),
-                        ("FewerStuck", "metric == 'stuck' and finding == 'lower'")):
+                        ("FewerStuck", "metric == 'stuck' and finding == 'lower'"),
+                        ("MoreStuckOptimumPasses", "metric == 'stuck' and finding == 'higher' "
+                         "and optimum_passes_best == True"),
+                        ("MoreStuckOntoOptimum", "metric == 'stuck' and finding == 'higher' "
+                         "and optimum_passes_best == False")):
         numbers.put(name, cite.count(tests, where), "")
     budgets = cite.read(study, "length_budgets")
     shares = budgets["fraction"].max()

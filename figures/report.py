@@ -15,6 +15,7 @@ recomputes each recorded number from its source, which the tests do for every on
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -96,12 +97,17 @@ class Report:
         introduction and each study's part, the sentences from their templates and the numbers
         named in ``self.numbers`` under the study's prefix."""
         section = module.SECTION
+        # A section given to several studies, unless shared (whose templates head each study's
+        # part), has one heading and each study's part headed by its name: no title twice.
+        parted = not section.shared and len(studies) > 1
         self.add(f"## {number}. {section.title}"
-                 + ("" if section.shared else f" (`{studies[0]}`)"), "")
+                 + ("" if section.shared or parted else f" (`{studies[0]}`)"), "")
         if section.introduction:
             self.add(self.prose(section.introduction, self.numbers.scope(""),
                                 module.introduce(self.cite, studies)))
         for study in studies:
+            if parted:
+                self.add(f"### {study}", "")
             numbers = self.numbers.scope(study_prefix(study))
             context = {"study": study, **module.claims(self.cite, study, numbers)}
             self.add(self.prose(section.template, numbers, context, study, section.figure))
@@ -215,11 +221,19 @@ class Report:
         """The whole report: its title, its sections in order, the sections not given, Methods
         and Provenance."""
         self.header()
-        for number, (module, studies) in enumerate(sections.headed(self.cite.tables), start=1):
+        for number, (module, studies) in enumerate(headings(self.cite.tables), start=1):
             self.section(number, module, studies)
         for section in (self.not_given, self.methods, self.provenance):
             section()
         return "\n".join(self.lines) + "\n"
+
+
+def headings(tables: Path) -> list[tuple[ModuleType, list[str]]]:
+    """The report's sections in order, one per heading, each with the studies given it: the
+    sections of ``figures.sections.headed``, a section given to several studies once."""
+    return [(module, [study for _, studies in parts for study in studies])
+            for module, parts in itertools.groupby(sections.headed(tables),
+                                                   key=lambda part: part[0])]
 
 
 METHODS = (

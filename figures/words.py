@@ -59,6 +59,22 @@ def budget_estimate(values: tuple[float, float, float, bool, bool, float]) -> st
 
 
 @formatter
+def budget_ratio(values: tuple[float, float, float, bool, bool, float, float]) -> str:
+    """A ratio of two budgets to a target with its interval (ratio, low, high, whether each
+    cell reaches the target, and the two budgets, a budget not reached being the largest) as
+    a table prints it: "0.97 [0.90, 1.04]" ("unbounded" for an infinite limit); where one cell
+    does not reach the target, only the bound the budgets give ("< 0.30" where the partner does
+    not, "> 6.16" where the first cell does not); "not estimated" where neither does."""
+    ratio, low, high, reached, partner_reached, budget, partner_budget = values
+    if not (reached or partner_reached):
+        return "not estimated"
+    if not (reached and partner_reached):
+        return f"{'<' if reached else '>'} {budget / partner_budget:.2f}"
+    shown = "unbounded" if math.isinf(high) else f"{high:.2f}"
+    return f"{ratio:.2f} [{low:.2f}, {shown}]"
+
+
+@formatter
 def paired_verdict(values: tuple[str, bool, float]) -> str:
     """What a paired row supports (its ``finding``, ``within_margin`` and ``margin``,
     ``analysis.paired.judge``) in words: "A better", "A worse" (", by less than" the margin where

@@ -31,7 +31,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from figures.words import budget_estimate
+from figures.words import budget_estimate, budget_ratio
 from study.orchestration.storage import read_runs
 
 LEVEL = 0.95
@@ -364,6 +364,11 @@ ESTIMATES = {
 """The report's columns that print a budget with its interval as ``budget_estimate`` does, and the
 columns (value, low, high) they may come from, beside ``ESTIMATE_COLUMNS``."""
 ESTIMATE_COLUMNS = ("reached", "at_first_checkpoint", "largest_budget")
+RATIO = "ratio [95%]"
+RATIO_COLUMNS = ("ratio", "ci_low", "ci_high", "reached_a", "reached_b", "budget_a", "budget_b")
+"""The report's column of budget ratios (the off-policy studies' ``budget_ratios`` tables),
+printed as ``budget_ratio`` does from these columns: a ratio with its interval, the bound where
+one cell does not reach the target, "not estimated" where neither does."""
 FINDINGS = {"higher": "higher", "lower": "lower", "equivalent": "within +-{margin:g}",
             "unresolved": "unresolved"}
 """A finding of the many-prompts verdict table in the report's words."""
@@ -467,6 +472,9 @@ class TableFile:
         for names in ESTIMATES.get(header, []):
             if all(name in self.frame for name in (*names, *ESTIMATE_COLUMNS)):
                 return estimate_texts(self.frame, names)
+        if header == RATIO and set(RATIO_COLUMNS) <= set(self.frame.columns):
+            return [budget_ratio(tuple(values))
+                    for values in self.frame[list(RATIO_COLUMNS)].itertuples(index=False)]
         spec, choices = INTERVALS.get(header, ("", []))
         for names in choices:
             if all(name in self.frame for name in names):
@@ -508,7 +516,7 @@ def rows_of(table: Markdown, file: TableFile) -> bool:
                  for key in dict.fromkeys(key[:-1] for key in summaries)]
         return _in_order(table.rows, cells)
     sources = [file.source(header) for header in table.header]
-    if any(c is None and h not in INTERVALS and h not in ESTIMATES and h != "verdict"
+    if any(c is None and h not in INTERVALS and h not in ESTIMATES and h not in ("verdict", RATIO)
            for c, h in zip(sources, table.header, strict=True)):
         return False
     # The writer reads a table of numbers only (no text, no booleans, no p-values, which it

@@ -29,7 +29,7 @@ from figures.cite import expected_text
 from figures.named import role_prefix, roles
 from figures.numbers import study_prefix
 from figures.paper import PAPER_DIR, macros_used
-from figures.report import SOURCES_FILE
+from figures.report import SOURCES_FILE, headings
 from figures.sections.prompt_allocation import RULE_NAMES, law
 from figures.words import pvalue
 from study.core.prompt_rules import UNIFORM_FIRST_PASS
@@ -37,28 +37,6 @@ from study.model import registry
 from study.model.config import DEFAULT_LR, load_config
 from study.model.grid import SAME_UNDER_EITHER
 from study.model.paths import CONFIG_DIR
-from study.orchestration.outputs import run_and_write
-
-SEEDS = 24
-
-
-@pytest.fixture(scope="module")
-def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("out")
-    for path in sorted(CONFIG_DIR.glob("*.toml")):
-        config = load_config(path).with_seeds(SEEDS)
-        run_and_write(config, out / path.stem, quiet=True)
-        done = subprocess.run([sys.executable, "-m", "analysis", str(out / path.stem),
-                               "--config", str(path), "--out", str(out / "tables" / path.stem)],
-                              cwd=REPO, capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stderr
-    for args in (["-m", "figures", str(out / "tables"), "--out", str(out / "figures")],
-                 ["-m", "figures.report", "--tables", str(out / "tables"), "--figures",
-                  str(out / "figures"), "--runs", str(out), "--out", str(out / "report.md")]):
-        done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
-                              check=False)
-        assert done.returncode == 0, done.stderr
-    return out
 
 
 @pytest.mark.slow
@@ -66,16 +44,22 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
     report = (study_outputs / "report.md").read_text()
     tables = study_outputs / "tables"
     # The headings from the sections (their titles, numbered in the report's order; a study's
-    # name after the title of a section that is not shared), in that order; the project's
-    # studies are given every section there is.
-    headed = sections.headed(tables)
+    # name after the title of a section given to one study that is not shared), in that order,
+    # each title once: a section given to several studies heads each study's part by its name;
+    # the project's studies are given every section there is.
+    headed = headings(tables)
     assert {module for module, _ in headed} == set(sections.modules())
-    headings = [f"## {number}. {module.SECTION.title}"
-                + ("" if module.SECTION.shared else f" (`{studies[0]}`)")
-                for number, (module, studies) in enumerate(headed, start=1)]
+    assert [module for module, _ in headed] == list(dict.fromkeys(
+        module for module, _ in sections.given(tables)))
+    titled = [f"## {number}. {module.SECTION.title}"
+              + ("" if module.SECTION.shared or len(studies) > 1 else f" (`{studies[0]}`)")
+              for number, (module, studies) in enumerate(headed, start=1)]
     found = [line for line in report.splitlines() if line.startswith("## ")]
     left = ["## Sections not given"] if sections.not_given(tables) else []
-    assert found == [*headings, *left, "## Methods", "## Provenance"]
+    assert found == [*titled, *left, "## Methods", "## Provenance"]
+    for module, studies in headed:
+        if not module.SECTION.shared and len(studies) > 1:
+            assert all(f"\n### {study}\n" in report for study in studies), module.__name__
     assert "has not been analysed" not in report and "not drawn" not in report
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
     for link in links:

@@ -20,6 +20,7 @@ from figures.cite import Tables, read_table
 from figures.numbers import Scope, macro_name
 from figures.paired_findings import DISTINCT, name_budget_verdicts, present
 from figures.sections import Section, distinct, families, figure_name
+from figures.sections.staleness import with_ratios
 from figures.style import OKABE_ITO, outside_legend, save
 from figures.words import baseline_name
 
@@ -34,9 +35,9 @@ TESTS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "budge
          "mean_b", "difference", "ci_low", "ci_high", "p_value_holm", "finding"]
 """The columns of the section's table of the KL term's tests."""
 BUDGETS = ["environment", "lr", "lag", "kl_beta", "kl_estimator", "metric", "target",
-           "budget_a", "reached_a", "budget_b", "reached_b", "ratio", "ci_low", "ci_high",
-           "equivalence"]
-"""The columns of the section's table of the KL term's budget ratios."""
+           "budget_a", "reached_a", "budget_b", "reached_b", "ratio [95%]", "equivalence"]
+"""The columns of the section's table of the KL term's budget ratios
+(``figures.sections.staleness.with_ratios``)."""
 ROUNDING = 1e-12
 """A mean bias norm below this is a double's rounding in the sums of a few probabilities that
 are at most 1, not a bias (their ulp is about 2e-16)."""
@@ -111,7 +112,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         context["term"] = {
             "estimators": [{"name": cite.literal(e["name"]), "word": e["word"]}
                            for e in estimators],
-            "budgets": _headline(budgets, settings)[BUDGETS],
+            "budgets": with_ratios(cite, _headline(budgets, settings))[BUDGETS],
             "betas": distinct(cite, term, "kl_beta"),
             "compared": distinct(cite, term, "budget"),
             "families": {metric: families(cite, term.query(f"metric == {metric!r}"))

@@ -63,24 +63,51 @@ def _name_counts(cite: Tables, numbers: Scope, tests: pd.DataFrame, stem: str, a
                         cite.count(tests, f"{where} and correction == {correction!r}"), ",")
 
 
+LABELS = {"top_p": "top-p", "lr": "learning rate", "mismatch": "mismatch",
+          "correction": "correction"}
+"""A stratum's column as the prose names it (words a Typst paragraph prints as they are)."""
+
+
+def _strata(cite: Tables, numbers: Scope, tests: pd.DataFrame, prefix: str,
+            stratum: tuple[str, ...], corrections: list[str]) -> list[dict[str, Any]]:
+    """Each combination of the ``stratum`` columns' values that has distinct rows, in order:
+    its ``query``, its ``word`` (``stratum_word``), its ``values`` (each column's ``label``,
+    cited ``value`` and ``word``, named ``<prefix>Stratum<At...><Column>``) and its
+    ``corrections`` with a distinct pair of their own (the kept mask at top_p 1 repeats the
+    unmasked cell: nothing of its own to count there)."""
+    combinations = sorted(tests.loc[tests[DISTINCT], list(stratum)].drop_duplicates()
+                          .itertuples(index=False, name=None))
+    found = []
+    for i, combination in enumerate(combinations):
+        query = " and ".join(f"{column} == {plain(value)}"
+                             for column, value in zip(stratum, combination, strict=True))
+        first = cite.first(tests.query(f"{DISTINCT} and {query}"))
+        word = stratum_word(i)
+        values = []
+        for column in stratum:
+            part = macro_name(*column.split("_"))
+            cited = first[column]
+            numbers.put(f"{prefix}Stratum{word}{part}", cited,
+                        "" if isinstance(cited.value, str) else "g")
+            values.append({"label": LABELS.get(column, column), "value": cited, "word": part})
+        chosen = tests.query(f"{DISTINCT} and {query}")
+        found.append({"query": query, "word": word, "values": values, "corrections": [
+            {"name": c, "word": correction_word(c)} for c in corrections
+            if (chosen["correction"] == c).any()]})
+    return found
+
+
 def name_findings(cite: Tables, numbers: Scope, tests: pd.DataFrame, prefix: str,
-                  stratum: str | None = None) -> tuple[list[dict[str, Any]],
-                                                       list[dict[str, Any]]]:
+                  stratum: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]],
+                                                          list[dict[str, Any]]]:
     """Name, under ``prefix``, each metric's distinct rows (``<prefix><Metric>Rows``), their
     margin, and their count per finding in all (``<prefix><Metric><Finding>``) and per
-    correction (``...<Correction>``, with ``<prefix><Metric>PerCorrection`` rows each); with a
-    ``stratum`` column, the same within each of its values (``<prefix><Metric>At<One>...``).
-    Return the corrections, each its ``name`` and ``word``, and the strata, each its ``value``
-    and ``word``."""
+    correction (``...<Correction>``, with ``<prefix><Metric>PerCorrection`` rows each); with
+    ``stratum`` columns, the same within each combination of their values
+    (``<prefix><Metric>At<One>...``, ``_strata``). Return the corrections, each its ``name``
+    and ``word``, and the strata."""
     corrections = list(dict.fromkeys(tests["correction"]))
-    values = sorted(tests[stratum].unique()) if stratum else []
-    # Each stratum's corrections with a distinct pair of their own (the kept mask at top_p 1
-    # repeats the unmasked cell: nothing of its own to count there).
-    strata = [{"value": value, "word": stratum_word(i), "corrections": [
-        {"name": c, "word": correction_word(c)} for c in corrections
-        if (tests[DISTINCT] & (tests[stratum] == raw) & (tests["correction"] == c)).any()]}
-        for i, (value, raw) in enumerate(zip(distinct(cite, tests, stratum) if stratum else [],
-                                             values, strict=True))]
+    strata = _strata(cite, numbers, tests, prefix, stratum, corrections) if stratum else []
     for metric, word in present(tests).items():
         at = f"metric == {metric!r} and {DISTINCT}"
         stem = prefix + word
@@ -89,10 +116,9 @@ def name_findings(cite: Tables, numbers: Scope, tests: pd.DataFrame, prefix: str
             numbers.put(f"{stem}Margin", cite.first(tests.query(at)).margin, "g")
         numbers.put(f"{stem}PerCorrection",
                     cite.count(tests, f"{at} and correction == {corrections[0]!r}"), ",")
-        for value, one in zip(values, strata, strict=True):
-            numbers.put(f"{prefix}Stratum{one['word']}", one["value"], "g")
-            _name_counts(cite, numbers, tests, stem + one["word"],
-                         f"{at} and {stratum} == {plain(value)}", corrections)
+        for one in strata:
+            _name_counts(cite, numbers, tests, stem + one["word"], f"{at} and {one['query']}",
+                         corrections)
     return [{"name": c, "word": correction_word(c)} for c in corrections], strata
 
 
@@ -141,7 +167,7 @@ def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel
 
 
 def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame,
-                   prefix: str, stratum: str | None = None) -> dict[str, Any]:
+                   prefix: str, stratum: tuple[str, ...] = ()) -> dict[str, Any]:
     """What ``phrases.md.j2``'s ``paired_tests`` and ``paired_findings`` print of a paired
     table ``tests``: its counts (``name_findings`` under ``prefix``, per value of ``stratum``
     where the effect depends on it), the distinct and repeated rows, the levels, the compared
@@ -157,7 +183,9 @@ def paired_context(cite: Tables, study: str, numbers: Scope, tests: pd.DataFrame
     # latter is ``<prefix>PassRateRows``).
     numbers.put(f"{prefix}Pairs", cite.count(tests, "metric == 'pass_rate'"), ",")
     corrections, strata = name_findings(cite, numbers, tests, prefix, stratum)
-    return {"corrections": corrections, "strata": strata, "stratum": stratum, "prefix": prefix,
+    return {"corrections": corrections, "strata": strata, "prefix": prefix,
+            "stratum": " and ".join(LABELS.get(c, c) for c in stratum),
+            "by_correction": "correction" not in stratum,
             "compared": distinct(cite, tests, "budget"),
             "served": "served_pass_rate" in present(tests),
             "tested": {"families": {m: families(cite, tests.query(f"metric == {m!r}"))

@@ -35,7 +35,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     headline estimator and the largest compared budget."""
     tests = cite.read(study, SECTION.table)
     settings = cite.read(study, "settings").iloc[0]
-    context = paired_context(cite, study, numbers, tests, PREFIX, stratum="top_p")
+    context = paired_context(cite, study, numbers, tests, PREFIX, stratum=("top_p", "lr"))
     return {**context, "eps": distinct(cite, tests, "mismatch"),
             "headline": baseline_name(settings["headline_baseline"]),
             "table": tests[(tests["baseline"] == settings["headline_baseline"])

@@ -44,7 +44,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     tests = cite.read(study, SECTION.table)
     budgets = cite.read(study, "staleness_budgets")
     settings = cite.read(study, "settings").iloc[0]
-    context = paired_context(cite, study, numbers, tests, "", stratum="lr")
+    context = paired_context(cite, study, numbers, tests, "", stratum=("lr", "correction"))
     numbers.put_constant("Target", cite.constant("analysis.budget_to_target.TARGET"), "g")
     numbers.put("LargestLag", cite.largest(tests, "lag"), "")
     name_budget_verdicts(cite, numbers, budgets, "Budget", context["corrections"])

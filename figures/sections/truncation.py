@@ -39,7 +39,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     tests = cite.read(study, SECTION.table)
     shares = cite.read(study, "truncation_collapse")
     settings = cite.read(study, "settings").iloc[0]
-    context = paired_context(cite, study, numbers, tests, PREFIX, stratum="mismatch")
+    context = paired_context(cite, study, numbers, tests, PREFIX, stratum=("mismatch", "lr"))
     at_last = f"budget == {plain_value(shares['budget'].max())}"
     last = shares.query(at_last)
     numbers.put(f"{PREFIX}LastBudget", cite.largest(shares, "budget"), ",")
@@ -54,7 +54,12 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     hidden = (cite.count(tests, f"{plain} and metric == 'stuck' and finding == 'higher'").value
               > 0 and cite.count(tests, f"{plain} and metric == 'collapsed' and "
                                  "finding == 'lower'").value > 0)
-    return {**context, "hidden": hidden, "top_p": distinct(cite, tests, "top_p"),
+    # The strata without logit noise, and with it (the first stratum column is the mismatch).
+    quiet = [s for s in context["strata"] if s["values"][0]["value"].value
+             == tests["mismatch"].min()]
+    noisy = [s for s in context["strata"] if s not in quiet]
+    return {**context, "hidden": hidden, "quiet": quiet, "noisy": noisy,
+            "top_p": distinct(cite, tests, "top_p"),
             "deepseek_mask": f"keep_mask ({cite.literal('DeepSeek V3.2')}'s kept sampling mask)",
             "headline": baseline_name(settings["headline_baseline"]),
             "table": last[(last["baseline"] == settings["headline_baseline"])

@@ -15,10 +15,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from analysis.families import plain
 from analysis.roles import Finding, PolicyState
 from figures.cite import Tables, read_table
 from figures.numbers import Scope, macro_name
-from figures.paired_findings import DISTINCT, name_budget_verdicts, present
+from figures.paired_findings import DISTINCT, name_budget_verdicts, present, stratum_word
 from figures.sections import Section, distinct, families, figure_name
 from figures.sections.staleness import with_ratios
 from figures.style import OKABE_ITO, outside_legend, save
@@ -92,17 +93,27 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                      if errors.loc[errors["estimator"] == e, "bias"].max() < ROUNDING]}
     term = cite.read(study, "kl_term")
     if term is not None:
+        # An estimator's effect differs in direction by learning rate: counted per lr, never
+        # pooled over them.
+        lrs = [{"value": value, "word": stratum_word(i), "raw": raw} for i, (value, raw) in
+               enumerate(zip(distinct(cite, term, "lr"), sorted(term["lr"].unique()),
+                             strict=True))]
+        for one in lrs:
+            numbers.put(f"TermLr{one['word']}", one["value"], "g")
         for metric, word in present(term).items():
             at = f"metric == {metric!r} and {DISTINCT}"
             numbers.put(f"Term{word}Rows", cite.count(term, at), ",")
-            for finding, estimator in itertools.product(Finding, dict.fromkeys(
-                    term["kl_estimator"])):
-                numbers.put(f"Term{word}{finding.value.capitalize()}{_word(estimator)}",
+            for finding, estimator, one in itertools.product(Finding, dict.fromkeys(
+                    term["kl_estimator"]), lrs):
+                numbers.put(f"Term{word}{finding.value.capitalize()}{_word(estimator)}"
+                            f"{one['word']}",
                             cite.count(term, f"{at} and kl_estimator == {estimator!r} and "
+                                       f"lr == {plain(one['raw'])} and "
                                        f"finding == {finding.value!r}"), ",")
         numbers.put("TermPerEstimator", cite.count(
             term, f"metric == 'pass_rate' and {DISTINCT} and "
-            f"kl_estimator == {term['kl_estimator'].iat[0]!r}"), ",")
+            f"kl_estimator == {term['kl_estimator'].iat[0]!r} and "
+            f"lr == {plain(lrs[0]['raw'])}"), ",")
         numbers.put("TermPassRateMargin", cite.first(term.query("metric == 'pass_rate'")).margin,
                     "g")
         estimators = [{"name": e, "word": _word(e)} for e in dict.fromkeys(term["kl_estimator"])]
@@ -110,6 +121,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         name_budget_verdicts(cite, numbers, budgets, "TermBudget", estimators,
                              column="kl_estimator")
         context["term"] = {
+            "lrs": [{"value": one["value"], "word": one["word"]} for one in lrs],
             "estimators": [{"name": cite.literal(e["name"]), "word": e["word"]}
                            for e in estimators],
             "budgets": with_ratios(cite, _headline(budgets, settings))[BUDGETS],

@@ -106,6 +106,19 @@ def study_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def study_paper(study_outputs: Path) -> Path:
+    """The paper of ``study_outputs``, typeset once (``python -m figures.paper``)."""
+    pdf = study_outputs / "paper.pdf"
+    done = subprocess.run([sys.executable, "-m", "figures.paper", "--tables",
+                           str(study_outputs / "tables"), "--figures",
+                           str(study_outputs / "figures"), "--runs", str(study_outputs),
+                           "--out", str(pdf)], cwd=REPO, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return pdf
+
+
 LONGEST_FIRST = ("test_report.py", "test_prompts.py", "test_prompts_analysis.py",
                  "test_reproducibility.py")
 """The test files that take longest, in that order: scheduled first (``--dist loadfile`` hands

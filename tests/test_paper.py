@@ -5,8 +5,6 @@ it names cited where it names it, and a body of at most ``BODY_PAGES`` pages."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,7 +13,6 @@ import pymupdf
 import pytest
 import yaml
 
-from conftest import REPO
 from figures.paper import PAPER_DIR, SOURCE, module, typed_numbers
 
 REFERENCES = PAPER_DIR / "references.yml"
@@ -151,14 +148,8 @@ def test_defects_find_source_stray_glyphs_and_works_named_without_citation() -> 
 
 
 @pytest.mark.slow
-def test_the_paper_reads_as_a_paper(study_outputs: Path) -> None:
-    pdf = study_outputs / "paper.pdf"
-    done = subprocess.run([sys.executable, "-m", "figures.paper", "--tables",
-                           str(study_outputs / "tables"), "--figures",
-                           str(study_outputs / "figures"), "--runs", str(study_outputs),
-                           "--out", str(pdf)], cwd=REPO, capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0, done.stderr
+def test_the_paper_reads_as_a_paper(study_outputs: Path, study_paper: Path) -> None:
+    pdf = study_paper
     pages = [page.get_text() for page in pymupdf.open(pdf)]
     macros = re.findall(r"^#let ([A-Z]\w*) =",
                         (study_outputs / "paper" / "numbers.typ").read_text(), flags=re.MULTILINE)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,6 @@ from analysis.pass_rate import FRACTIONS
 from analysis.questions import methods_test
 from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
-from conftest import REPO
 from figures import sections
 from figures.cite import expected_text
 from figures.named import role_prefix, roles
@@ -280,15 +277,9 @@ def number_token(text: str) -> re.Pattern[str]:
 
 
 @pytest.mark.slow
-def test_paper_prints_every_macro_as_its_table_value_and_every_figure(study_outputs: Path
-                                                                       ) -> None:
-    pdf = study_outputs / "paper.pdf"
-    done = subprocess.run([sys.executable, "-m", "figures.paper", "--tables",
-                           str(study_outputs / "tables"), "--figures",
-                           str(study_outputs / "figures"), "--runs", str(study_outputs),
-                           "--out", str(pdf)], cwd=REPO, capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0, done.stderr
+def test_paper_prints_every_macro_as_its_table_value_and_every_figure(
+        study_outputs: Path, study_paper: Path) -> None:
+    pdf = study_paper
     document = pymupdf.open(pdf)
     text = re.sub(r"\s+", " ", " ".join(page.get_text() for page in document))
     # The paper's prose: paper.typ and the paragraphs of the declared sections it includes.

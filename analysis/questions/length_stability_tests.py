@@ -22,6 +22,7 @@ might give is below what the runs can resolve, not shown absent."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
@@ -55,6 +56,21 @@ def _pairs(stability: pd.DataFrame) -> list[tuple[pd.Series, int]]:
             for i in penalised if stability.at[i, "penalty_until"] == 1.0]
 
 
+def _shares_row(described: dict, metric: str, runs: list[np.ndarray]) -> dict:
+    """The row of a share of runs (``metric``: collapsed or stuck) of the penalised cell and its
+    partner, ``runs`` their (seeds,) flags: the exact McNemar test with Newcombe's interval, each
+    cell's count (``<metric>_a``, ``<metric>_b``) and whether a lower share could be shown at
+    all (at its best no penalised run is counted: every partner's is discordant)."""
+    compared = compare_outcomes(*runs)
+    counts = [int(flags.sum()) for flags in runs]
+    best = binomtest(0, counts[1], 0.5).pvalue if counts[1] else 1.0
+    return {**described, "metric": metric, "seeds": compared["seeds"],
+            "lower_possible": bool(best < ALPHA), f"{metric}_a": counts[0],
+            f"{metric}_b": counts[1], "interval_method": "newcombe",
+            **{k: v for k, v in compared.items() if k not in ("seeds", "accuracy_a",
+                                                               "accuracy_b")}}
+
+
 def table(inputs: Inputs) -> pd.DataFrame:
     """One row per penalised cell kept throughout and metric; empty unless the study's answers
     cost tokens under a penalty."""
@@ -86,29 +102,12 @@ def table(inputs: Inputs) -> pd.DataFrame:
                          if k not in ("seeds", "differing_seeds", "p_equivalence")}})
         collapsed = [outcomes.answers.p_best[outcomes.row(c)][:, last] <= COLLAPSED
                      for c in (cell, partner)]
-        compared = compare_outcomes(*collapsed)
-        counts = [int(runs.sum()) for runs in collapsed]
-        # At its best no penalised run collapses: every partner's collapse is discordant.
-        best = binomtest(0, counts[1], 0.5).pvalue if counts[1] else 1.0
-        rows.append({**described, "metric": "collapsed", "seeds": compared["seeds"],
-                     "lower_possible": bool(best < ALPHA),
-                     "collapsed_a": counts[0], "collapsed_b": counts[1],
-                     "interval_method": "newcombe", **{
-                         k: v for k, v in compared.items()
-                         if k not in ("seeds", "accuracy_a", "accuracy_b")}})
+        rows.append(_shares_row(described, "collapsed", collapsed))
         # The policy served is the learner's: its own mass is the served one.
         stuck = [stuck_runs(mass, mass, outcomes.finite[outcomes.row(c)], untrained)[:, last]
                  for c, mass in ((c, outcomes.answers.p_best[outcomes.row(c)])
                                  for c in (cell, partner))]
-        compared = compare_outcomes(*stuck)
-        counts = [int(runs.sum()) for runs in stuck]
-        best = binomtest(0, counts[1], 0.5).pvalue if counts[1] else 1.0
-        rows.append({**described, "metric": "stuck", "seeds": compared["seeds"],
-                     "lower_possible": bool(best < ALPHA),
-                     "stuck_a": counts[0], "stuck_b": counts[1],
-                     "interval_method": "newcombe", **{
-                         k: v for k, v in compared.items()
-                         if k not in ("seeds", "accuracy_a", "accuracy_b")}})
+        rows.append(_shares_row(described, "stuck", stuck))
     found = pd.DataFrame(rows)
     parts = [judge(declare(part, family_name(inputs.study, f"{TABLE}_{metric}")), 0.0)
              for metric, part in found.groupby("metric", sort=False)]

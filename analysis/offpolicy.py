@@ -114,17 +114,21 @@ def simulations(inputs: Inputs) -> dict[int, int]:
     with top_p 1; tis where no ratio reaches its cap), so several cells are one simulation, one
     result, and are tallied once."""
     def find() -> dict[int, int]:
-        columns = list(OFFPOLICY_RUN_COLUMNS)
-        frame = read_runs(inputs.run_dir, ["cell", *columns]).sort_values(
-            ["cell", "seed", "budget"])
+        # A column at a time: a study's whole runs table at once would hold gigabytes.
+        digests: dict = {}  # cell -> its running SHA-256
+        # Every cell has the same seeds and budgets: the other columns tell cells apart.
+        for column in (c for c in OFFPOLICY_RUN_COLUMNS if c not in ("seed", "budget")):
+            frame = read_runs(inputs.run_dir, ["cell", "seed", "budget", column]).sort_values(
+                ["cell", "seed", "budget"])
+            cells = frame["cell"].to_numpy()
+            values = np.ascontiguousarray(frame[column].to_numpy())
+            starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+            for start, stop in zip(starts, [*starts[1:], len(cells)], strict=True):
+                digests.setdefault(int(cells[start]), hashlib.sha256()).update(
+                    values[start:stop].tobytes())
         found: dict[str, int] = {}
-        owner = {}
-        for cell, rows in frame.groupby("cell", sort=True):
-            digest = hashlib.sha256()
-            for column in columns:
-                digest.update(np.ascontiguousarray(rows[column].to_numpy()).tobytes())
-            owner[int(cell)] = found.setdefault(digest.hexdigest(), int(cell))
-        return owner
+        return {cell: found.setdefault(digest.hexdigest(), cell)
+                for cell, digest in sorted(digests.items())}
 
     return inputs.shared("offpolicy simulations", find)
 

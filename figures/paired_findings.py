@@ -126,17 +126,23 @@ def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel
                             ylabel: str, draw: Callable[[Axes, int, str, pd.DataFrame], None],
                             finish: Callable[[Axes], None], across: str | None = None,
                             titled: Callable[[Any], str] | None = None) -> list[Path]:
-    """A figure of ``rows`` with a row of panels per lr and a column per bandit, or, with
-    ``across`` (a stratum or a measure), a row per lr and bandit and a column per value of
-    ``across`` (titled by ``titled``: by default its name and value); in each panel a series per
+    """A figure of ``rows`` with a row of panels per lr and a column per bandit (and per value of
+    ``across``, a stratum or a measure, where it has two at most), or, where ``across`` has more
+    values, a row per lr and bandit and a column per value (titled by ``titled``: by default
+    its name and value); in each panel a series per
     correction drawn by ``draw(ax, i, correction, its rows)`` (the i-th correction), each panel
     then ``finish``-ed (its scales and references); labelled, with the corrections' legend,
     saved as ``name`` in ``out_dir``."""
     lrs = sorted(rows["lr"].unique())
     environments = list(dict.fromkeys(rows["environment"]))
-    if across:
+    strata = list(dict.fromkeys(rows[across])) if across else []
+    if len(strata) > 2:
         lines = list(itertools.product(lrs, environments))
-        columns = [(None, value) for value in dict.fromkeys(rows[across])]
+        columns = [(None, value) for value in strata]
+    elif across:
+        # Two measures or strata beside each bandit keep the figure as wide as it is tall.
+        lines = [(lr, None) for lr in lrs]
+        columns = list(itertools.product(environments, strata))
     else:
         lines = [(lr, None) for lr in lrs]
         columns = [(environment, None) for environment in environments]
@@ -155,13 +161,14 @@ def panels_by_lr_and_bandit(rows: pd.DataFrame, out_dir: Path, name: str, xlabel
             draw(ax, i, correction, rows[panel & (rows["correction"] == correction)])
         finish(ax)
         if r == 0:
-            title = (titled(value) if titled else f"{across} {value:g}") if across else environment
+            label = (titled(value) if titled else f"{across} {value:g}") if across else ""
+            title = label if line_bandit else "\n".join(filter(None, (environment, label)))
             ax.set_title(title, fontsize="small")
         if r == len(lines) - 1:
             ax.set_xlabel(xlabel)
         if c == 0:
-            ax.set_ylabel(f"{environment}, lr {lr:g}:\n{ylabel}" if across
-                          else f"lr {lr:g}: {ylabel}", fontsize="small" if across else None)
+            ax.set_ylabel(f"{environment}, lr {lr:g}:\n{ylabel}" if line_bandit
+                          else f"lr {lr:g}: {ylabel}", fontsize="small" if line_bandit else None)
     outside_legend(figure, axes[0][0], title="correction")
     return save(figure, out_dir, name)
 

@@ -266,3 +266,28 @@ def test_the_built_study_is_valid_for_each_command_a_case_breaks(copy: Path) -> 
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert sorted(p.name for p in (copy / "curves_out").iterdir()) == [
         "t_learning_curves.pdf", "t_learning_curves.png"]
+
+
+def test_budgets_and_token_budgets_together_name_the_budgets_given(write_config) -> None:
+    # Both units at once: the line names grid.budgets with the value the config gave, not None.
+    from conftest import config_text, run_cli
+
+    path = write_config(config_text(budgets=[8, 16], token_budgets=[10], lengths=[[1, 2]],
+                                    probs=[[0.5, 0.6]]))
+    done = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: grid.budgets: [8, 16] and grid.token_budgets are both given (give one)"]
+    assert not (path.parent / "out").exists()
+
+
+def test_an_unknown_correction_is_named_once(write_config) -> None:
+    from conftest import config_text, run_cli
+
+    path = write_config(config_text(correction=["tiss"], group_size=[4],
+                                    baseline=["group_mean"]))
+    done = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert done.returncode == 2
+    line = done.stderr.strip()
+    assert line.startswith("error: grid.correction[0]: 'tiss' is not one of none, is, tis")
+    assert line.count("tiss") == 1

@@ -169,7 +169,8 @@ def test_estimators_monte_carlo_mean_and_error_are_the_readouts() -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("is+tis", "joins two weights"), ("gspo", "has 'gspo'"), ("none+opsm", "joins none"),
+    ("is+tis", "joins two weights"), ("gspo", "^is not one of none, is, tis"),
+    ("tis+gspo", "^has the part 'gspo', which is not one of"), ("none+opsm", "joins none"),
     ("opsm+opsm", "twice")])
 def test_bad_corrections_are_named(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):

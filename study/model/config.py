@@ -413,10 +413,12 @@ def _budget_unit(grid: dict[str, Any]) -> str:
     """``tokens`` for a grid that gives ``token_budgets``, ``rollouts`` for ``budgets``; one of
     the two is required, not both."""
     given = [key for key in ("budgets", "token_budgets") if key in grid]
-    if len(given) != 1:
+    if not given:
         raise ConfigError("grid.budgets", None, "is missing (give grid.budgets, or "
-                          "grid.token_budgets for answers that cost tokens)" if not given
-                          else "and grid.token_budgets are both given (give one)")
+                          "grid.token_budgets for answers that cost tokens)")
+    if len(given) > 1:
+        raise ConfigError("grid.budgets", grid["budgets"],
+                          "and grid.token_budgets are both given (give one)")
     return BUDGET_UNITS[given[0] == "token_budgets"]
 
 

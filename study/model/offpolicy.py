@@ -61,7 +61,10 @@ def parse_correction(text: str) -> tuple[str, frozenset[str]]:
     weights = [p for p in parts if p in WEIGHTS]
     unknown = [p for p in parts if p not in WEIGHTS and p not in MASKS]
     if unknown:
-        raise ValueError(f"has {unknown[0]!r}, not one of {', '.join((*WEIGHTS, *MASKS))}")
+        # The value itself is named by the caller: a part is named only where it is not all.
+        said = "is" if len(parts) == 1 else f"has the part {unknown[0]!r}, which is"
+        raise ValueError(f"{said} not one of {', '.join((*WEIGHTS, *MASKS))} (a weight and "
+                         "masks, joined by +)")
     if len(weights) > 1:
         raise ValueError(f"joins two weights ({' and '.join(weights)}); at most one of "
                          f"{', '.join(WEIGHTS)} beside the masks {', '.join(MASKS)}")

@@ -34,11 +34,15 @@ def main() -> int:
         from analysis.plan_cli import main as plan
 
         return plan(sys.argv[2:])
-    parser = ArgumentParser(prog="python -m analysis")
-    parser.add_argument("run_dir", type=Path)
+    parser = ArgumentParser(prog="python -m analysis", epilog=(
+        "python -m analysis plan TEST ... gives the seeds a test needs for a stated effect "
+        "(python -m analysis plan --help)"))
+    parser.add_argument("run_dir", type=Path,
+                        help="the study's runs folder (python -m bandit_study run ... --out)")
     parser.add_argument("--config", type=Path, required=True,
                         help="the study's TOML config, whose [analysis] table the analysis reads")
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True,
+                        help="the folder the study's tables are written to")
     try:
         args = parser.parse_args()
     except ConfigError as error:

@@ -29,8 +29,10 @@ def main() -> int:
     line if the arguments are not usable, TABLES_ROOT is not a folder of studies' tables or
     ``--out`` cannot be created."""
     parser = ArgumentParser(prog="python -m figures")
-    parser.add_argument("tables_root", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("tables_root", type=Path,
+                        help="the folder of every study's tables (a subfolder per study)")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="the folder the figures (PNG and PDF) are written to")
     try:
         args = parser.parse_args()
         check_tables_root("tables_root", args.tables_root)

@@ -290,8 +290,11 @@ def arguments(prog: str) -> argparse.Namespace:
     (``--tables``, ``--figures``, ``--runs``) and the file they write (``--out``), each checked
     before anything is read or written: a ``ConfigError`` names the first that is not usable."""
     parser = ArgumentParser(prog=prog)
-    for name in ("tables", "figures", "runs", "out"):
-        parser.add_argument(f"--{name}", type=Path, required=True)
+    for name, said in (("tables", "the folder of every study's tables"),
+                       ("figures", "the folder python -m figures wrote"),
+                       ("runs", "the folder of every study's runs (its manifests)"),
+                       ("out", "the file to write")):
+        parser.add_argument(f"--{name}", type=Path, required=True, help=said)
     args = parser.parse_args()
     check_tables_root("--tables", args.tables)
     check_declared("--tables", args.tables)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -270,3 +271,27 @@ def test_quick_prints_what_the_readme_shows(tmp_path: Path) -> None:
     readme = (REPO_ROOT / "README.md").read_text()
     shown = readme.split("`python -m bandit_study quick` (or `make quick`) prints:\n\n```\n", 1)[1]
     assert done.stdout == shown.split("```", 1)[0]
+
+
+@pytest.mark.parametrize("module", ["analysis.__main__", "figures.__main__", "figures.report",
+                                    "figures.paper"])
+def test_every_argument_of_the_commands_has_a_help_line(module: str, monkeypatch, capsys) -> None:
+    # Each argument a command declares says what it is in --help; the analysis names its plan.
+    import argparse
+    import importlib
+
+    declared = []
+    original = argparse.ArgumentParser.add_argument
+
+    def add(self, *names, **options):  # type: ignore[no-untyped-def]
+        if names[0] not in ("-h", "--help"):
+            declared.append((names[0], options.get("help")))
+        return original(self, *names, **options)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "add_argument", add)
+    monkeypatch.setattr(sys, "argv", [module, "--help"])
+    with pytest.raises(SystemExit):
+        importlib.import_module(module).main()
+    assert declared and all(said for _, said in declared), declared
+    if module == "analysis.__main__":
+        assert "python -m analysis plan" in capsys.readouterr().out

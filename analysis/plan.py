@@ -386,7 +386,13 @@ def select_cell(cells: pd.DataFrame, selector: dict[str, str]) -> int:
     the selector's values (numbers compared as numbers); ValueError when none or several do."""
     match = np.ones(len(cells), dtype=bool)
     for key, value in selector.items():
+        if key not in cells:
+            raise ValueError(f"names the column {key!r}, not one of the cells' "
+                             f"({', '.join(cells.columns)})")
         column = cells[key]
+        if column.map(lambda v: isinstance(v, tuple)).any():
+            # A list column (arm values, parameters): compared as its text, "(0.5, 0.6)".
+            column = column.map(str)
         if pd.api.types.is_numeric_dtype(column):
             try:
                 match &= column.to_numpy() == float(value)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plan as _plan
-from analysis.accuracy import CELL_KEYS, accuracy_table, cells_frame
+from analysis.accuracy import CELL_KEYS, accuracy_table
 from analysis.budget_to_target import TARGET, BudgetEstimate, BudgetRatio
 from analysis.budget_to_target import budget_ratio as _budget_ratio
 from analysis.budget_to_target import budget_to_target as _budget_to_target
@@ -120,7 +120,7 @@ def _described(study: Study) -> pd.DataFrame:
     if (position < 0).any():
         raise ValueError("the runs table has cells that Study.cells does not")
     frame = {name: runs[name].to_numpy() for name in READ_COLUMNS if name in runs}
-    for name in CELL_COLUMNS[1:]:
+    for name in study.cells.columns.drop("cell"):
         values = study.cells[name]
         codes, uniques = pd.factorize(values.to_numpy() if name in LIST_COLUMNS else values)
         categories = pd.CategoricalDtype(pd.Index(uniques, tupleize_cols=False))
@@ -218,13 +218,14 @@ def cells(runs: pd.DataFrame | Study) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``analysis.accuracy.CELL_KEYS`` (``cell``, ``algorithm``, ``lr``, ...), in cell
-        order.
+        Every column that describes a cell (``cell``, ``algorithm``, ``lr``, ..., and a study's
+        own: an off-policy study's ``lag`` and ``correction``, a many-prompts study's
+        ``allocation``), in cell order.
     """
     if isinstance(runs, Study):
         # The study holds its cells: no need to build its outcomes, millions of rows, for them.
-        return runs.cells[CELL_KEYS].reset_index(drop=True)
-    return cells_frame(_outcomes(runs))
+        return runs.cells.reset_index(drop=True)
+    return _outcomes(runs).cells.reset_index(drop=True)
 
 
 def cell(runs: pd.DataFrame | Study, **where: object) -> int:
@@ -235,7 +236,7 @@ def cell(runs: pd.DataFrame | Study, **where: object) -> int:
     runs : pandas.DataFrame or Study
         A tidy runs table (``run``, ``Study.tidy``) or a study ``load`` read.
     **where
-        Cell columns and their values (numbers compared as numbers).
+        Cell columns (any column of ``cells``) and their values (numbers compared as numbers).
 
     Returns
     -------
@@ -245,7 +246,7 @@ def cell(runs: pd.DataFrame | Study, **where: object) -> int:
     Raises
     ------
     ValueError
-        No cell, or more than one, matches.
+        No cell, or more than one, matches, or a key is not a cell column.
     """
     return _chosen(cells(runs), where)
 
@@ -259,7 +260,7 @@ def _chosen(frame: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
 
 
 def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object]) -> int:
-    return _chosen(cells_frame(outcomes), chosen)
+    return _chosen(outcomes.cells, chosen)
 
 
 def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
@@ -278,10 +279,15 @@ def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
     Returns
     -------
     pandas.DataFrame
-        The cell's columns, ``budget``, ``seeds``, ``correct``, ``non_finite``, ``accuracy``,
-        ``ci_low``, ``ci_high``.
+        The cell's columns (all of ``cells``), ``budget``, ``seeds``, ``correct``,
+        ``non_finite``, ``accuracy``, ``ci_low``, ``ci_high``.
     """
-    return accuracy_table(_outcomes(runs), method=method, confidence=confidence)
+    outcomes = _outcomes(runs)
+    table = accuracy_table(outcomes, method=method, confidence=confidence)
+    described = [c for c in outcomes.cells if c not in table]
+    found = table.merge(outcomes.cells[["cell", *described]], on="cell", how="left")
+    order = [*CELL_KEYS, *described]
+    return found[order + [c for c in table if c not in order]]
 
 
 def compare(runs: pd.DataFrame | Study, a: int | Mapping[str, object],

@@ -166,3 +166,29 @@ def test_the_console_command_is_installed() -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: dir: ")
+
+
+def test_the_api_selects_and_keeps_an_offpolicy_studys_columns(tmp_path: Path) -> None:
+    """``cell``, ``compare`` and ``accuracy`` on an off-policy study select by its sampler's
+    columns and keep them; a key that is no cell column is a ValueError naming it."""
+    config = {"study": {"name": "api_offpolicy", "root_seed": 5, "seeds": 16},
+              "grid": {"probs": [[0.5, 0.7]], "lr": [1.0], "baseline": ["group_mean"],
+                       "group_size": [4], "lag": [0, 4], "correction": ["none", "tis"],
+                       "budgets": [40, 400]}}
+    bandits.run(config, out=tmp_path / "run")
+    study = bandits.load(tmp_path / "run")
+    assert {"lag", "correction"} <= set(bandits.cells(study))
+    stale = bandits.cell(study, lag=4, correction="tis")
+    fresh = bandits.cell(study, lag=0, correction="tis")
+    assert stale != fresh
+    table = bandits.compare(study, {"lag": 4, "correction": "tis"},
+                            {"lag": 0, "correction": "tis"})
+    assert list(table["budget"]) == [40, 400]
+    accuracy = bandits.accuracy(study)
+    assert {"lag", "correction"} <= set(accuracy)
+    row = accuracy[(accuracy["cell"] == stale) & (accuracy["budget"] == 400)].iloc[0]
+    assert (row["lag"], row["correction"]) == (4, "tis")
+    # The tidy table selects the same cell.
+    assert bandits.cell(study.tidy(), lag=4, correction="tis") == stale
+    with pytest.raises(ValueError, match="'lagg'"):
+        bandits.cell(study, lagg=4)

@@ -66,7 +66,8 @@ $(OUT)/%/simulation.json: study/configs/%.toml $(SIMULATION_CODE) $(INSTALLED)
 	$(PY) -m bandit_study stamp $< --out $@ $(SEEDS_FLAG)
 
 $(OUT)/%/runs.parquet: $(OUT)/%/simulation.json $(SIMULATION_CODE) $(INSTALLED)
-	$(PY) -m bandit_study run study/configs/$*.toml --out $(OUT)/$* $(SEEDS_FLAG) $(BACKEND_FLAGS)
+	$(PY) -m bandit_study run study/configs/$*.toml --out $(OUT)/$* --cache $(OUT)/cache/$* \
+		$(SEEDS_FLAG) $(BACKEND_FLAGS)
 
 $(OUT)/tables/%/index.json: $(OUT)/%/runs.parquet study/configs/%.toml $(ANALYSIS_CODE)
 	$(PY) -m analysis $(OUT)/$* --config study/configs/$*.toml --out $(OUT)/tables/$*

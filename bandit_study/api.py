@@ -151,7 +151,8 @@ def run(config: Mapping[str, Any] | str | Path | StudyConfig, out: str | Path | 
     out : str or Path, optional
         Folder for ``runs.parquet``, ``cells.parquet`` and ``manifest.json``; by default
         ``out/<study name>`` under the current folder.
-        Shards are cached beside it (``cache/<folder name>``), as by the CLI.
+        Shards are cached in a folder per ``out`` under the per-user cache, as by the CLI
+        without ``--cache`` (``study.model.paths.shard_cache``).
     seeds : int, optional
         Replaces ``study.seeds``.
     threads : int, optional

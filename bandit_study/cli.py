@@ -27,7 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("config", type=Path)
     run.add_argument("--out", type=Path, required=True, help="output folder")
     run.add_argument("--cache", type=Path, default=None,
-                     help="shard cache folder (default: cache/<out folder name> beside --out)")
+                     help="shard cache folder (default: a folder per --out under the per-user "
+                     "cache; $BANDIT_STUDY_SHARD_CACHE replaces its root)")
     run.add_argument("--backend", choices=BACKENDS, default="local",
                      help="where shards run: this process, or dask.distributed")
     run.add_argument("--scheduler", default=None,

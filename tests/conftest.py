@@ -12,11 +12,20 @@ import pytest
 from hypothesis import settings
 
 from study.model.config import StudyConfig, parse_config
+from study.model.paths import SHARD_CACHE_VARIABLE
 
 REPO = Path(__file__).resolve().parent.parent
 
 settings.register_profile("default", deadline=None, print_blob=True)
 settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _shards_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Runs given no ``--cache`` keep their shards under the per-user cache
+    (``study.model.paths.shard_cache``): in the tests, a temporary folder instead, for this
+    process and the commands it starts."""
+    os.environ[SHARD_CACHE_VARIABLE] = str(tmp_path_factory.mktemp("shards"))
 
 
 def toml_value(value: object) -> str:

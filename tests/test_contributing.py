@@ -68,12 +68,12 @@ def test_the_readme_own_study_runs_to_its_report(tmp_path: Path) -> None:
     assert "## 1. How accuracy rises with the budget" in report
     assert "](figures/mine_accuracy_vs_budget.png)" in report
     assert "## 2. Above the never-training sampler and above uniform allocation" in report
-    # Only where the commands were told: the runs (with their shard cache beside them), the
+    # Only where the commands were told: the runs (their shards under the per-user cache), the
     # tables, the figures, and the report with its sources and named numbers.
     assert sorted(p.name for p in work.iterdir()) == [
         "figures", "mine.toml", "number_sources.csv", "numbers.tex", "report.md",
         "report_sources.csv", "runs", "tables"]
-    assert sorted(p.name for p in (work / "runs").iterdir()) == ["cache", "mine"]
+    assert sorted(p.name for p in (work / "runs").iterdir()) == ["mine"]
 
 
 @pytest.mark.slow
@@ -110,3 +110,26 @@ def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
     part = report.split(heading, 1)[1].split("\n## ", 1)[0]
     assert "over 64 seeds, with its 95% interval" in part
     assert re.search(r"\| *greedy_value_low *\|", part)
+
+
+def test_the_readme_lists_every_study() -> None:
+    # The README's table of studies has a row per config of study/configs/, and no other.
+    readme = (REPO / "README.md").read_text()
+    listed = re.findall(r"^\| `(\w+)` \|", readme, re.M)
+    assert sorted(listed) == sorted(p.stem for p in (REPO / "study" / "configs").glob("*.toml"))
+
+
+def test_a_run_without_cache_writes_only_its_out_folder(tmp_path: Path) -> None:
+    # Its shards go to the per-user cache (here the tests' BANDIT_STUDY_SHARD_CACHE), a folder
+    # per --out, and a second run into the same folder reuses them.
+    from conftest import config_text, run_cli
+
+    (tmp_path / "t.toml").write_text(config_text())
+    for _ in range(2):
+        done = run_cli("run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "runs" / "t"),
+                       "--quiet")
+        assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "t.toml"]
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["t"]
+    manifest = (tmp_path / "runs" / "t" / "manifest.json").read_text()
+    assert '"shards_reused": 1' in manifest

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from study.model.atomic import write_if_changed
 from study.model.config import ConfigError, StudyConfig, make_folder
-from study.model.paths import study_out_dir
+from study.model.paths import shard_cache, study_out_dir
 from study.orchestration.backends import Backend
 
 
@@ -30,17 +30,11 @@ def set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def default_cache(out_dir: Path) -> Path:
-    """Where a study writing to ``out_dir`` keeps its shards: ``cache/<name>`` beside it, so
-    ``out/budget_sweep`` caches in ``out/cache/budget_sweep``."""
-    return out_dir.parent / "cache" / out_dir.name
-
-
 def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
                   cache_dir: Path | None = None, backend: Backend | None = None,
                   shard_seeds: int | None = None) -> None:
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
-    ``default_cache(out_dir)``), write its runs table, cells and manifest into ``out_dir``; say on
+    ``study.model.paths.shard_cache(out_dir)``, under the per-user cache), write its runs table, cells and manifest into ``out_dir``; say on
     stderr which combinations of the grid are not cells, and warn about any run whose state
     became non-finite."""
     import pyarrow as pa
@@ -50,7 +44,7 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
     from study.orchestration.runner import run_study
     from study.orchestration.storage import cells_table, study_files
 
-    cache_dir = cache_dir or default_cache(out_dir)
+    cache_dir = cache_dir or shard_cache(out_dir)
     # Both checked before either is made, so that a --cache that cannot be made leaves no --out.
     for field, folder in (("--out", out_dir), ("--cache", cache_dir)):
         ancestor = next(path for path in (folder, *folder.parents) if path.exists())

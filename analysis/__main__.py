@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from analysis.paper_roles import role_gap
 from analysis.prompts.outcomes import READ_COLUMNS as PROMPTS_COLUMNS
 from analysis.prompts.study_tables import study_tables as prompts_tables
 from analysis.study_tables import analyze_outcomes, load
@@ -59,6 +60,7 @@ def main() -> int:
         check_simulation(config, manifest)
         # Before the analysis, which takes minutes on a full study, and after every other check,
         # so that bad input leaves no folder behind.
+        made = not args.out.exists()
         make_folder("--out", args.out)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -69,6 +71,13 @@ def main() -> int:
                                 args.run_dir)
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
+    refused = role_gap(config.analysis.paper_role, tables)
+    if refused:
+        if made:
+            args.out.rmdir()
+        print(f"error: {ConfigError('analysis.paper_role', config.analysis.paper_role, refused)}",
+              file=sys.stderr)
+        return 2
     write_tables(tables, args.out)
     return 0
 

@@ -186,6 +186,10 @@ CASES = {
         "analysis", (f"{RUNS}/t", "--config", "t.toml", "--out", f"{TABLES}/t"),
         "analysis.headline_lr", "0.3 is not one of grid.lr",
         (write("t.toml", STUDY + "[analysis]\nheadline_lr = 0.3\n"),)),
+    "analysis: a paper role the study's tables cannot serve": Case(
+        "analysis", (f"{RUNS}/t", "--config", "t.toml", "--out", "new"), "analysis.paper_role",
+        "'headline' reads the tables per_arm_vs_running_mean",
+        (write("t.toml", STUDY + "[analysis]\npaper_role = \"headline\"\n"),)),
     "analysis: --out under a file": Case("analysis", (f"{RUNS}/t", "--config", "t.toml",
                                                       "--out", "t.toml/new"), "--out",
                                          "'t.toml/new'"),

@@ -221,6 +221,30 @@ def test_an_off_policy_study_runs_to_its_table(tmp_path) -> None:
     assert np.isfinite(runs[list(OFFPOLICY_RUN_COLUMNS[-7:])].to_numpy()).all()
 
 
+def test_an_offpolicy_study_with_a_paper_role_is_refused_by_its_analysis(tmp_path) -> None:
+    # The headline role reads a reference learner's comparison and the per-arm baseline's, which
+    # an off-policy study does not make: the analysis refuses the role with one line and writes
+    # nothing, where the paper once crashed on it; without the role the same study is analysed.
+    from conftest import config_text, run_cli, run_module
+
+    grid = {"baseline": ["group_mean"], "group_size": [4], "lr": [1.0], "budgets": [8, 80],
+            "lag": [0, 2]}
+    (tmp_path / "off.toml").write_text(config_text(**grid))
+    assert run_cli("run", str(tmp_path / "off.toml"), "--out", str(tmp_path / "runs"),
+                   "--quiet").returncode == 0
+    (tmp_path / "role.toml").write_text(config_text(**grid) + '[analysis]\npaper_role = '
+                                                             '"headline"\n')
+    done = run_module("analysis", str(tmp_path / "runs"), "--config", str(tmp_path / "role.toml"),
+                      "--out", str(tmp_path / "tables"))
+    assert done.returncode == 2 and not done.stdout
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: analysis.paper_role: 'headline' reads the tables vs_")
+    assert not (tmp_path / "tables").exists()
+    done = run_module("analysis", str(tmp_path / "runs"), "--config", str(tmp_path / "off.toml"),
+                      "--out", str(tmp_path / "tables"))
+    assert done.returncode == 0, done.stderr
+
+
 def test_the_offpolicy_tables_are_the_runs_recomputed(tmp_path) -> None:
     # From the tidy runs of a small off-policy study, by scipy, statsmodels and the slow
     # betting reference rather than the package's calls: each stale cell is set against the

@@ -159,3 +159,12 @@ def test_the_paper_reads_as_a_paper(study_outputs: Path, study_paper: Path) -> N
     first = next(at for at, page in enumerate(pages) if "\nBibliography\n" in f"\n{page}")
     last = first + 1 if pages[first].partition("Bibliography")[0].strip() else first
     assert last <= BODY_PAGES, f"the body runs onto page {last}"
+
+
+def test_the_papers_roles_are_the_analysis_roles() -> None:
+    # The analysis refuses a role by the tables analysis.paper_roles says it reads; the paper
+    # writes a role's numbers with figures.named.ROLES: the two name the same roles.
+    from analysis.paper_roles import PAPER_ROLES
+    from figures.named import ROLES
+
+    assert set(ROLES) == set(PAPER_ROLES)

@@ -34,9 +34,9 @@ def run_and_write(config: StudyConfig, out_dir: Path, quiet: bool,
                   cache_dir: Path | None = None, backend: Backend | None = None,
                   shard_seeds: int | None = None) -> None:
     """Simulate ``config`` (reusing the shards already in ``cache_dir``, by default
-    ``study.model.paths.shard_cache(out_dir)``, under the per-user cache), write its runs table, cells and manifest into ``out_dir``; say on
-    stderr which combinations of the grid are not cells, and warn about any run whose state
-    became non-finite."""
+    ``study.model.paths.shard_cache(out_dir)``, under the per-user cache), write its runs table,
+    cells and manifest into ``out_dir``; say on stderr which combinations of the grid are not
+    cells, and warn about any run whose state became non-finite."""
     import pyarrow as pa
 
     from study.model.grid import cells, skipped

@@ -19,9 +19,12 @@ from conftest import REPO
 from study.model.config import parse_config
 
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.S | re.M)
+REWARD_FILES = ("study/rewards/diluted.py", "reference/rewards/diluted.py")
+"""Where the recipe for a reward model puts its two blocks, in order (the first two)."""
 RECIPE_FILES = ("analysis/questions/greedy_value.py", "figures/sections/greedy_value.py",
                 "figures/templates/greedy_value.md.j2")
-"""Where the recipe for a table with its section puts its three blocks, in order."""
+"""Where the recipe for a table with its section puts its three blocks, in order (the next
+three)."""
 
 
 def blocks(name: str) -> list[tuple[str, str]]:
@@ -33,14 +36,15 @@ def blocks(name: str) -> list[tuple[str, str]]:
 def test_every_block_is_one_a_test_runs() -> None:
     # A new block without a test fails here. The README's: the two commands (what CI runs),
     # the seed exercise's output, the own study, the notebook and the citation (no code);
-    # CONTRIBUTING's: the table recipe's three files and the study's config.
+    # CONTRIBUTING's: the reward model recipe's two files, the table recipe's three and the
+    # study's config.
     readme = [language for language, _ in blocks("README.md")]
     assert readme == ["sh", "", "sh", "python", "bibtex"]
     assert blocks("README.md")[0][1].splitlines() == [
         "make all    # regenerate every output under out/: runs, tables, figures, report.md, "
         "numbers.tex, paper.pdf", "make test   # run the test suite"]
     assert [language for language, _ in blocks("CONTRIBUTING.md")] == [
-        "python", "python", "jinja", "toml"]
+        "python", "python", "python", "python", "jinja", "toml"]
 
 
 def test_the_recipe_study_is_a_valid_config() -> None:
@@ -85,7 +89,7 @@ def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
     for package in ("bandit_study", "analysis", "figures"):
         shutil.copytree(REPO / package, packages / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"]
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][2:]
     for path, text in zip(RECIPE_FILES, recipe, strict=True):
         (packages / path).write_text(text)
     work = tmp_path / "work"
@@ -133,3 +137,44 @@ def test_a_run_without_cache_writes_only_its_out_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["t"]
     manifest = (tmp_path / "runs" / "t" / "manifest.json").read_text()
     assert '"shards_reused": 1' in manifest
+
+
+@pytest.mark.slow
+def test_the_reward_model_recipe_runs_through_figures_and_report(tmp_path: Path) -> None:
+    # The recipe's two blocks into a copy of the packages (the model's reference beside it),
+    # then a study of the diluted check at three dilutions, through every command: its rows of
+    # the noisy-reward tables are read by role, and the noisy-verifier section, which reads a
+    # verifier's error rates, says why it does not fit (where the figures once stopped on
+    # KeyError: 'false_positive').
+    packages = tmp_path / "packages"
+    for package in ("bandit_study", "study", "reference", "analysis", "figures"):
+        shutil.copytree(REPO / package, packages / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
+    for path, text in zip(REWARD_FILES, recipe[:2], strict=True):
+        (packages / path).write_text(text)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.toml").write_text(
+        '[study]\nname = "mine"\nroot_seed = 4\nseeds = 100\n[grid]\n'
+        'probs = [[0.3, 0.5, 0.8]]\nreward_model = "diluted"\ndilution = [1.0, 0.8, 0.6]\n'
+        'lr = [1.0]\nbudgets = [20, 100, 500, 2000]\n')
+    env = {**os.environ, "PYTHONPATH": str(packages)}
+    for args in (("bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet"),
+                 ("analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine"),
+                 ("figures", "tables", "--out", "figures"),
+                 ("figures.report", "--tables", "tables", "--figures", "figures", "--runs",
+                  "runs", "--out", "report.md")):
+        done = subprocess.run([sys.executable, "-m", *args], cwd=work, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr[-6000:])
+    import pandas as pd
+
+    cost = pd.read_parquet(work / "tables" / "mine" / "reward_noise_cost.parquet")
+    assert sorted(cost["gap_factor"].unique()) == [0.6, 0.8]
+    assert cost[["false_positive", "false_negative"]].isna().all(axis=None)
+    # The margin prediction 1 / f^2 of each row, the variance-folded one only for a verifier.
+    assert (cost["predicted_ratio"] == 1.0 / cost["gap_factor"] ** 2).all()
+    assert cost["variance_predicted_ratio"].isna().all()
+    report = (work / "report.md").read_text()
+    assert "declare no verifier's error rates" in report

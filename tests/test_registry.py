@@ -57,3 +57,19 @@ def test_every_study_declares_only_sections_the_report_has() -> None:
 
     for path in sorted(CONFIG_DIR.glob("*.toml")):
         assert set(load_config(path).analysis.sections) <= set(declarable()), path.name
+
+
+def test_the_docs_lists_are_the_registries() -> None:
+    # docs/hooks.py writes the lists into the pages when the site is built: every learner and
+    # reward model is in the config reference and the model's tables, and a page keeps no list
+    # of its own beside a marker.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hooks", REPO / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    config = hooks.expand((REPO / "docs" / "config.md").read_text())
+    model = hooks.expand((REPO / "docs" / "model.md").read_text())
+    for name in (*registry.names(), *(m.name for m in registry.reward_models())):
+        assert f"`{name}`" in config and f"| `{name}` |" in model, name
+    assert "<!-- registry:" not in config + model

@@ -8,12 +8,15 @@ costing more than the margins it shrinks."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from analysis.accuracy import cell_environments
 from analysis.budget_to_target import budget_to_target, environment_hardness
 from analysis.questions import Inputs
 from study.model import registry
+from study.rewards import ROLES
 
 TABLE = "effective_hardness"
 TEST = ""
@@ -21,7 +24,8 @@ TEST = ""
 
 
 def table(inputs: Inputs) -> pd.DataFrame:
-    """One row per cell of fixed arm values whose reward model has a ``gap_factor``: H, the
+    """One row per cell of fixed arm values whose reward model has a ``gap_factor``: its
+    parameters by role (``study.rewards.ROLES``, NaN where the model has no such role), H, the
     factor f, H / f^2, the budget to 0.9 with its interval, and the budget per unit of H / f^2
     with that interval. Empty when no cell has such a model. First cost only (cost does not
     change the simulation)."""
@@ -41,7 +45,8 @@ def table(inputs: Inputs) -> pd.DataFrame:
             "cell": int(cell.cell), "algorithm": cell.algorithm, "baseline": cell.baseline,
             "lr": cell.lr, "group_size": cell.group_size, "reward_model": env.reward,
             "environment": cell.environment,
-            **{p.name: v for p, v in zip(model.parameters, env.reward_parameters, strict=True)},
+            # By role (a verifier's error rates), so that every model's rows share the columns.
+            **{role: model.by_role(env.reward_parameters).get(role, math.nan) for role in ROLES},
             "gap_factor": factor, "hardness_H": h, "effective_H": effective,
             "budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
             "ci_high": estimate.ci_high, "reached": estimate.reached, "seeds": estimate.seeds,

@@ -80,6 +80,7 @@ from analysis.pass_rate import (
 from analysis.questions import Inputs
 from analysis.roles import Placement, typed
 from study.model import registry
+from study.rewards import ROLES
 from study.model.environment import Environment
 
 TABLE = "reward_noise_cost"
@@ -102,9 +103,10 @@ seventeen in each tail. They are most of the study's analysis time: each cell an
 its resamples' seed weights anew (``analysis.budget_to_target.resampled_crossings``), minutes at
 the study's 4,000 seeds."""
 _SAME = ["algorithm", "baseline", "lr", "group_size"]
-_VERDICT_RATES = ("false_positive", "false_negative")
-"""The parameters of a model whose expected reward is fp + p (1 - fp - fn), the noisy
-verifier's: the variance-folded prediction is defined for those alone."""
+_VERDICT_RATES = tuple(ROLES)
+"""The parameter roles (``study.rewards.ROLES``) of a model whose expected reward is
+fp + p (1 - fp - fn), the noisy verifier's: the variance-folded prediction is defined for a
+model that declares both, and the table has a column for each (NaN for another model)."""
 
 
 class Metric(StrEnum):
@@ -299,9 +301,7 @@ def _pairs(outcomes: Outcomes, cells: pd.DataFrame) -> list[_Pair]:
             gain = achievable(env)
             targets += [(Metric.PASS_RATE, f, gain.target(f)) for f in FRACTIONS]
         pairs.append(_Pair(cell, env, model.gap_factor(env.reward_parameters),
-                           {p.name: v for p, v in zip(model.parameters, env.reward_parameters,
-                                                       strict=True)},
-                           partner, tuple(targets)))
+                           model.by_role(env.reward_parameters), partner, tuple(targets)))
     return pairs
 
 
@@ -405,7 +405,8 @@ def _costs(outcomes: Outcomes, pairs: list[_Pair], draws: Draws) -> pd.DataFrame
                 "cell": int(cell.cell), "exact_cell": pair.exact, "algorithm": cell.algorithm,
                 "baseline": cell.baseline, "lr": cell.lr, "group_size": cell.group_size,
                 "reward_model": pair.env.reward, "environment": cell.environment,
-                **pair.rates, "gap_factor": pair.factor,
+                **{role: pair.rates.get(role, math.nan) for role in _VERDICT_RATES},
+                "gap_factor": pair.factor,
                 "metric": metric.value, "fraction": fraction, "target": target,
                 "start": gain.start, "best": gain.best,
                 "exact_budget": alone.estimate, "exact_budget_low": alone.ci_low,

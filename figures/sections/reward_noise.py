@@ -23,6 +23,7 @@ from figures.numbers import Scope, number_word
 from figures.sections import Section, figure_name
 from figures.style import REFERENCE, ordered_colours, outside_legend, save
 from figures.words import arm_values, baseline_name
+from study.rewards import ROLES
 
 SECTION = Section(table="reward_noise_cost", title="What a noisy verifier costs",
                   template="reward_noise.md.j2", order=11, figures=("reward_noise_cost",),
@@ -49,6 +50,26 @@ SLOPE_VERDICTS = {
     Placement.UNRESOLVED: "unresolved, within the Monte Carlo error of a limit",
 }
 """Where slope one lies against a slope's simultaneous interval, as the verdict on it."""
+
+
+VERDICT = " and ".join(f"{role} == {role}" for role in ROLES)
+"""The rows of a verifier, whose model declares every role of ``study.rewards.ROLES`` (its
+error rates; a ``DataFrame.query``, NaN being unequal to itself): the section reads parameters
+by these roles, and another model with a gap factor has its rows in the tables alone."""
+
+
+def _verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``table`` whose model declares a verifier's error rates (``VERDICT``)."""
+    return table[table[list(ROLES)].notna().all(axis=1)]
+
+
+def unfit(tables: Path, study: str) -> str:
+    """Why the section does not fit a study whose noisy rewards have no verifier's error rates
+    ("" where some do)."""
+    if _verdicts(pd.read_parquet(tables / f"{SECTION.table}.parquet")).empty:
+        return ("whose reward models with a gap factor declare no verifier's error rates (the "
+                f"parameter roles {' and '.join(ROLES)})")
+    return ""
 
 
 def _word(fraction: float) -> str:
@@ -79,7 +100,7 @@ def _ratio(numbers: Scope, name: str, row: Row) -> None:
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """Name the section's numbers in ``numbers``; return the template's phrases, its lists (the
     pass-rate targets, the slopes) and its tables."""
-    noisy = cite.read(study, SECTION.table)
+    noisy = _verdicts(cite.read(study, SECTION.table))
     accuracy = noisy[noisy["metric"] == Metric.ACCURACY]
     passing = noisy[noisy["metric"] == Metric.PASS_RATE]
     first = cite.first(accuracy)
@@ -88,7 +109,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     total = accuracy["false_positive"] + accuracy["false_negative"]
     largest = accuracy[total == total.max()]
     costliest = cite.first(largest[largest["ratio"] == largest["ratio"].max()])
-    numbers.put("Verifiers", cite.count(noisy, f"metric == {Metric.ACCURACY.value!r}"), ",")
+    numbers.put("Verifiers", cite.count(noisy, f"metric == {Metric.ACCURACY.value!r} and "
+                                               f"{VERDICT}"), ",")
     # The study's seeds, as every study names them (``figures.named.headline``).
     numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     numbers.put("Lr", first.lr, "g")
@@ -126,8 +148,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                    (Prediction.VARIANCE, "variance_prediction")):
             for placement, shown in PLACEMENT_NAMES.items():
                 numbers.put(f"{name}{PREDICTION_NAMES[prediction]}{shown}", cite.count(
-                    noisy, f"metric == {metric.value!r} and {column} == {placement.value!r}"),
-                    ",")
+                    noisy, f"metric == {metric.value!r} and {column} == {placement.value!r} "
+                    f"and {VERDICT}"), ",")
     numbers.put("FamilyAlpha", cite.constant("analysis.questions.reward_noise.FAMILY_ALPHA"),
                 "g")
     numbers.put("AccuracyResamples",
@@ -158,7 +180,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "effective_h": cite.literal("H / (1 - fp - fn)^2"),
             "table": accuracy[SHOWN],
             "passing": passing[["fraction", "target", *SHOWN]],
-            "effective": effective[["false_positive", "false_negative", "gap_factor",
+            "effective": effective[[*ROLES, "gap_factor",
                                     "effective_H", "budget_to_target", "per_effective_H",
                                     "per_effective_H_low", "per_effective_H_high"]],
             "slope_table": slopes[SLOPE_SHOWN] if slopes is not None else None}
@@ -201,7 +223,7 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     bootstrap bars; the dashed line is 1 / (1 - fp - fn)^2, the crosses the variance-folded
     prediction of each verifier."""
     name = figure_name(study, SECTION.figures[0])
-    table = pd.read_parquet(tables / f"{SECTION.table}.parquet")
+    table = _verdicts(pd.read_parquet(tables / f"{SECTION.table}.parquet"))
     panels = list(table.groupby(["metric", "fraction"], dropna=False, sort=False))
     columns = min(len(panels), 2)
     rows = -(-len(panels) // columns)

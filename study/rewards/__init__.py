@@ -30,16 +30,32 @@ VALUE_KEYS = ("probs", "means")
 """The ``[grid]`` keys that hold arm values: pass probabilities (in [0, 1]) and Gaussian means."""
 
 
+ROLES = {
+    "false_positive": "the chance a failed check is rewarded 1",
+    "false_negative": "the chance a passed check is rewarded 0",
+}
+"""What a parameter can be to the analysis, whatever a model calls it: a verifier's error rates,
+with which a model's expected reward is fp + p (1 - fp - fn) (the variance-folded prediction of
+``analysis.questions.reward_noise`` and its section read parameters by these roles)."""
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A reward model's parameter: a ``[grid]`` axis of the config (a list of values, every one
-    crossed with the bandits of the model's value key), in ``[low, high]``."""
+    crossed with the bandits of the model's value key), in ``[low, high]``; ``role``, one of
+    ``ROLES`` or "", is what it is to the analysis."""
 
     name: str
     low: float
     high: float
     default: float
     meaning: str
+    role: str = ""
+
+    def __post_init__(self) -> None:
+        if self.role and self.role not in ROLES:
+            raise ValueError(f"parameter {self.name!r} has the role {self.role!r}, not one of "
+                             f"{', '.join(ROLES)}")
 
 
 LIFTED = Parameter("penalty_until", 0.0, 1.0, 1.0,
@@ -76,6 +92,10 @@ class RewardModel:
     which implements ``shaped``, and ``cut`` or ``lifted_at`` where it has them): its study gives
     its arms lengths and runs the token-counting driver."""
     summary: str = ""
+
+    def by_role(self, values: tuple[float, ...]) -> dict[str, float]:
+        """The parameters ``values`` (in the declared order) that have a role, by their role."""
+        return {p.role: v for p, v in zip(self.parameters, values, strict=True) if p.role}
 
     def defaults(self) -> tuple[float, ...]:
         """The parameter values a config gets when it gives none."""

@@ -34,8 +34,10 @@ REWARD = RewardModel(
     values="probs",
     stream=STREAM,
     parameters=(
-        Parameter("false_positive", 0.0, 1.0, 0.0, "the chance a failed check is rewarded 1"),
-        Parameter("false_negative", 0.0, 1.0, 0.0, "the chance a passed check is rewarded 0"),
+        Parameter("false_positive", 0.0, 1.0, 0.0, "the chance a failed check is rewarded 1",
+                  role="false_positive"),
+        Parameter("false_negative", 0.0, 1.0, 0.0, "the chance a passed check is rewarded 0",
+                  role="false_negative"),
     ),
     constraint=_informative,
     gap_factor=lambda rates: 1.0 - rates[0] - rates[1],

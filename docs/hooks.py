@@ -6,8 +6,8 @@ by itself. ``LISTS`` names each list and the function that writes it."""
 from __future__ import annotations
 
 import re
-from importlib import import_module
 from collections.abc import Callable
+from importlib import import_module
 from types import ModuleType
 
 from study.model import registry

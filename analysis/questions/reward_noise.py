@@ -80,8 +80,8 @@ from analysis.pass_rate import (
 from analysis.questions import Inputs
 from analysis.roles import Placement, typed
 from study.model import registry
-from study.rewards import ROLES
 from study.model.environment import Environment
+from study.rewards import ROLES
 
 TABLE = "reward_noise_cost"
 SLOPE_TABLE = "reward_noise_slope"

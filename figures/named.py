@@ -22,11 +22,19 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.power import TARGET_POWER
 from analysis.questions import SETTINGS
 from analysis.roles import Against, Finding, LrRole
 from figures import sections
-from figures.cite import Cited, Tables, formatter, read_table
+from figures.cite import Cited, Tables, read_table
+from figures.claims import (
+    at_most,
+    budget_limit,
+    headline_rows,
+    more_than,
+    planned_seeds,
+    short_of_target,
+    verdict,
+)
 from figures.numbers import Registry, Scope, macro_name, number_word, study_prefix
 from figures.words import bandit, budget_estimate, fraction, pvalue
 from study.model import registry
@@ -40,66 +48,6 @@ SEEDS_NEEDED_AT = 1000
 EQUIVALENT = f"finding == {Finding.EQUIVALENT.value!r}"
 SOLVED = 0.99
 """Accuracy above which a learner has solved the bandit: two such are equivalent trivially."""
-VERDICTS = {"equivalent": "inside", "not shown": "not inside",
-            "unresolved": "within Monte Carlo error of"}
-"""A budget ratio's equivalence finding as the paper's phrase: where its 90% interval lies
-against the margin."""
-
-
-@formatter
-def more_than(budget: float) -> str:
-    """A budget not reached by the largest one: "> 100,000"."""
-    return f"> {budget:,.0f}"
-
-
-@formatter
-def budget_limit(budget: float) -> str:
-    """A limit of a budget's bootstrap interval: "26,010", or "unbounded" where more than a
-    tail's share of the resamples never reach the target."""
-    return f"{budget:,.0f}" if math.isfinite(budget) else "unbounded"
-
-
-@formatter
-def at_most(budget: float) -> str:
-    """A budget reached by the first checkpoint: "<= 1,000"."""
-    return f"<= {budget:,.0f}"
-
-
-@formatter
-def planned_seeds(seeds: float) -> str:
-    """Seeds a power plan needs: "1,234", or why there is no number (NaN: the effect exceeds
-    the discordance; infinite: the planner found none)."""
-    if math.isfinite(seeds):
-        return f"{seeds:,.0f}"
-    return "none (effect above the discordance)" if math.isnan(seeds) else (
-        "not found by the planner")
-
-
-@formatter
-def verdict(equivalence: str) -> str:
-    """A budget ratio's equivalence finding as a phrase (``VERDICTS``)."""
-    return VERDICTS[equivalence]
-
-
-@formatter
-def short_of_target(power: float) -> str:
-    """"only " where the exact power at the normal plan's seeds falls short of the target
-    power (``analysis.power.TARGET_POWER``), else nothing."""
-    return "only " if power < TARGET_POWER else ""
-
-
-def headline_rows(accuracy: pd.DataFrame, settings: pd.Series, *,
-                  or_every: bool = False) -> pd.DataFrame:
-    """The rows of an accuracy table (or a paired table, by its cell A) for the headline cell at
-    the compared budgets, both as the study's ``settings`` (a row of its ``settings`` table,
-    from its config's ``[analysis]``) name them: the numbers the write-up leads with. Where the
-    config names no compared budgets, none, or with ``or_every`` (a section that describes the
-    headline curve) every checkpoint."""
-    cell = accuracy["cell"] if "cell" in accuracy else accuracy["cell_a"]
-    budgets = settings["compared_budgets"]
-    every = or_every and not len(budgets)
-    return accuracy[(cell == settings["headline_cell"])
-                    & (True if every else accuracy["budget"].isin(budgets))]
 
 
 def named_numbers(cite: Tables) -> Registry:

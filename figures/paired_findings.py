@@ -19,8 +19,8 @@ from matplotlib.axes import Axes
 from analysis.families import plain
 from analysis.roles import Finding, RatioFinding
 from figures.cite import Tables
+from figures.claims import distinct, families
 from figures.numbers import Scope, macro_name, number_word
-from figures.sections import distinct, families
 from figures.style import outside_legend, save
 
 METRICS = {"served_pass_rate": "ServedPassRate", "pass_rate": "PassRate",

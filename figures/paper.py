@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 import typst
 
-from figures import prose, sections
+from figures import claims, prose, sections
 from figures.cite import MARKED, Ledger, Tables, unmark
 from figures.named import ROLES, named_numbers, role_prefix, roles
 from figures.numbers import Scope, study_prefix
@@ -88,7 +88,7 @@ class Paper:
             context = {k: v for k, v in module.claims(self.cite, study, scope).items()
                        if not isinstance(v, pd.DataFrame)}
             context.update(n=Macros(scope), title=section.title,
-                           figure=sections.figure_name(study, section.figure))
+                           figure=claims.figure_name(study, section.figure))
             self.sections.append(prose.render(section.paper, **context))
             findings = findings_template(section.paper)
             if (prose.TEMPLATES / findings).is_file():
@@ -160,7 +160,7 @@ def macros_used(source: str) -> set[str]:
 
 def module(macros: dict[str, str], studies: dict[str, str]) -> str:
     """The macros as a Typst module of string constants, and ``study``, the study of each role
-    (``study.headline``), whose name begins its figures' (``figures.sections.figure_name``)."""
+    (``study.headline``), whose name begins its figures' (``figures.claims.figure_name``)."""
     def quoted(text: str) -> str:
         return '"' + unmark(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
     roles = "".join(f"{role}: {quoted(study)}, " for role, study in sorted(studies.items()))

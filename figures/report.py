@@ -27,12 +27,13 @@ import pandas as pd
 
 from analysis import questions
 from analysis.tables import readable
-from figures import prose, sections
+from figures import claims, prose, sections
 from figures.cite import MARKED, Tables, unmark, unmarked_digits
+from figures.claims import adjusted_column, family_query
 from figures.curves import check_tables_root
 from figures.named import named_numbers
 from figures.numbers import Named, Scope, study_prefix
-from figures.sections import adjusted_column, check_declared, family_query
+from figures.sections import check_declared
 from study.model.atomic import write_files
 from study.model.config import ArgumentParser, ConfigError
 from study.model.schema import INDEX_FILE, MANIFEST_FILE
@@ -118,7 +119,7 @@ class Report:
         (``figure(caption, name=stem)``: the figure ``stem`` of ``study``, by default
         ``figure``) and tables (``markdown``)."""
         def shown(caption: str, name: str = figure) -> str:
-            return self.figure_text(sections.figure_name(study, name), caption)
+            return self.figure_text(claims.figure_name(study, name), caption)
 
         return prose.render(template, n=numbers, **context, figure=shown,
                             markdown=self.markdown_text)

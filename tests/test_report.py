@@ -21,7 +21,7 @@ from analysis.pass_rate import FRACTIONS
 from analysis.questions import methods_test
 from analysis.roles import Against, Finding, LrRole
 from analysis.tables import P_FLOOR, ROUNDING_NOISE, TABLE_SUFFIXES
-from figures import sections
+from figures import claims, sections
 from figures.cite import expected_text
 from figures.named import role_prefix, roles
 from figures.numbers import study_prefix
@@ -67,7 +67,7 @@ def test_report_has_every_section_with_figures_and_no_gaps(study_outputs: Path) 
     shown = [Path(link).stem for link in links]
     assert len(shown) == len(set(shown)) == report.count("*Figure:") and set(shown) <= set(drawn)
     for module, study in sections.given(tables):
-        stems = {sections.figure_name(study, stem) for stem in module.SECTION.figures}
+        stems = {claims.figure_name(study, stem) for stem in module.SECTION.figures}
         assert not stems or stems & set(shown), (module.__name__, study)
     assert "Wilson" in report and "Newcombe" in report
     # The tables show p-values floored as the prose does, and no rounding residue as a number.
@@ -101,7 +101,7 @@ def test_every_figure_exists_as_png_and_pdf(study_outputs: Path) -> None:
     drawn = json.loads((study_outputs / "figures" / "index.json").read_text())
     # Each figure is one a section declares for a study given it (figures.sections), and each
     # such section drew at least one of its figures for each of its studies.
-    declared = {(module.__name__, study): {sections.figure_name(study, stem)
+    declared = {(module.__name__, study): {claims.figure_name(study, stem)
                                            for stem in module.SECTION.figures}
                 for module, study in sections.given(study_outputs / "tables")}
     assert set(drawn) <= set().union(*declared.values())

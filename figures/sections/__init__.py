@@ -9,7 +9,7 @@ study)``, where a study can have the section's table without the section fitting
 does not ("" where it does; read from the study's tables in the folder ``tables``); ``claims(cite,
 study, numbers)``, which puts the section's named numbers, if it names any, into ``numbers`` (a
 ``figures.numbers.Scope`` of the study) and returns the template's other context: phrases without
-digits, the frames its tables show and the values it prints (``printed``: each a
+digits, the frames its tables show and the values it prints (``figures.claims.printed``: each a
 ``figures.numbers.Named``, recorded where the template prints it); and, where the section draws its
 own figures, ``draw(tables, out_dir, study)``, which draws them from the study's tables in the
 folder ``tables`` into ``out_dir`` and returns their files by figure name (``python -m figures``).
@@ -22,20 +22,12 @@ from __future__ import annotations
 import importlib
 import itertools
 import pkgutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-import pandas as pd
-
-from analysis.families import hypothesis_query
 from analysis.questions import SETTINGS
-from figures.cite import Cited, Row, Tables, read_table, unmark
-from figures.numbers import Named
-from figures.words import budget_estimate, paired_verdict
-from study.model import registry
+from figures.cite import read_table
 from study.model.config import ConfigError
 from study.model.schema import INDEX_FILE
 
@@ -107,18 +99,6 @@ def declaring(tables: Path, name: str) -> list[str]:
             if name in read_table(tables, f"{path.parent.name}/{SETTINGS}")["sections"].iat[0]]
 
 
-def figure_name(study: str, stem: str) -> str:
-    """The name of the figure ``stem`` of ``study``: its files are ``<name>.png`` and ``.pdf``."""
-    return f"{study}_{stem}"
-
-
-def without_reinforce(tables: Path, table: str) -> str:
-    """A section's ``unfit`` where it describes REINFORCE: why a study whose ``table`` (in its
-    tables folder ``tables``) has no REINFORCE row does not fit ("" where it has one)."""
-    trained = read_table(tables, table)["algorithm"].isin(registry.trained()).any()
-    return "" if trained else "which has no REINFORCE cell"
-
-
 def unfit(module: ModuleType, tables: Path, study: str) -> str:
     """Why the section ``module`` does not fit ``study`` although its table is there ("" where
     it fits, or the module has no ``unfit``)."""
@@ -182,81 +162,3 @@ def headed(tables: Path) -> list[tuple[ModuleType, list[str]]]:
     return parts
 
 
-def printed(row: Row, **how: str | Callable[[Any], str]) -> dict[str, Named]:
-    """Columns of a cited row as a template prints them, each by its format spec or registered
-    formatter (``printed(row, accuracy=".3f", p_value=pvalue)``)."""
-    return {column: Named(row[column], spec) if isinstance(spec, str)
-            else Named(row[column], shown=spec) for column, spec in how.items()}
-
-
-def adjusted_column(columns: pd.Index, family_column: str = "family") -> str:
-    """The Holm-adjusted p-value column that belongs to ``family_column`` in a table with these
-    columns (equivalence tests, tests against chance, or paired tests)."""
-    if family_column == "equivalence_family":
-        return "p_equivalence_holm"
-    return "p_vs_chance_holm" if "p_vs_chance_holm" in columns else "p_value_holm"
-
-
-def family_query(table: pd.DataFrame, name: str, column: str = "family") -> str:
-    """The rows of a whole table that are the distinct hypotheses of family ``name``
-    (``analysis.families.hypothesis_query`` with the table's adjusted p-value column)."""
-    return hypothesis_query(table, name, column, adjusted_column(table.columns, column))
-
-
-def families(cite: Tables, table: pd.DataFrame, column: str = "family") -> list[dict[str, Any]]:
-    """The Holm families of a table's p-values, each its ``name`` and ``size`` (hypotheses in
-    the whole table), for the template macro ``families`` of ``phrases.md.j2``."""
-    whole = cite.whole(table)
-    # Rows in no family (a repeated simulation's) have an empty name.
-    sizes = {name: cite.count(whole, family_query(whole, name, column))
-             for name in table[column].drop_duplicates() if name}
-    # A family whose rows here carry no adjusted p-value is tested in another table.
-    return [{"name": cite.declared(name), "size": Named(size, ",")}
-            for name, size in sizes.items() if size.value]
-
-
-def agreement(cite: Tables, table: pd.DataFrame) -> dict[str, Any]:
-    """The rows of a paired table whose Newcombe interval and exact test disagree about a
-    difference of zero, and all its rows, for the template macro ``agreement``."""
-    return {"disagree": cite.count(table, "~interval_agrees"), "rows": cite.count(table)}
-
-
-def distinct(cite: Tables, frame: pd.DataFrame, column: str) -> list[Cited]:
-    """The distinct values of a column, sorted, each cited from its first row."""
-    firsts = frame.drop_duplicates(column).sort_values(column)
-    return [r[column] for r in cite.rows(firsts)]
-
-
-def with_estimates(cite: Tables, frame: pd.DataFrame,
-                   **columns: tuple[str, str, str]) -> pd.DataFrame:
-    """``frame`` with a text column for each keyword: the budget to a target of the three columns
-    it names (value, low, high) as ``figures.words.budget_estimate`` prints it, recorded as it
-    goes into its cell (so a section calls this where its template shows the table)."""
-    return frame.assign(**{name: [unmark(r.estimate(*names).shown(budget_estimate))
-                                  for r in cite.rows(frame)] for name, names in columns.items()})
-
-
-def with_verdicts(cite: Tables, frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (paired rows, ``analysis.paired.judge``) with a text column ``verdict``: each
-    row's finding as ``figures.words.paired_verdict`` words it (empty where a row has none),
-    recorded as it goes into its cell."""
-    def text(r: Row) -> str:
-        if pd.isna(r.finding.value):
-            return ""
-        return unmark(Cited.gather(r.finding, r.within_margin, r.margin).shown(paired_verdict))
-
-    return frame.assign(verdict=[text(r) for r in cite.rows(frame)])
-
-
-def with_intervals(cite: Tables, frame: pd.DataFrame, spec: str,
-                   **columns: tuple[str, str, str]) -> pd.DataFrame:
-    """``frame`` with a text column for each keyword: "value [low, high]" of the three columns
-    it names, printed with ``spec`` (empty where the value is missing). Each number is recorded
-    as it goes into its cell, so a section calls this where its template shows the table."""
-    def text(r: Row, value: str, low: str, high: str) -> str:
-        if pd.isna(r[value].value):
-            return ""
-        return unmark(f"{r[value]:{spec}} [{r[low]:{spec}}, {r[high]:{spec}}]")
-
-    return frame.assign(**{name: [text(r, *names) for r in cite.rows(frame)]
-                           for name, names in columns.items()})

@@ -12,16 +12,9 @@ from analysis.questions import SETTINGS
 from analysis.roles import Finding
 from figures import plots
 from figures.cite import Row, Tables, read_table
+from figures.claims import agreement, distinct, families, figure_name, printed, with_verdicts
 from figures.numbers import Named, Scope
-from figures.sections import (
-    Section,
-    agreement,
-    distinct,
-    families,
-    figure_name,
-    printed,
-    with_verdicts,
-)
+from figures.sections import Section
 from figures.words import pvalue
 
 SECTION = Section(table="per_arm_vs_chance",

@@ -12,9 +12,7 @@ from analysis.questions import SETTINGS
 from analysis.roles import LrRole
 from figures import plots
 from figures.cite import Row, Tables, read_table
-from figures.numbers import Named, Scope
-from figures.sections import (
-    Section,
+from figures.claims import (
     agreement,
     distinct,
     families,
@@ -23,6 +21,8 @@ from figures.sections import (
     with_estimates,
     with_verdicts,
 )
+from figures.numbers import Named, Scope
+from figures.sections import Section
 from figures.sections.narrow import ESTIMATE, SHOWN
 from figures.words import bandit, display
 from study.model import registry

@@ -11,8 +11,9 @@ from typing import Any
 from analysis.questions import SETTINGS
 from figures import plots
 from figures.cite import Tables, read_table
+from figures.claims import distinct, figure_name, printed
 from figures.numbers import Named, Scope
-from figures.sections import Section, distinct, figure_name, printed
+from figures.sections import Section
 from figures.words import display, pvalue
 from study.model import registry
 

@@ -11,14 +11,9 @@ from typing import Any
 
 from figures import groups as plots
 from figures.cite import Tables, read_table
+from figures.claims import figure_name, with_estimates, with_intervals, with_verdicts
 from figures.numbers import Named, Scope
-from figures.sections import (
-    Section,
-    figure_name,
-    with_estimates,
-    with_intervals,
-    with_verdicts,
-)
+from figures.sections import Section
 from figures.words import bandit
 
 SECTION = Section(table="group_best_lr",

@@ -13,8 +13,9 @@ from matplotlib import pyplot as plt
 
 from analysis.families import plain
 from figures.cite import Tables
+from figures.claims import figure_name
 from figures.numbers import Scope
-from figures.sections import Section, figure_name
+from figures.sections import Section
 from figures.style import OKABE_ITO, save
 from figures.words import display
 from study.model import registry

@@ -11,9 +11,9 @@ from analysis.families import plain
 from analysis.questions import SETTINGS
 from figures import plots
 from figures.cite import Tables, read_table
-from figures.named import headline_rows
+from figures.claims import figure_name, headline_rows, printed, without_reinforce
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, printed, without_reinforce
+from figures.sections import Section
 from figures.words import bandit, baseline_name, fraction
 from study.model import registry
 

@@ -18,9 +18,10 @@ import pandas as pd
 from analysis.families import plain
 from analysis.roles import Finding, PolicyState
 from figures.cite import Tables, read_table
+from figures.claims import distinct, families, figure_name
 from figures.numbers import Scope, macro_name
 from figures.paired_findings import DISTINCT, name_budget_verdicts, present, stratum_word
-from figures.sections import Section, distinct, families, figure_name
+from figures.sections import Section
 from figures.sections.staleness import with_ratios
 from figures.style import OKABE_ITO, outside_legend, save
 from figures.words import baseline_name

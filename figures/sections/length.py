@@ -18,8 +18,9 @@ import pandas as pd
 from analysis.families import plain
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
+from figures.claims import distinct, families, figure_name
 from figures.numbers import Named, Scope, macro_name, number_word
-from figures.sections import Section, distinct, families, figure_name
+from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, outside_legend, save
 from figures.words import answers, baseline_name
 

@@ -14,9 +14,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from figures.cite import Tables, read_table
+from figures.claims import distinct, figure_name
 from figures.numbers import Scope
 from figures.paired_findings import paired_context, panels_by_lr_and_bandit
-from figures.sections import Section, distinct, figure_name
+from figures.sections import Section
 from figures.style import OKABE_ITO, REFERENCE
 from figures.words import baseline_name
 

@@ -11,8 +11,9 @@ from analysis.questions import SETTINGS
 from analysis.roles import LrRole
 from figures import plots
 from figures.cite import Row, Tables, read_table
+from figures.claims import figure_name, with_estimates, without_reinforce
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, with_estimates, without_reinforce
+from figures.sections import Section
 from figures.words import bandit, baseline_name, budget_estimate
 
 SECTION = Section(table="budget_to_target", title="Narrow margins: the budget to 0.9 accuracy",

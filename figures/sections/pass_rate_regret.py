@@ -10,8 +10,9 @@ from typing import Any
 from analysis.families import ALPHA
 from analysis.questions import SETTINGS
 from figures.cite import Tables
+from figures.claims import families, printed
 from figures.numbers import Named, Scope
-from figures.sections import Section, families, printed
+from figures.sections import Section
 from figures.words import baseline_name, pvalue
 
 SECTION = Section(table="pass_rate_regret", title="Pass rate beside best-arm accuracy",

@@ -20,8 +20,9 @@ from analysis.prompts.outcomes import REFERENCE
 from analysis.questions import SETTINGS
 from analysis.roles import Censoring, Finding, Placement
 from figures.cite import Row, Tables, formatter
+from figures.claims import figure_name
 from figures.numbers import Scope, number_word
-from figures.sections import Section, figure_name
+from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, save
 from figures.words import baseline_name
 from study.core.prompt_rules import RULES

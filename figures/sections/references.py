@@ -12,16 +12,9 @@ from analysis.questions import SETTINGS
 from analysis.roles import Finding
 from figures import plots
 from figures.cite import Tables, read_table
-from figures.named import headline_rows
+from figures.claims import agreement, families, figure_name, headline_rows, printed, with_verdicts
 from figures.numbers import Named, Scope
-from figures.sections import (
-    Section,
-    agreement,
-    families,
-    figure_name,
-    printed,
-    with_verdicts,
-)
+from figures.sections import Section
 from figures.words import baseline_name, display, fraction, pvalue
 
 SECTION = Section(table="accuracy",

@@ -18,9 +18,9 @@ from matplotlib import ticker
 from analysis.questions.reward_noise import SLOPE_TABLE, Metric, Prediction
 from analysis.roles import Placement
 from figures.cite import Row, Tables
-from figures.named import budget_limit, more_than
+from figures.claims import budget_limit, figure_name, more_than
 from figures.numbers import Scope, number_word
-from figures.sections import Section, figure_name
+from figures.sections import Section
 from figures.style import REFERENCE, ordered_colours, outside_legend, save
 from figures.words import arm_values, baseline_name
 from study.rewards import ROLES

@@ -14,15 +14,9 @@ from analysis.questions.power import CLAIM_COLUMN
 from analysis.roles import Against
 from figures import plots
 from figures.cite import Cited, Row, Tables, read_table
-from figures.named import headline_rows
+from figures.claims import distinct, figure_name, headline_rows, printed
 from figures.numbers import Named, Scope
-from figures.sections import (
-    Section,
-    declaring,
-    distinct,
-    figure_name,
-    printed,
-)
+from figures.sections import Section, declaring
 from figures.words import comparison
 
 EXERCISE = "seed_exercise"

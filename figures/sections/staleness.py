@@ -16,9 +16,10 @@ import pandas as pd
 from matplotlib import ticker
 
 from figures.cite import Cited, Tables, read_table, unmark
+from figures.claims import distinct, figure_name
 from figures.numbers import Scope
 from figures.paired_findings import correction_word, name_budget_verdicts, paired_context
-from figures.sections import Section, distinct, figure_name
+from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, REFERENCE, outside_legend, save
 from figures.words import bandit, baseline_name, budget_ratio
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from figures import curves as plots
+from figures import curve_plots as plots
 from figures.cite import Tables, read_table
+from figures.claims import figure_name, printed, with_intervals
 from figures.numbers import Named, Scope
-from figures.sections import Section, figure_name, printed, with_intervals
+from figures.sections import Section
 from figures.words import bandit, display
 
 SECTION = Section(table="curve_points",

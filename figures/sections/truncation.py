@@ -15,9 +15,10 @@ from matplotlib.axes import Axes
 
 from analysis.families import plain as plain_value
 from figures.cite import Tables, read_table
+from figures.claims import distinct, figure_name
 from figures.numbers import Scope
 from figures.paired_findings import paired_context, panels_by_lr_and_bandit
-from figures.sections import Section, distinct, figure_name
+from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO
 from figures.words import baseline_name
 

@@ -58,9 +58,42 @@ def reward_models() -> str:
     return "\n".join(rows)
 
 
+def weights() -> str:
+    """The corrections that weight a rollout, inline."""
+    return _names(registry.corrections_of("weight"))
+
+
+def masks() -> str:
+    """The masks and the support, inline."""
+    return _names((*registry.corrections_of("mask"), *registry.corrections_of("support")))
+
+
+def corrections() -> str:
+    """A table: each correction, its kind, its parameters, what it does and its source."""
+    rows = ["| correction | kind | parameters | what it does | from |", "|---|---|---|---|---|"]
+    for item in registry.corrections():
+        parameters = ", ".join(f"`{p.name}` (default {p.default:g})"
+                               for p in item.parameters) or "none"
+        rows.append(f"| `{item.name}` | {item.kind} | {parameters} | {item.summary} | "
+                    f"{item.source or 'the package'} |")
+    return "\n".join(rows)
+
+
+def correction_parameters() -> str:
+    """The config reference's rows of the corrections' parameters."""
+    rows = []
+    for item in registry.corrections():
+        for p in item.parameters:
+            rows.append(f"| `{p.name}` | number | `{p.default:g}` | off-policy, `{item.name}`: "
+                        f"{p.meaning}, in `[{p.low:g}, {p.high:g}]` |")
+    return "\n".join(rows)
+
+
 LISTS: dict[str, Callable[[], str]] = {
     "learner_names": learner_names, "learners": learners,
-    "reward_model_names": reward_model_names, "reward_models": reward_models}
+    "reward_model_names": reward_model_names, "reward_models": reward_models,
+    "weights": weights, "masks": masks, "corrections": corrections,
+    "correction_parameters": correction_parameters}
 """Each list a page may ask for, by its marker's name."""
 
 

@@ -82,6 +82,11 @@ def reward_model(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.rewards.{name}")
 
 
+def correction(name: str) -> ModuleType:
+    """The reference module of the off-policy correction called ``name``."""
+    return importlib.import_module(f"{__name__}.corrections.{name}")
+
+
 def payoff(key: np.ndarray, values: list[float], reward: str, parameters: tuple[float, ...],
             n: int) -> Callable[[int, int, float], float]:
     """The reward of pull t of arm a, given its reward draw u: the model's outcome with its own

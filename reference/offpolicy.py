@@ -11,6 +11,7 @@ import numpy as np
 from reference import (
     Checkpoint,
     State,
+    correction,
     draws,
     key_words,
     learner,
@@ -21,6 +22,7 @@ from reference import (
 )
 from reference.elementary import cos_sin_turns, log
 from reference.reinforce import advantages, softmax_weights
+from study.model import registry
 from study.model.offpolicy import OffPolicy
 
 SMALLEST_NORMAL = 2.2250738585072014e-308
@@ -157,6 +159,12 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
     state = State([0.0] * n, [0] * n, [0.0] * n)
     history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
     weight, masks = offpolicy.weight, offpolicy.masks
+    # The masks that drop rollouts (the support, keep_mask, is this learner's own operation).
+    dropping = [m for m in sorted(masks) if m in registry.corrections_of("mask")]
+
+    def own_parameters(name: str) -> tuple[float, ...]:
+        return tuple(offpolicy.parameter(p.name) for p in registry.correction(name).parameters)
+
     record, readouts = [], []
     zero_signal, due = 0, 0
     for update in range(updates + 1):
@@ -208,12 +216,8 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             behaves = sampled[arm] * _divide(1.0, sampled_norm)
             rho = _divide(scored[arm] * inverse, behaves)
             ratios.append(_divide(weights[arm] * _divide(1.0, norm), behaves))
-            w = {"none": 1.0, "is": rho, "tis": min(rho, offpolicy.tis_cap),
-                 "ppo_clip": 0.0 if (a > 0 and rho > 1 + offpolicy.clip_range)
-                 or (a < 0 and rho < 1 - offpolicy.clip_range) else rho}[weight]
-            usable = SMALLEST_NORMAL <= rho < math.inf  # a NaN or infinite rho has no logarithm
-            if "opsm" in masks and a < 0.0 and (
-                    rho < SMALLEST_NORMAL or (usable and log(rho) < -offpolicy.opsm_threshold)):
+            w = correction(weight).weight(rho, a, own_parameters(weight))
+            if not all(correction(m).keeps(rho, a, own_parameters(m)) for m in dropping):
                 w = 0.0
             factors.append(w)
         policy = [w * _divide(1.0, norm) for w in weights]

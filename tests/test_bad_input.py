@@ -293,5 +293,6 @@ def test_an_unknown_correction_is_named_once(write_config) -> None:
     done = run_cli("run", str(path), "--out", str(path.parent / "out"))
     assert done.returncode == 2
     line = done.stderr.strip()
-    assert line.startswith("error: grid.correction[0]: 'tiss' is not one of none, is, tis")
+    assert line.startswith("error: grid.correction[0]: 'tiss' is not one of none, cispo, is, "
+                           "ppo_clip, tis")
     assert line.count("tiss") == 1

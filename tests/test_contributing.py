@@ -21,6 +21,8 @@ from study.model.config import parse_config
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.S | re.M)
 REWARD_FILES = ("study/rewards/diluted.py", "reference/rewards/diluted.py")
 """Where the recipe for a reward model puts its two blocks, in order (the first two)."""
+CORRECTION_FILES = ("study/corrections/mis.py", "reference/corrections/mis.py")
+"""Where the recipe for an off-policy correction puts its two blocks (the next two)."""
 RECIPE_FILES = ("analysis/questions/greedy_value.py", "figures/sections/greedy_value.py",
                 "figures/templates/greedy_value.md.j2")
 """Where the recipe for a table with its section puts its three blocks, in order (the next
@@ -36,15 +38,15 @@ def blocks(name: str) -> list[tuple[str, str]]:
 def test_every_block_is_one_a_test_runs() -> None:
     # A new block without a test fails here. The README's: the two commands (what CI runs),
     # the seed exercise's output, the own study, the notebook and the citation (no code);
-    # CONTRIBUTING's: the reward model recipe's two files, the table recipe's three and the
-    # study's config.
+    # CONTRIBUTING's: the reward model recipe's two files, the correction recipe's two, the
+    # table recipe's three and the study's config.
     readme = [language for language, _ in blocks("README.md")]
     assert readme == ["sh", "", "sh", "python", "bibtex"]
     assert blocks("README.md")[0][1].splitlines() == [
         "make all    # regenerate every output under out/: runs, tables, figures, report.md, "
         "numbers.tex, paper.pdf", "make test   # run the test suite"]
     assert [language for language, _ in blocks("CONTRIBUTING.md")] == [
-        "python", "python", "python", "python", "jinja", "toml"]
+        "python", "python", "python", "python", "python", "python", "jinja", "toml"]
 
 
 def test_the_recipe_study_is_a_valid_config() -> None:
@@ -89,7 +91,7 @@ def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
     for package in ("bandit_study", "analysis", "figures"):
         shutil.copytree(REPO / package, packages / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][2:]
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][4:]
     for path, text in zip(RECIPE_FILES, recipe, strict=True):
         (packages / path).write_text(text)
     work = tmp_path / "work"
@@ -178,3 +180,59 @@ def test_the_reward_model_recipe_runs_through_figures_and_report(tmp_path: Path)
     assert cost["variance_predicted_ratio"].isna().all()
     report = (work / "report.md").read_text()
     assert "declare no verifier's error rates" in report
+
+
+CORRECTION_CHECK = """
+import numpy as np
+
+from reference.offpolicy import run
+from study.core.streams import run_keys
+from study.model.environment import Environment
+from study.model.grid import Simulation
+from study.model.offpolicy import OffPolicy
+from study.orchestration.simulate import simulate
+
+env = Environment.fixed([0.5, 0.55, 0.6])
+sampler = OffPolicy(lag=3, mismatch=1.0, top_p=0.9, correction="mis+opsm",
+                    parameters=(("mis_cap", 1.5), ("opsm_threshold", 0.05)))
+keys = run_keys(3, np.arange(70))
+out = simulate(Simulation("reinforce", env, 3.0, "group_mean", 4, offpolicy=sampler), keys,
+               (8, 200), scores=True)
+for i in range(70):
+    expected, _ = run(keys[i], list(env.values), "bernoulli", 3.0, "group_mean", [8, 200], 4, (),
+                      sampler)
+    for c, point in enumerate(expected):
+        assert out.greedy[i, c] == point.greedy and out.reward_sum[i, c] == point.reward_sum
+        assert np.allclose(out.scores[i, c], point.scores, rtol=0, atol=1e-12)
+print("agrees")
+"""
+
+
+@pytest.mark.slow
+def test_the_correction_recipe_adds_a_correction_in_two_files(tmp_path: Path) -> None:
+    # The recipe's two blocks into a copy of the packages: the kernel agrees with the reference
+    # on it (joined with a mask, on a stale, mismatched and truncated sampler), and a study
+    # names it and its parameter in its config and runs.
+    packages = tmp_path / "packages"
+    for package in ("bandit_study", "study", "reference"):
+        shutil.copytree(REPO / package, packages / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
+    for path, text in zip(CORRECTION_FILES, recipe[2:4], strict=True):
+        (packages / path).write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(packages)}
+    done = subprocess.run([sys.executable, "-c", CORRECTION_CHECK], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "agrees" in done.stdout, done.stderr[-4000:]
+    (tmp_path / "mine.toml").write_text(
+        '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\n'
+        'probs = [[0.3, 0.5, 0.8]]\nbaseline = ["group_mean"]\ngroup_size = [4]\n'
+        'lag = [0, 2]\ncorrection = ["mis", "tis"]\nmis_cap = 1.5\nbudgets = [8, 80]\n')
+    done = subprocess.run([sys.executable, "-m", "bandit_study", "run", "mine.toml", "--out",
+                           "runs", "--quiet"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-4000:]
+    import pandas as pd
+
+    assert set(pd.read_parquet(tmp_path / "runs" / "cells.parquet")["correction"]) == {
+        "mis", "tis"}

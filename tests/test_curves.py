@@ -66,13 +66,13 @@ def test_cached_curves_are_reused_and_a_corrupt_one_is_recomputed(write_config, 
                                                                   capsys) -> None:
     path = write_config(CURVES)
     out, cache = tmp_path / "study", tmp_path / "cache" / "study"
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     expected = (out / "curves.parquet").read_bytes()
     saved = sorted(cache.glob("*.curves.parquet"))
     assert saved
     saved[0].write_bytes(saved[1].read_bytes())  # another shard's curves under this name
     capsys.readouterr()
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("warning: cached shard")
     assert (out / "curves.parquet").read_bytes() == expected

@@ -24,15 +24,17 @@ from reference.offpolicy import (
 )
 from reference.offpolicy import run as reference_run
 from study.core.streams import run_keys
+from study.model import registry
 from study.model.environment import Environment
 from study.model.grid import Simulation
-from study.model.offpolicy import ESTIMATORS, MASKS, WEIGHTS, OffPolicy, parse_correction
+from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.orchestration.simulate import simulate
 
 FIELDS = ("greedy", "p_best", "pass_rate", "reward_sum", "pulls", "scores", "finite",
           "zero_signal")
-CORRECTIONS = [*WEIGHTS, *MASKS, "tis+keep_mask", "is+opsm", "ppo_clip+opsm+keep_mask",
-               "opsm+keep_mask"]
+# Every correction alone (from the registry, so a new one is drawn at once) and some joined.
+CORRECTIONS = [*(c.name for c in registry.corrections()), "tis+keep_mask", "is+opsm",
+               "ppo_clip+opsm+keep_mask", "opsm+keep_mask", "cispo+opsm"]
 
 
 @pytest.mark.parametrize("baseline", ["group_mean", "group_zscore", "leave_one_out"])
@@ -44,11 +46,54 @@ def test_on_policy_settings_are_todays_group_learner(baseline: str) -> None:
     budgets = (3, 8, 40, 400)
     today = simulate(Simulation("reinforce", env, 1.0, baseline, 4), keys, budgets, scores=True,
                      curves=True)
-    for sampler in (OffPolicy(), OffPolicy(correction="is"), OffPolicy(kl_estimator="k3")):
+    # CISPO's clip holds a ratio of exactly 1 (lag 0) where it is.
+    for sampler in (OffPolicy(), OffPolicy(correction="is"), OffPolicy(kl_estimator="k3"),
+                    OffPolicy(correction="cispo", parameters=(("cispo_low", 0.2),
+                                                              ("cispo_high", 0.2)))):
         out = simulate(Simulation("reinforce", env, 1.0, baseline, 4, offpolicy=sampler), keys,
                        budgets, scores=True, curves=True)
         for name in (*FIELDS, "curve_optimal", "curve_reward"):
             np.testing.assert_array_equal(getattr(out, name), getattr(today, name), name)
+
+
+def test_cispo_without_its_lower_clip_is_tis_capped_at_one_plus_its_upper_clip() -> None:
+    # MiniMax-M1's CISPO disables the lower clip: with e_low = 1 its weight is min(rho, 1 +
+    # e_high), TIS's with the cap 1 + e_high (here 2.0 exactly), bit for bit, on a stale,
+    # mismatched and truncated sampler whose ratios cross the cap. With a lower clip that binds
+    # (e_low 0.2: ratios below 0.8 are raised) the runs differ; PPO's clip, which drops the
+    # rollouts CISPO keeps at the clip, differs from both.
+    keys = run_keys(9, np.arange(130))
+    env = Environment.fixed([0.5, 0.55, 0.6])
+    budgets = (8, 80, 400)
+    sampled = {"lag": 3, "mismatch": 1.0, "top_p": 0.9}
+
+    def run(correction: str, *parameters: tuple[str, float]) -> object:
+        sampler = OffPolicy(correction=correction, parameters=parameters, **sampled)
+        return simulate(Simulation("reinforce", env, 3.0, "group_mean", 4, offpolicy=sampler),
+                        keys, budgets, scores=True)
+
+    tis = run("tis", ("tis_cap", 2.0))
+    cispo = run("cispo", ("cispo_low", 1.0), ("cispo_high", 1.0))
+    for name in (*FIELDS, "served"):
+        np.testing.assert_array_equal(getattr(cispo, name), getattr(tis, name), name)
+    clipped = run("cispo", ("cispo_low", 0.2), ("cispo_high", 1.0))
+    ppo = run("ppo_clip", ("clip_range", 0.2))
+    assert not np.array_equal(clipped.scores, tis.scores)
+    assert not np.array_equal(ppo.scores, clipped.scores)
+
+
+@pytest.mark.parametrize(("rho", "advantage"), [(0.3, -1.0), (0.3, 1.0), (3.0, 1.0),
+                                                  (3.0, -1.0), (1.0, 0.5)])
+def test_cispo_keeps_every_rollouts_gradient_where_ppo_drops_it(rho: float,
+                                                                 advantage: float) -> None:
+    # The references' weights: CISPO's is rho clipped to [1 - e_low, 1 + e_high], never 0 for a
+    # positive rho, where PPO's clip is 0 on the flat side of its surrogate.
+    from reference import correction
+
+    weight = correction("cispo").weight(rho, advantage, (0.2, 0.2))
+    assert weight == min(max(rho, 0.8), 1.2) and weight > 0
+    flat = (advantage > 0 and rho > 1.2) or (advantage < 0 and rho < 0.8)
+    assert correction("ppo_clip").weight(rho, advantage, (0.2,)) == (0.0 if flat else rho)
 
 
 @st.composite
@@ -62,8 +107,11 @@ def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
         correction=draw(st.sampled_from(CORRECTIONS)),
         kl_beta=draw(st.sampled_from([0.0, 0.1, 1.0])),
         kl_estimator=draw(st.sampled_from(ESTIMATORS)),
-        clip_range=draw(st.sampled_from([0.1, 0.2])), tis_cap=draw(st.sampled_from([1.5, 2.0])),
-        opsm_threshold=draw(st.sampled_from([0.05, 0.5])))
+        parameters=(("clip_range", draw(st.sampled_from([0.1, 0.2]))),
+                    ("tis_cap", draw(st.sampled_from([1.5, 2.0]))),
+                    ("opsm_threshold", draw(st.sampled_from([0.05, 0.5]))),
+                    ("cispo_low", draw(st.sampled_from([0.2, 1.0]))),
+                    ("cispo_high", draw(st.sampled_from([0.2, 1.0])))))
     baseline = draw(st.sampled_from(["group_mean", "group_zscore", "leave_one_out"]))
     group = draw(st.integers(2, 5))
     lr = draw(st.sampled_from([0.3, 1.0, 4.0]))
@@ -169,7 +217,8 @@ def test_estimators_monte_carlo_mean_and_error_are_the_readouts() -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("is+tis", "joins two weights"), ("gspo", "^is not one of none, is, tis"),
+    ("is+tis", "joins two weights"),
+    ("gspo", "^is not one of none, cispo, is, ppo_clip, tis, opsm, keep_mask"),
     ("tis+gspo", "^has the part 'gspo', which is not one of"), ("none+opsm", "joins none"),
     ("opsm+opsm", "twice")])
 def test_bad_corrections_are_named(text: str, message: str) -> None:

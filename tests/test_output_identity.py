@@ -10,21 +10,24 @@ step curves and 130 seeds (two lane blocks); Gaussian rewards on fixed and drawn
 per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel under every allocation
 rule, group estimator and normalization; answers that cost tokens under the length penalty
 (geometric lengths, budgets in tokens, the penalty lifted half way) and the overlong punishment
-(fixed lengths past the cut, budgets in rollouts). In the slow set, ``quick``,
+(fixed lengths past the cut, budgets in rollouts); the off-policy learner under every correction
+(stale, mismatched and truncated samplers, each KL estimator). In the slow set, ``quick``,
 ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds, as ``make all`` runs
 them.
 
 The checksums are recomputed (``python tests/runs_checksum.py COMMIT``) only by a change meant to
-change the outputs: the last added ``lengths.toml`` and ``overlong.toml`` (every earlier checksum
-kept); before it the configs of ``tests/data/identity/`` (every earlier checksum kept); before it
-the columns ``pass_rate`` and ``normalization`` (every other column kept its checksum); before it
-the move of Box-Muller's log, sine and cosine to fused multiply-adds, which changed only ``p_best``
-and ``reward_sum`` of the Gaussian study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by
-at most 4.5e-16 and 9.1e-13; every arm drawn and greedy pick, and the curves, stayed the same; the
-file now holds every column, ``reward_parameters`` too); before it the exponential's move to fused
-multiply-adds, which changed only ``p_best`` (in its last bits; every arm drawn, reward and greedy
-pick stayed the same); before that the move to Philox4x32 and the polynomial elementary functions,
-and before that commit 74c5cbc's own files."""
+change the outputs; a config is added with its checksums from the commit before the change it
+guards: ``offpolicy.toml`` from the commit before the corrections became modules (computed there),
+``cispo.toml`` when CISPO was added; before them ``lengths.toml`` and ``overlong.toml`` (every
+earlier checksum kept); before it the configs of ``tests/data/identity/`` (every earlier checksum
+kept); before it the columns ``pass_rate`` and ``normalization`` (every other column kept its
+checksum); before it the move of Box-Muller's log, sine and cosine to fused multiply-adds, which
+changed only ``p_best`` and ``reward_sum`` of the Gaussian study ``sutton_barto_fig2_5`` (138 and 33
+of its 40,000 rows, by at most 4.5e-16 and 9.1e-13; every arm drawn and greedy pick, and the curves,
+stayed the same; the file now holds every column, ``reward_parameters`` too); before it the
+exponential's move to fused multiply-adds, which changed only ``p_best`` (in its last bits; every
+arm drawn, reward and greedy pick stayed the same); before that the move to Philox4x32 and the
+polynomial elementary functions, and before that commit 74c5cbc's own files."""
 
 from __future__ import annotations
 
@@ -73,3 +76,6 @@ def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> N
     assert {s.normalization for s in many} == set(NORMALIZATIONS)
     assert {s.environment.draw for s in simulations} == {None, *DRAWS}
     assert max(s.environment.arms for s in simulations) > UNROLLED_ARMS
+    sampled = [s.offpolicy for s in simulations if s.offpolicy is not None]
+    assert ({part for s in sampled for part in s.correction.split("+")}
+            == {item.name for item in registry.corrections()})

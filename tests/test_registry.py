@@ -70,6 +70,9 @@ def test_the_docs_lists_are_the_registries() -> None:
     spec.loader.exec_module(hooks)
     config = hooks.expand((REPO / "docs" / "config.md").read_text())
     model = hooks.expand((REPO / "docs" / "model.md").read_text())
-    for name in (*registry.names(), *(m.name for m in registry.reward_models())):
+    for name in (*registry.names(), *(m.name for m in registry.reward_models()),
+                 *(c.name for c in registry.corrections())):
         assert f"`{name}`" in config and f"| `{name}` |" in model, name
+    for parameter in registry.correction_parameters():
+        assert f"| `{parameter.name}` | number |" in config, parameter.name
     assert "<!-- registry:" not in config + model

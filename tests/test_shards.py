@@ -51,11 +51,11 @@ def test_a_rerun_reuses_every_shard_and_writes_the_same_file(text: str, write_co
                                                              tmp_path) -> None:
     path = write_config(text)
     out, cache = tmp_path / "study", tmp_path / "cache" / "study"
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     first = (out / "runs.parquet").read_bytes()
     shards = manifest(out)["shards"]
     assert shards == len(shard_files(cache)) > 0 and manifest(out)["shards_reused"] == 0
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     assert manifest(out)["shards_reused"] == shards and manifest(out)["episodes_computed"] == 0
     assert (out / "runs.parquet").read_bytes() == first
 
@@ -76,14 +76,14 @@ def test_threads_do_not_change_the_runs_table(write_config, tmp_path) -> None:
 def test_corrupt_shards_are_reported_and_recomputed(write_config, tmp_path, capsys) -> None:
     path = write_config(SMALL)
     out, cache = tmp_path / "study", tmp_path / "cache" / "study"
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     expected = (out / "runs.parquet").read_bytes()
     files = shard_files(cache)
     truncated, swapped = files[0], files[1]
     truncated.write_bytes(truncated.read_bytes()[:100])
     swapped.write_bytes(files[2].read_bytes())  # a valid file under the wrong name
     capsys.readouterr()
-    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--cache", str(cache), "--quiet"]) == 0
     err = capsys.readouterr().err
     warnings = [line for line in err.splitlines() if line.startswith("warning: cached shard")]
     assert len(warnings) == 2 and len(err.splitlines()) == 2
@@ -106,7 +106,8 @@ def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_conf
     # the background (`make test &`) ignores SIGINT, and Python then installs no handler of its
     # own in a child that inherits that.
     process = subprocess.Popen([sys.executable, "-m", "bandit_study", "run", str(path), "--out",
-                                str(out), "--quiet", "--threads", "1", *SLOW_SHARDS], cwd=REPO,
+                                str(out), "--cache", str(cache), "--quiet", "--threads", "1",
+                                *SLOW_SHARDS], cwd=REPO,
                                stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
@@ -121,7 +122,8 @@ def test_a_killed_run_resumes_to_the_same_table(stop: signal.Signals, write_conf
     done = len(shard_files(cache))
     assert 0 < done < manifest(whole)["shards"], "the kill should land between shards"
     assert not (out / "runs.parquet").exists()
-    resumed = run_cli("run", str(path), "--out", str(out), "--quiet", *SLOW_SHARDS)
+    resumed = run_cli("run", str(path), "--out", str(out), "--cache", str(cache), "--quiet",
+                      *SLOW_SHARDS)
     assert resumed.returncode == 0, resumed.stderr
     assert manifest(out)["shards_reused"] >= done
     assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
@@ -184,8 +186,9 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
                       dashboard_address=None) as cluster, Client(cluster) as client:
         pids = client.run(os.getpid)
         process = subprocess.Popen(
-            [sys.executable, "-m", "bandit_study", "run", str(path), "--out", str(out), "--quiet",
-             "--backend", "dask", "--scheduler", cluster.scheduler_address, *SLOW_SHARDS],
+            [sys.executable, "-m", "bandit_study", "run", str(path), "--out", str(out), "--cache",
+             str(cache), "--quiet", "--backend", "dask", "--scheduler",
+             cluster.scheduler_address, *SLOW_SHARDS],
             cwd=REPO, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 300
         while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:

@@ -75,7 +75,7 @@ def _allow_512_bit_vectors() -> None:
 
 _allow_512_bit_vectors()
 
-CACHED_FOLDERS = ("core", "learners", "rewards")
+CACHED_FOLDERS = ("core", "learners", "rewards", "corrections")
 """The folders of ``study`` whose source the compiled kernels are made from."""
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from study.core.advantages import count_zero_signal, group_advantages
 from study.core.arms import count, padded
 from study.core.bits import select
+from study.core.correction_hooks import kept, weighted
 from study.core.elementary import fast_log
 from study.core.gaussian import box_muller
 from study.core.hooks import prepare
@@ -59,8 +60,6 @@ ZSCORE_EPSILON = 1e-4
 """GRPO's z-score's epsilon, as ``study.learners.reinforce``'s."""
 SMALLEST_NORMAL = 2.2250738585072014e-308
 """A probability below this counts as 0 in a logarithm (``fast_log`` takes normal numbers)."""
-NONE, IS, TIS, PPO_CLIP = range(4)
-"""The weights' codes (``study.model.offpolicy.WEIGHTS``)."""
 EXACT, K1, K3, K3_IS = range(4)
 """The KL estimators' codes (``study.model.offpolicy.ESTIMATORS``)."""
 RECORDED = 3
@@ -223,34 +222,20 @@ def _probabilities(n_arms, s, o, scored, block, j, arm):  # pragma: no cover
 
 
 @inline_jit
-def _weight(weight, opsm, rho, a, clip_range, tis_cap, opsm_threshold):  # pragma: no cover
-    """A rollout's weight in the step from its ratio rho = pi / mu and advantage ``a``."""
-    # Every correction's weight, then a select by the code (the same for every lane): branches
-    # on it kept the lane loop scalar.
-    flat = ((a > 0.0) & (rho > 1.0 + clip_range)) | ((a < 0.0) & (rho < 1.0 - clip_range))
-    w = select(weight == IS, rho, 1.0)
-    w = select(weight == TIS, select(tis_cap < rho, tis_cap, rho), w)  # min(rho, cap)
-    w = select(weight == PPO_CLIP, select(flat, 0.0, rho), w)
-    if opsm:
-        # Drop a negative-advantage sample whose sampler has drifted from the learner:
-        # log(mu / pi) > delta, that is log rho < -delta. A rho that is not finite (a state
-        # past its numbers) has no logarithm to compare: not dropped.
-        usable = (rho >= SMALLEST_NORMAL) & (rho < np.inf)
-        drifted = ((rho < SMALLEST_NORMAL) | (
-            usable & (fast_log(select(usable, rho, 1.0)) < -opsm_threshold)))
-        w = select((a < 0.0) & drifted, 0.0, w)
-    return w
-
-
-@inline_jit
-def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, opsm, clip_range,
-             tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
-    """Every rollout's weight in the step (``_weight``) into ``factors`` (G, lanes)."""
+def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, bits, masking,
+             parameters, factors) -> None:  # pragma: no cover
+    """Every rollout's weight in the step into ``factors`` (G, lanes): the weight whose code is
+    ``weight`` of its ratio rho = pi / mu and advantage, 0 where a mask of ``bits`` drops it
+    (``study.core.correction_hooks``; the masks read only where ``masking``, a constant)."""
     for i in range(pulled.shape[0]):
         for j in range(lanes):
             learner, _, behaviour = _probabilities(n_arms, s, o, scored, block, j, pulled[i, j])
-            factors[i, j] = _weight(weight, opsm, learner / behaviour, advantage[i, j],
-                                    clip_range, tis_cap, opsm_threshold)
+            rho = learner / behaviour
+            a = advantage[i, j]
+            w = weighted(weight, rho, a, parameters)
+            if masking:
+                w = select(kept(bits, rho, a, parameters), w, 0.0)
+            factors[i, j] = w
 
 
 @inline_jit
@@ -343,21 +328,22 @@ def _gradient_errors(n_arms, s, o, j, group, entropy, bias, mse):  # pragma: no 
 
 
 @inline_jit
-def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight, opsm,
-            clip_range, tis_cap, opsm_threshold, factors) -> None:  # pragma: no cover
+def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight, weighting,
+            bits, parameters, factors) -> None:  # pragma: no cover
     """The update's step, logits += c_i (onehot(a_i) - pi) with c_i = lr (1 / G) A_i w_i,
     rollout by rollout, pi the score's policy (its weights in ``block`` of ``scored``) and w_i
     the correction's weight (``_weights``). Called with a constant array and block: chosen at
     run time, they left the lane loops scalar (LLVM could not tell the rows they read from those
     they write)."""
-    # A constant opsm in each copy of the weight loop: tested inside it, the lane loop stayed
-    # scalar. Without a correction every weight is 1.0, as ``factors`` starts.
-    if opsm:
-        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, True,
-                 clip_range, tis_cap, opsm_threshold, factors)
-    elif weight != NONE:
-        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, False,
-                 clip_range, tis_cap, opsm_threshold, factors)
+    # Whether the masks are read, a constant in each copy of the weight loop: tested inside
+    # it, the lane loop stayed scalar. Without a weight or a mask every weight is 1.0, as
+    # ``factors`` starts.
+    if bits != 0:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, bits, True,
+                 parameters, factors)
+    elif weighting:
+        _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, bits, False,
+                 parameters, factors)
     for i in range(pulled.shape[0]):
         for j in range(lanes):
             c = scale * advantage[i, j] * factors[i, j]
@@ -370,17 +356,19 @@ def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight
 
 @jit
 def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameters, lr,
-                       leave_one_out, zscore, group, lag, mismatch, top_p, weight, opsm,
-                       keep_mask, clip_range, tis_cap, opsm_threshold, beta, estimator, budgets,
-                       out, extra, curve_optimal, curve_reward) -> None:  # pragma: no cover
+                       leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting,
+                       bits, keep_mask, corrections, beta, estimator, budgets, out, extra,
+                       curve_optimal, curve_reward) -> None:  # pragma: no cover
     """``study.core.kernel.simulate_groups`` for the off-policy group learner (``name`` is
     ``"reinforce"``, whose softmax and readout it uses; ``leave_one_out`` and ``zscore`` pick
     the group estimator, neither: the group mean): rollouts from the sampler ``lag``,
     ``mismatch`` (its noise drawn only where it is above 0), ``top_p`` make, the update weighted by
-    ``weight`` (``NONE`` ...) and masked by ``opsm`` and ``keep_mask``, then the KL term
-    ``beta`` by ``estimator``. ``extra`` holds the block's (entropy (runs, checkpoints),
-    bias and mse (runs, checkpoints, ``RECORDED``), the served policy's pass rate and mass on
-    the best arms (runs, checkpoints, 2)) at each checkpoint."""
+    the weight whose code is ``weight`` (where ``weighting``: not ``none``) and masked by the
+    masks of ``bits`` (``study.core.correction_hooks``; their parameters in ``corrections``,
+    ``study.model.offpolicy.OffPolicy.codes``), its score on the sampler's support where
+    ``keep_mask``, then the KL term ``beta`` by ``estimator``. ``extra`` holds the block's
+    (entropy (runs, checkpoints), bias and mse (runs, checkpoints, ``RECORDED``), the served
+    policy's pass rate and mass on the best arms (runs, checkpoints, 2)) at each checkpoint."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
@@ -446,11 +434,11 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
         if beta > 0.0:
             _kl_gradient(arms, s, o, width, estimator, pulled)
         if keep_mask:
-            _update(arms, s, o, o, POLICY, width, scale, pulled, advantage, weight, opsm,
-                    clip_range, tis_cap, opsm_threshold, factors)
+            _update(arms, s, o, o, POLICY, width, scale, pulled, advantage, weight, weighting,
+                    bits, corrections, factors)
         else:
-            _update(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, weight, opsm,
-                    clip_range, tis_cap, opsm_threshold, factors)
+            _update(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, weight, weighting,
+                    bits, corrections, factors)
         if beta > 0.0:
             step = lr * beta
             for j in range(width):

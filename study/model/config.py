@@ -24,7 +24,7 @@ from study.core import prompt_rules
 from study.model import registry
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
-from study.model.offpolicy import KEYS as OFFPOLICY_KEYS
+from study.model.offpolicy import keys as offpolicy_keys
 from study.rewards import VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
@@ -78,7 +78,7 @@ T = TypeVar("T")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "token_budgets", "prompts", "allocation", "normalization", "lengths",
-              "length_law", *OFFPOLICY_KEYS}
+              "length_law", *offpolicy_keys()}
 BUDGET_UNITS = ("rollouts", "tokens")
 """What a study's checkpoints count: rollouts (``grid.budgets``) or the tokens of the answers
 (``grid.token_budgets``, for arms whose answers have lengths, ``grid.lengths``)."""
@@ -327,7 +327,7 @@ def config_from_dict(data: object) -> StudyConfig:
         budget_unit=unit,
     )
     if "prompts" in grid or "allocation" in grid:
-        for key in OFFPOLICY_KEYS:
+        for key in offpolicy_keys():
             if key in grid:
                 raise ConfigError(f"grid.{key}", grid[key], "is for a single bandit: a "
                                   "many-prompts study trains on policy")
@@ -347,11 +347,11 @@ MAX_LAG = 1000
 
 def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ...] | None:
     """The off-policy samplers of the grid (``study.model.offpolicy``): the product of the axes
-    ``grid.lag``, ``mismatch``, ``top_p``, ``correction``, ``kl_beta`` and ``kl_estimator``
-    with the single numbers ``clip_range``, ``tis_cap`` and ``opsm_threshold``; None where the
-    grid names none of them. Only REINFORCE's group learner on a single bandit samples off
-    policy."""
-    if not any(key in grid for key in OFFPOLICY_KEYS):
+    ``grid.lag``, ``mismatch``, ``top_p``, ``correction``, ``kl_beta`` and ``kl_estimator``,
+    each sampler with the single numbers of its correction's parameters (``clip_range``,
+    ``tis_cap``, ... : ``study.corrections``); None where the grid names none of them. Only
+    REINFORCE's group learner on a single bandit samples off policy."""
+    if not any(key in grid for key in offpolicy_keys()):
         return None
     defaults = OffPolicy()
     lag = _each(grid, "lag", [0], lambda field, d: _check_int(field, d, 0, MAX_LAG))
@@ -361,19 +361,29 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
     beta = _each(grid, "kl_beta", [0.0], _number)
     estimators = _choices("grid.kl_estimator", grid.get("kl_estimator", ["exact"]), ESTIMATORS)
     scalars = {}
-    for key in ("clip_range", "tis_cap", "opsm_threshold"):
-        value = _number(f"grid.{key}", grid.get(key, getattr(defaults, key)))
-        if key != "opsm_threshold" and value <= 0:
-            raise ConfigError(f"grid.{key}", value, "is not a number > 0")
-        scalars[key] = value
+    for parameter in registry.correction_parameters():
+        field = f"grid.{parameter.name}"
+        value = _number(field, grid.get(parameter.name, parameter.default))
+        if not parameter.low <= value <= parameter.high:
+            raise ConfigError(field, value, f"is outside [{parameter.low:g}, "
+                              f"{parameter.high:g}] ({parameter.meaning})")
+        scalars[parameter.name] = value
     _check_group_reinforce(config, "an off-policy study")
     if any(env.lengths is not None for env in config.environments):
         raise ConfigError("grid.lengths", grid.get("lengths"), "is for on-policy learners: the "
                           "off-policy learner's answers cost one rollout each")
+
+    def used(correction: str) -> tuple[tuple[str, float], ...]:
+        # A sampler carries its correction's parameters alone: two cells whose corrections do
+        # not read a parameter they differ in are one simulation.
+        weight, masks = parse_correction(correction)
+        return tuple((p.name, scalars[p.name]) for name in (weight, *sorted(masks))
+                     for p in registry.correction(name).parameters)
+
     # Without a KL term the estimator changes nothing: one sampler, not one per estimator.
     return tuple(dict.fromkeys(
         OffPolicy(lag=d, mismatch=eps, top_p=p, correction=c, kl_beta=b,
-                  kl_estimator=e if b > 0 else defaults.kl_estimator, **scalars)
+                  kl_estimator=e if b > 0 else defaults.kl_estimator, parameters=used(c))
         for d in lag for eps in mismatch for p in top_p
         for c in corrections for b in beta
         for e in estimators))

@@ -15,14 +15,16 @@ policy r of the KL term is the initial one, uniform). Update u of a run:
 * Rollout i's arm a_i is drawn from mu by inverse CDF with the action draw of the main stream,
   as the on-policy learner draws from pi; its reward, the group's advantages A_i and the
   zero-signal count are the on-policy learner's.
-* **Corrections** ``correction``: at most one weight w_i of rho_i = pi(a_i) / mu(a_i) (pi at
-  the update's start), ``none`` (1), ``is`` (rho_i), ``tis`` (min(rho_i, ``tis_cap``)) or
-  ``ppo_clip`` (rho_i, or 0 where PPO's clipped surrogate is flat: A_i > 0 and rho_i > 1 + c, or
-  A_i < 0 and rho_i < 1 - c, c = ``clip_range``), joined by ``+`` with either or both masks,
-  ``opsm`` (V3.2's off-policy sequence masking: w_i = 0 where A_i < 0 and log(mu(a_i) /
-  pi(a_i)) > ``opsm_threshold``) and ``keep_mask`` (V3.2: the learner's softmax restricted to the
-  sampler's S, pi_S, in the score and in rho). Then, rollout by rollout, logits += lr (1 / G)
-  A_i w_i (onehot(a_i) - pi), pi_S in place of pi with ``keep_mask``.
+* **Corrections** ``correction`` (``study.corrections``, one module each): at most one weight
+  w_i of rho_i = pi(a_i) / mu(a_i) (pi at the update's start), e.g. ``none`` (1), ``is``
+  (rho_i), ``tis`` (min(rho_i, ``tis_cap``)), ``ppo_clip`` (rho_i, or 0 where PPO's clipped
+  surrogate is flat: A_i > 0 and rho_i > 1 + c, or A_i < 0 and rho_i < 1 - c, c =
+  ``clip_range``) or ``cispo`` (rho_i clipped to [1 - ``cispo_low``, 1 + ``cispo_high``]),
+  joined by ``+`` with masks, e.g. ``opsm`` (V3.2's off-policy sequence masking: w_i = 0 where
+  A_i < 0 and log(mu(a_i) / pi(a_i)) > ``opsm_threshold``), and the support ``keep_mask`` (V3.2:
+  the learner's softmax restricted to the sampler's S, pi_S, in the score and in rho). Then,
+  rollout by rollout, logits += lr (1 / G) A_i w_i (onehot(a_i) - pi), pi_S in place of pi with
+  ``keep_mask``.
 * **KL to the reference** with coefficient ``kl_beta`` = beta, after the policy-gradient steps:
   logits -= lr beta g, g the gradient of KL(pi || r) at the update's start, exact or estimated
   from the group as the loss each estimator is (``kl_estimator``; the score
@@ -43,42 +45,51 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WEIGHTS = ("none", "is", "tis", "ppo_clip")
-"""The corrections that weight a rollout, at most one per ``correction`` (its code is the index)."""
-MASKS = ("opsm", "keep_mask")
-"""The corrections that mask, any of them beside a weight."""
+import numpy as np
+
+from study.model import registry
+
 ESTIMATORS = ("exact", "k1", "k3", "k3_is")
 """The KL gradient's estimators (their code is the index); all but ``exact`` are recorded."""
-KEYS = ("lag", "mismatch", "top_p", "correction", "kl_beta", "kl_estimator", "clip_range",
-        "tis_cap", "opsm_threshold")
-"""The config's off-policy keys (``grid.<key>``); the first six are axes of the grid."""
+AXES = ("lag", "mismatch", "top_p", "correction", "kl_beta", "kl_estimator")
+"""The config's off-policy axes (``grid.<key>``, each a list)."""
+
+
+def keys() -> tuple[str, ...]:
+    """The config's off-policy keys: the axes, and each correction's parameters (single
+    numbers, ``study.model.registry.correction_parameters``)."""
+    return (*AXES, *(p.name for p in registry.correction_parameters()))
 
 
 def parse_correction(text: str) -> tuple[str, frozenset[str]]:
-    """The weight and the masks of a ``correction`` ("tis+keep_mask"); raises ValueError naming
-    what is wrong."""
+    """The weight and the masks (and support) of a ``correction`` ("tis+keep_mask"); raises
+    ValueError naming what is wrong."""
+    weights = registry.corrections_of("weight")
+    others = (*registry.corrections_of("mask"), *registry.corrections_of("support"))
     parts = text.split("+")
-    weights = [p for p in parts if p in WEIGHTS]
-    unknown = [p for p in parts if p not in WEIGHTS and p not in MASKS]
+    chosen = [p for p in parts if p in weights]
+    unknown = [p for p in parts if p not in weights and p not in others]
     if unknown:
         # The value itself is named by the caller: a part is named only where it is not all.
         said = "is" if len(parts) == 1 else f"has the part {unknown[0]!r}, which is"
-        raise ValueError(f"{said} not one of {', '.join((*WEIGHTS, *MASKS))} (a weight and "
+        raise ValueError(f"{said} not one of {', '.join((*weights, *others))} (a weight and "
                          "masks, joined by +)")
-    if len(weights) > 1:
-        raise ValueError(f"joins two weights ({' and '.join(weights)}); at most one of "
-                         f"{', '.join(WEIGHTS)} beside the masks {', '.join(MASKS)}")
+    if len(chosen) > 1:
+        raise ValueError(f"joins two weights ({' and '.join(chosen)}); at most one of "
+                         f"{', '.join(weights)} beside the masks {', '.join(others)}")
     if len(set(parts)) != len(parts):
         raise ValueError("names a correction twice")
     if "none" in parts and len(parts) > 1:
         raise ValueError("joins none with another correction (write the masks alone)")
-    return (weights[0] if weights else "none"), frozenset(p for p in parts if p in MASKS)
+    return (chosen[0] if chosen else "none"), frozenset(p for p in parts if p in others)
 
 
 @dataclass(frozen=True)
 class OffPolicy:
     """One sampler and update of the off-policy group learner (the module's docstring); the
-    defaults are the on-policy learner."""
+    defaults are the on-policy learner. ``parameters`` are the correction's parameters by name
+    (those of its parts alone, so that two samplers that simulate the same update are equal);
+    a parameter not given takes its declared default."""
 
     lag: int = 0
     mismatch: float = 0.0
@@ -86,27 +97,43 @@ class OffPolicy:
     correction: str = "none"
     kl_beta: float = 0.0
     kl_estimator: str = "exact"
-    clip_range: float = 0.2
-    tis_cap: float = 2.0
-    opsm_threshold: float = 0.1
+    parameters: tuple[tuple[str, float], ...] = ()
 
     @property
     def weight(self) -> str:
-        """The correction's weight (``WEIGHTS``)."""
+        """The correction's weight (a correction of kind ``weight``)."""
         return parse_correction(self.correction)[0]
 
     @property
     def masks(self) -> frozenset[str]:
-        """The correction's masks (``MASKS``)."""
+        """The correction's masks and support."""
         return parse_correction(self.correction)[1]
 
-    def codes(self) -> tuple[int, float, float, int, bool, bool, float, float, float, float,
-                             int]:
+    def parameter(self, name: str) -> float:
+        """The value of the correction parameter ``name`` (its default if not given)."""
+        given = dict(self.parameters)
+        if name in given:
+            return given[name]
+        return next(p.default for p in registry.correction_parameters() if p.name == name)
+
+    def parameter_array(self) -> np.ndarray:
+        """Every correction's parameters in the registry's order (float64), this sampler's
+        values where it has them: the kernel reads a correction's from its first place
+        (``study.model.registry.first_parameter``)."""
+        return np.array([self.parameter(p.name) for p in registry.correction_parameters()],
+                        dtype=np.float64)
+
+    def codes(self) -> tuple[int, float, float, int, bool, int, bool, np.ndarray, float, int]:
         """The kernel's arguments (``study.core.offpolicy.simulate_offpolicy``) from ``lag`` to
-        ``estimator``: the lag, eps, top_p, the weight's code, opsm, keep_mask, the clip range,
-        the TIS cap, the OPSM threshold, beta and the estimator's code."""
-        masks = self.masks
+        ``estimator``: the lag, eps, top_p, the weight's code (its place among the registry's
+        weights), whether it weights at all (not ``none``), the masks' bits (each its place
+        among the registry's masks), whether the support is the sampler's (``keep_mask``), the
+        parameter array, beta and the estimator's code."""
+        weight, masks = parse_correction(self.correction)
+        bits = sum(1 << i for i, name in enumerate(registry.corrections_of("mask"))
+                   if name in masks)
+        support = any(name in masks for name in registry.corrections_of("support"))
         return (self.lag, float(self.mismatch), float(self.top_p),
-                WEIGHTS.index(self.weight), "opsm" in masks, "keep_mask" in masks,
-                float(self.clip_range), float(self.tis_cap), float(self.opsm_threshold),
-                float(self.kl_beta), ESTIMATORS.index(self.kl_estimator))
+                registry.corrections_of("weight").index(weight), weight != "none", bits,
+                support, self.parameter_array(), float(self.kl_beta),
+                ESTIMATORS.index(self.kl_estimator))

@@ -1,8 +1,9 @@
-"""The registry of learners and reward models: the one place that knows which exist.
+"""The registry of learners, reward models and corrections: the one place that knows which exist.
 
 It is built from the modules of ``study/learners/`` (each declares a ``LEARNER``; see
-``study.learners``) and of ``study/rewards/`` (each declares a ``REWARD``; see
-``study.rewards``), found by listing the folders, so adding one needs no edit here. Config
+``study.learners``), of ``study/rewards/`` (each declares a ``REWARD``; see ``study.rewards``)
+and of ``study/corrections/`` (each a ``CORRECTION``; see ``study.corrections``), found by
+listing the folders, so adding one needs no edit here. Config
 validation, the grid, the shard cache key, analysis, figures, the report and the tests' strategies
 all ask this module. Reading the declarations does not load numba; ``register_kernels`` does,
 when a kernel is about to run.
@@ -16,10 +17,12 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+import study.corrections as _corrections
 import study.learners as _learners
 import study.rewards as _rewards
+from study.corrections import KINDS, Correction
 from study.learners import Learner
-from study.rewards import RewardModel
+from study.rewards import Parameter, RewardModel
 
 
 def _declared(package: ModuleType, attribute: str) -> dict[str, ModuleType]:
@@ -97,18 +100,63 @@ def reward_model(name: str) -> RewardModel:
     return _reward_modules()[name].REWARD
 
 
+@cache
+def _correction_modules() -> dict[str, ModuleType]:
+    # By kind (weights, masks, the support), ``none`` first among the weights, then by name:
+    # a weight's code is its place among the weights, a mask's bit its place among the masks.
+    return dict(sorted(_declared(_corrections, "CORRECTION").items(), key=lambda item: (
+        KINDS.index(item[1].CORRECTION.kind), item[0] != "none", item[0])))
+
+
+def corrections() -> tuple[Correction, ...]:
+    """Every off-policy correction, in the registry's order."""
+    return tuple(module.CORRECTION for module in _correction_modules().values())
+
+
+def correction(name: str) -> Correction:
+    """The correction called ``name`` (``KeyError`` if there is none)."""
+    return _correction_modules()[name].CORRECTION
+
+
+def corrections_of(kind: str) -> tuple[str, ...]:
+    """The names of the corrections of ``kind`` (``study.corrections.KINDS``), in the registry's
+    order: a weight's code, or a mask's bit, is its place here."""
+    return tuple(item.name for item in corrections() if item.kind == kind)
+
+
+def correction_parameters() -> tuple[Parameter, ...]:
+    """Every correction's parameters, in the registry's order: the update's parameter array."""
+    return tuple(p for item in corrections() for p in item.parameters)
+
+
+def first_parameter(name: str) -> int:
+    """The place of the correction ``name``'s first parameter in ``correction_parameters``."""
+    place = 0
+    for item in corrections():
+        if item.name == name:
+            return place
+        place += len(item.parameters)
+    raise KeyError(name)
+
+
 def source_files() -> tuple[Path, ...]:
-    """The learner and reward model modules' files (their source is part of a shard's cache
-    key)."""
+    """The learner, reward model and correction modules' files (their source is part of a
+    shard's cache key)."""
     return tuple(Path(module.__file__) for module in (*_modules().values(),
-                                                      *_reward_modules().values()))
+                                                      *_reward_modules().values(),
+                                                      *_correction_modules().values()))
 
 
 @cache
 def register_kernels() -> None:
     """Give the kernel every learner's and reward model's numba pieces (``study.core.hooks``,
     ``study.core.reward_hooks``); loads numba."""
-    for module in (*_modules().values(), *_reward_modules().values()):
+    from study.core.correction_hooks import declare
+
+    for module in (*_modules().values(), *_reward_modules().values(),
+                   *_correction_modules().values()):
         module.register()
     for module in _reward_modules().values():
         module.REWARD.register_stream()
+    declare(*(tuple((name, first_parameter(name)) for name in corrections_of(kind))
+              for kind in ("weight", "mask")))

@@ -31,9 +31,9 @@ from benchmarks.floor import floor_loop
 from benchmarks.numpy_peer import numpy_reinforce
 from benchmarks.scalar_numba import scalar_reinforce
 from reference import run as reference_run
-from study.core.prompt_rules import RULES
 from study.core.state import LANES
 from study.core.streams import kernel_keys, run_keys
+from study.model import registry
 from study.model.atomic import write_text
 from study.model.environment import Environment
 from study.model.grid import Simulation
@@ -180,7 +180,8 @@ def references() -> tuple[list[dict[str, object]], float]:
     prompt_seeds, prompt_budget = 64, PROMPTS * 400
     dataset = Environment.drawn("beta", len(PROBS), (2.0, 2.0)).with_prompts(PROMPTS)
     prompts = {PROMPTS_UNIFORM.replace("uniform", rule):
-               Simulation("reinforce", dataset, LR, "group_mean", 8, rule) for rule in RULES}
+               Simulation("reinforce", dataset, LR, "group_mean", 8, rule)
+               for rule in registry.allocation_names()}
     numpy_seeds, numpy_budget = 10_000, 200
     rng = np.random.default_rng(1)
     # Everything a target compares on one thread is timed in the same rounds.
@@ -291,7 +292,7 @@ def targets(rows: list[dict[str, object]], over_floor: float,
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",
            ns[PROMPTS_UNIFORM.replace("uniform", rule)] / ns[PROMPTS_UNIFORM], "<=", 1.5)
-          for rule in ("variance", "oracle_variance")),
+          for rule in ("variance", "oracle_variance", "knapsack")),
         ("numpy peer / whole process (same workload)", ns[NUMPY_WHOLE] / ns[WHOLE_PROCESS], ">=",
          2.0),
         *((f"kernel / floor at K = {r['arms']}, per arm-episode", r["kernel_over_floor"], "<=",

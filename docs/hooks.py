@@ -89,11 +89,30 @@ def correction_parameters() -> str:
     return "\n".join(rows)
 
 
+def allocation_names() -> str:
+    """Every allocation rule's name, inline."""
+    return _names(registry.allocation_names())
+
+
+def allocations() -> str:
+    """A table: each allocation rule, the group sizes it gives, whether its groups are whole and
+    its first pass uniform allocation's, and its source."""
+    rows = ["| allocation | the group sizes of a pass | whole groups | first pass uniform's | "
+            "from |", "|---|---|---|---|---|"]
+    for rule in registry.allocations():
+        rows.append(f"| `{rule.name}` | {rule.summary} | "
+                    f"{'yes' if rule.whole_groups else 'no'} | "
+                    f"{'yes' if rule.uniform_first_pass else 'no'} | "
+                    f"{rule.source or 'the package'} |")
+    return "\n".join(rows)
+
+
 LISTS: dict[str, Callable[[], str]] = {
     "learner_names": learner_names, "learners": learners,
     "reward_model_names": reward_model_names, "reward_models": reward_models,
     "weights": weights, "masks": masks, "corrections": corrections,
-    "correction_parameters": correction_parameters}
+    "correction_parameters": correction_parameters,
+    "allocation_names": allocation_names, "allocations": allocations}
 """Each list a page may ask for, by its marker's name."""
 
 

@@ -82,6 +82,11 @@ def reward_model(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.rewards.{name}")
 
 
+def allocation(name: str) -> ModuleType:
+    """The reference module of the allocation rule called ``name``."""
+    return importlib.import_module(f"{__name__}.allocations.{name}")
+
+
 def correction(name: str) -> ModuleType:
     """The reference module of the off-policy correction called ``name``."""
     return importlib.import_module(f"{__name__}.corrections.{name}")

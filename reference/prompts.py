@@ -16,12 +16,9 @@ Streams beyond the rollouts' (Philox4x32-10 blocks of the run's key):
 * pass r's skip draw of prompt i (``skip_zero_signal``): word i mod 4 of block (r, i div 4, 3, 1);
 * checkpoint C's tie-break of prompt i's greedy arm: word 0 of block (C, i, 0, 1).
 
-Rules: ``uniform`` n_i = G. ``skip_zero_signal``: n_i = 0 when the skip draw is below
-``skip_probability(z_i)``, z_i the prompt's run of groups without signal, else G.
-``variance`` and ``oracle_variance``: the pass's P G rollouts split in proportion to a weight
-w_i, each prompt at least 2 (``allocate``); ``variance`` weighs by E[p (1 - p)] under the
-Beta(1 + passed, 1 + failed) posterior of the prompt's last group (Beta(1, 1) before its
-first), ``oracle_variance`` by q (1 - q), q the current policy's true pass rate sum pi[k] v[k].
+Rules: one module each in ``reference/allocations/`` (``sizes(prompts, group, words, r)``), as
+``study/allocations/`` declares them; ``allocate`` is the split in proportion to weights that
+the variance rules share.
 
 Checkpoint C records the state after the longest run of groups, in the order they ran, whose
 rollouts add up to at most C: each prompt's greedy arm (argmax of its logits, ties broken by
@@ -38,20 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference import key_words, philox, tie_break, unit32
+from reference import allocation, key_words, philox, tie_break, unit32
 from reference import reinforce as policy
 
 BANDS = 4
-RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
+IDLE_PASSES = 10_000
 FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "best_value", "rollouts", "groups",
           "zero_signal", "non_finite")
 FLOOR = 2
-
-
-def skip_probability(run: int) -> float:
-    """1 - max(2^-z, 1/16): none after a group with signal, then halving the chance of a retry
-    with each further group without signal, down to one pass in 16."""
-    return 1.0 - max(0.5 ** run, 1.0 / 16.0)
 
 
 def allocate(weights: list[float], group: int) -> list[int]:
@@ -115,8 +106,17 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
     pending = list(budgets)
     spent = 0
     r = 0
+    idle = 0
     while pending:
-        sizes = _sizes(prompts, rule, group, words, r)
+        sizes = allocation(rule).sizes(prompts, group, words, r)
+        if not any(sizes):
+            # No group this pass; after IDLE_PASSES in a row the run stops where it is.
+            idle, r = idle + 1, r + 1
+            if idle == IDLE_PASSES:
+                while pending:
+                    _checkpoint(prompts, band, key, pending.pop(0), record)
+            continue
+        idle = 0
         order = list(range(count))
         for q in range(count - 1, 0, -1):
             u = unit32(philox((r, q // 4, 2, 1), words)[q % 4])
@@ -133,24 +133,6 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
             spent += sizes[i]
         r += 1
     return record
-
-
-def _sizes(prompts: list[Prompt], rule: str, group: int, words: tuple[int, int],
-           r: int) -> list[int]:
-    if rule == "uniform":
-        return [group] * len(prompts)
-    if rule == "skip_zero_signal":
-        return [0 if unit32(philox((r, i // 4, 3, 1), words)[i % 4])
-                < skip_probability(p.run) else group for i, p in enumerate(prompts)]
-    weights = []
-    for p in prompts:
-        if rule == "variance":
-            a, b = 1.0 + p.passed, 1.0 + p.failed
-            weights.append((a * b) / ((a + b) * (a + b + 1.0)))
-        else:
-            q = pass_rate(*policy.prepare(p.state), p.values)
-            weights.append(q * (1.0 - q))
-    return allocate(weights, group)
 
 
 def _group(p: Prompt, i: int, size: int, lr: float, baseline: str, words: tuple[int, int],

@@ -23,6 +23,9 @@ REWARD_FILES = ("study/rewards/diluted.py", "reference/rewards/diluted.py")
 """Where the recipe for a reward model puts its two blocks, in order (the first two)."""
 CORRECTION_FILES = ("study/corrections/mis.py", "reference/corrections/mis.py")
 """Where the recipe for an off-policy correction puts its two blocks (the next two)."""
+ALLOCATION_FILES = ("study/allocations/check_solved.py",
+                    "reference/allocations/check_solved.py")
+"""Where the recipe for an allocation rule puts its two blocks (the next two)."""
 RECIPE_FILES = ("analysis/questions/greedy_value.py", "figures/sections/greedy_value.py",
                 "figures/templates/greedy_value.md.j2")
 """Where the recipe for a table with its section puts its three blocks, in order (the next
@@ -39,14 +42,15 @@ def test_every_block_is_one_a_test_runs() -> None:
     # A new block without a test fails here. The README's: the two commands (what CI runs),
     # the seed exercise's output, the own study, the notebook and the citation (no code);
     # CONTRIBUTING's: the reward model recipe's two files, the correction recipe's two, the
-    # table recipe's three and the study's config.
+    # allocation rule recipe's two, the table recipe's three and the study's config.
     readme = [language for language, _ in blocks("README.md")]
     assert readme == ["sh", "", "sh", "python", "bibtex"]
     assert blocks("README.md")[0][1].splitlines() == [
         "make all    # regenerate every output under out/: runs, tables, figures, report.md, "
         "numbers.tex, paper.pdf", "make test   # run the test suite"]
     assert [language for language, _ in blocks("CONTRIBUTING.md")] == [
-        "python", "python", "python", "python", "python", "python", "jinja", "toml"]
+        "python", "python", "python", "python", "python", "python", "python", "python",
+        "jinja", "toml"]
 
 
 def test_the_recipe_study_is_a_valid_config() -> None:
@@ -91,7 +95,7 @@ def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
     for package in ("bandit_study", "analysis", "figures"):
         shutil.copytree(REPO / package, packages / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][4:]
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][6:]
     for path, text in zip(RECIPE_FILES, recipe, strict=True):
         (packages / path).write_text(text)
     work = tmp_path / "work"
@@ -236,3 +240,75 @@ def test_the_correction_recipe_adds_a_correction_in_two_files(tmp_path: Path) ->
 
     assert set(pd.read_parquet(tmp_path / "runs" / "cells.parquet")["correction"]) == {
         "mis", "tis"}
+
+
+ALLOCATION_CHECK = """
+import numpy as np
+
+from reference.prompts import run
+from study.core.streams import run_keys
+from study.orchestration.simulate import simulate_values
+
+rng = np.random.default_rng(5)
+values = rng.beta(4.0, 1.0, size=(30, 6, 3))
+keys = run_keys(2, np.arange(30))
+budgets = (24, 100, 400)
+out = simulate_values(values, keys, 1.0, "leave_one_out", 4, "check_solved", budgets)
+for i in range(30):
+    expected = run(keys[i], values[i].tolist(), 1.0, "leave_one_out", 4, "check_solved",
+                   list(budgets))
+    assert out.rollouts[i].tolist() == expected["rollouts"], i
+    assert out.best[i].tolist() == expected["best"], i
+# A rule that never runs a group: the run stops after IDLE_PASSES empty passes, its checkpoints
+# the untrained state, in the kernel and the reference alike.
+never = simulate_values(values, keys, 1.0, "leave_one_out", 4, "never", budgets)
+assert (never.rollouts == 0).all() and (never.prompts.sum(axis=2) == 6).all()
+expected = run(keys[0], values[0].tolist(), 1.0, "leave_one_out", 4, "never", list(budgets))
+assert never.best[0].tolist() == expected["best"]
+print("agrees")
+"""
+NEVER = ("""
+from study.allocations import Allocation
+
+ALLOCATION = Allocation(name="never", display="never", key="Never", whole_groups=True)
+
+
+def register():
+    from study.core.allocation_hooks import implement, sizes
+
+    @implement(sizes, "never")
+    def _sizes(arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch,
+               work, out):
+        out[:] = 0
+""", """
+def sizes(prompts, group, words, r):
+    return [0] * len(prompts)
+""")
+
+
+@pytest.mark.slow
+def test_the_allocation_recipe_adds_a_rule_in_two_files(tmp_path: Path) -> None:
+    # The recipe's two blocks into a copy of the packages: the many-prompts kernel agrees with
+    # the reference under the new rule, and a study names it and runs. Beside it a rule that
+    # never runs a group, whose runs end all the same (study.core.prompt_rules.IDLE_PASSES).
+    packages = tmp_path / "packages"
+    for package in ("bandit_study", "study", "reference"):
+        shutil.copytree(REPO / package, packages / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
+    for path, text in zip(ALLOCATION_FILES, recipe[4:6], strict=True):
+        (packages / path).write_text(text)
+    for folder, text in zip(("study", "reference"), NEVER, strict=True):
+        (packages / folder / "allocations" / "never.py").write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(packages)}
+    done = subprocess.run([sys.executable, "-c", ALLOCATION_CHECK], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "agrees" in done.stdout, done.stderr[-4000:]
+    (tmp_path / "mine.toml").write_text(
+        '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\nprompts = [8]\n'
+        'allocation = ["uniform", "check_solved"]\nprobs = [{draw = "beta", arms = 3, a = 4, '
+        'b = 1}]\nbaseline = ["group_mean"]\ngroup_size = [4]\nbudgets = [32, 320]\n')
+    done = subprocess.run([sys.executable, "-m", "bandit_study", "run", "mine.toml", "--out",
+                           "runs", "--quiet"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-4000:]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bandit_study.cli import main
 from conftest import toml_value
-from study.core.prompt_rules import MAX_PROMPTS, NORMALIZATIONS, RULES
+from study.core.prompt_rules import MAX_PROMPTS, NORMALIZATIONS
 from study.model import registry
 from study.model.config import AnalysisConfig
 
@@ -107,7 +107,8 @@ answers = st.one_of(
 )
 many_prompts = st.one_of(
     st.tuples(st.just("grid"), st.just("prompts"), some([1, 2, 3], [0, -1, MAX_PROMPTS + 1, 2.5])),
-    st.tuples(st.just("grid"), st.just("allocation"), some(list(RULES), ["greedy"])),
+    st.tuples(st.just("grid"), st.just("allocation"),
+              some(list(registry.allocation_names()), ["greedy"])),
     st.tuples(st.just("grid"), st.just("normalization"), some(list(NORMALIZATIONS), ["per_token"])),
     st.tuples(st.just("grid"), st.just("probs"),
               some([[0.2, 0.5, 0.7], {"draw": "beta", "arms": 3, "a": 1, "b": 9},

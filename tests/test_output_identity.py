@@ -18,16 +18,17 @@ them.
 The checksums are recomputed (``python tests/runs_checksum.py COMMIT``) only by a change meant to
 change the outputs; a config is added with its checksums from the commit before the change it
 guards: ``offpolicy.toml`` from the commit before the corrections became modules (computed there),
-``cispo.toml`` when CISPO was added; before them ``lengths.toml`` and ``overlong.toml`` (every
-earlier checksum kept); before it the configs of ``tests/data/identity/`` (every earlier checksum
-kept); before it the columns ``pass_rate`` and ``normalization`` (every other column kept its
-checksum); before it the move of Box-Muller's log, sine and cosine to fused multiply-adds, which
-changed only ``p_best`` and ``reward_sum`` of the Gaussian study ``sutton_barto_fig2_5`` (138 and 33
-of its 40,000 rows, by at most 4.5e-16 and 9.1e-13; every arm drawn and greedy pick, and the curves,
-stayed the same; the file now holds every column, ``reward_parameters`` too); before it the
-exponential's move to fused multiply-adds, which changed only ``p_best`` (in its last bits; every
-arm drawn, reward and greedy pick stayed the same); before that the move to Philox4x32 and the
-polynomial elementary functions, and before that commit 74c5cbc's own files."""
+``cispo.toml`` when CISPO was added, ``knapsack.toml`` when knapsack allocation was; before them
+``lengths.toml`` and ``overlong.toml`` (every earlier checksum kept); before it the configs of
+``tests/data/identity/`` (every earlier checksum kept); before it the columns ``pass_rate`` and
+``normalization`` (every other column kept its checksum); before it the move of Box-Muller's log,
+sine and cosine to fused multiply-adds, which changed only ``p_best`` and ``reward_sum`` of the
+Gaussian study ``sutton_barto_fig2_5`` (138 and 33 of its 40,000 rows, by at most 4.5e-16 and
+9.1e-13; every arm drawn and greedy pick, and the curves, stayed the same; the file now holds every
+column, ``reward_parameters`` too); before it the exponential's move to fused multiply-adds, which
+changed only ``p_best`` (in its last bits; every arm drawn, reward and greedy pick stayed the same);
+before that the move to Philox4x32 and the polynomial elementary functions, and before that commit
+74c5cbc's own files."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> N
     # What the docstring says they cover, from the registries, so that a learner, baseline,
     # reward model, group estimator, allocation rule or normalization added later without an
     # identity case fails here.
-    from study.core.prompt_rules import ESTIMATORS, NORMALIZATIONS, RULES
+    from study.core.prompt_rules import ESTIMATORS, NORMALIZATIONS
     from study.core.state import UNROLLED_ARMS
     from study.model import registry
     from study.model.config import load_config
@@ -71,7 +72,8 @@ def test_the_identity_configs_cover_every_learner_baseline_model_and_rule() -> N
     assert ({s.environment.reward for s in simulations}
             == {model.name for model in registry.reward_models()})
     many = [s for s in simulations if s.allocation]
-    assert {s.allocation for s in many} == set(RULES)
+    # The rules added after the identity configs have theirs (knapsack.toml).
+    assert {s.allocation for s in many} == set(registry.allocation_names())
     assert {s.baseline for s in many} == set(ESTIMATORS)
     assert {s.normalization for s in many} == set(NORMALIZATIONS)
     assert {s.environment.draw for s in simulations} == {None, *DRAWS}

@@ -9,16 +9,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS, RULES
+from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS
 from study.core.prompts import difficulty_bands
 from study.core.state import UNROLLED_ARMS
 from study.core.streams import run_keys
+from study.model import registry
 from study.model.config import StudyConfig
 from study.model.environment import Environment
 from study.model.grid import SAME_UNDER_EITHER, Simulation, cells
@@ -56,7 +57,8 @@ def cases(draw: st.DrawFn, most_runs: int = 2, arms: tuple[int, ...] = (3,)) -> 
     budgets = sorted(draw(st.sets(st.integers(0, 40 * n_prompts), min_size=1, max_size=4)))
     return (np.array(values), draw(st.sampled_from([0.0, 0.2, 1.0, 8.0])),
             draw(st.sampled_from(ESTIMATORS)), group,
-            draw(st.sampled_from(RULES)), budgets, draw(st.integers(0, 2**32)),
+            draw(st.sampled_from(registry.allocation_names())), budgets,
+            draw(st.integers(0, 2**32)),
             draw(st.sampled_from(NORMALIZATIONS)))
 
 
@@ -157,6 +159,65 @@ def test_variance_allocation_keeps_the_pass_total_and_follows_the_quotas(
     for size, share in zip(sizes, shares, strict=True):
         assert size >= reference.FLOOR
         assert abs(size - reference.FLOOR - extra * share) < 1 + 1e-9
+
+
+def _knapsack_value(n: int, p: float) -> float:
+    """Knapsack RL's value of a prompt with pass rate p given n rollouts."""
+    return (1.0 - p**n - (1.0 - p) ** n) * p * (1.0 - p) ** 2 if n else 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), min_size=1, max_size=5),
+       st.integers(2, 5))
+@example(counts=[(0, 0), (0, 0)], group=2)  # ties: pairs before a third rollout
+def test_knapsack_allocation_is_the_exact_optimum_where_it_spends_the_budget(
+        counts: list[tuple[int, int]], group: int) -> None:
+    # Against the knapsack solved exactly by dynamic programming over the prompts and the
+    # rollouts spent (Knapsack RL's own solver): the greedy fill spends every rollout, gives no
+    # prompt a lone rollout, and falls short of the optimum by at most one first rollout's value
+    # (p q w, the largest over the prompts: the greedy is optimal where a prompt's first pair may
+    # be split, and differs from that problem's fill only in its last rollout); 1e-12 is
+    # rounding on values below 1. The kernel's fill is the reference's, rollout for rollout.
+    from reference.allocations.knapsack import sizes as reference_sizes
+    from reference.prompts import Prompt
+    from study.core.prompts import allocate_greedily
+
+    prompts = [Prompt([0.5, 0.5], None, passed=a, failed=b) for a, b in counts]
+    given_ = reference_sizes(prompts, group, (0, 0), 0)
+    budget = len(prompts) * group
+    rates = [(1.0 + a) / (2.0 + a + b) for a, b in counts]
+    best = [0.0] * (budget + 1)  # best[c]: the largest value of the prompts so far in c rollouts
+    for p in rates:
+        best = [max(best[c - n] + _knapsack_value(n, p) for n in range(c + 1))
+                for c in range(budget + 1)]
+    found = sum(_knapsack_value(n, p) for n, p in zip(given_, rates, strict=True))
+    assert sum(given_) == budget and all(n != 1 for n in given_)
+    first = max(p * (1.0 - p) ** 2 * p * (1.0 - p) for p in rates)
+    assert best[budget] - first - 1e-12 <= found <= best[budget] + 1e-12
+    kernel = np.empty(len(prompts), dtype=np.int64)
+    allocate_greedily(np.array(rates), group, kernel, np.empty((2, len(prompts)),
+                                                                dtype=np.int64))
+    assert kernel.tolist() == given_
+
+
+def test_knapsack_allocation_runs_as_uniform_allocation_for_its_first_pass() -> None:
+    # Every prompt starts at p = 1/2, where every prompt's steps are worth the same: the first
+    # pass gives each G (the declaration's uniform_first_pass), so up to P G rollouts the runs
+    # are uniform allocation's, draw for draw; past it the knapsack moves rollouts.
+    assert registry.allocation("knapsack").uniform_first_pass
+    keys = run_keys(8, np.arange(40))
+    sim = {"lr": 0.5, "estimator": "leave_one_out", "group": 4}
+    rng = np.random.default_rng(3)
+    arms = rng.beta(2.0, 2.0, size=(40, 16, 3))
+    budgets = (16 * 4, 16 * 4 + 30, 4000)
+    uniform = simulate_values(arms, keys, sim["lr"], sim["estimator"], sim["group"], "uniform",
+                              budgets)
+    knapsack = simulate_values(arms, keys, sim["lr"], sim["estimator"], sim["group"],
+                               "knapsack", budgets)
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(knapsack, field)[:, 0],
+                                      getattr(uniform, field)[:, 0], field)
+    assert not np.array_equal(knapsack.rollouts[:, 2], uniform.rollouts[:, 2])
 
 
 def test_bands_split_the_prompts_by_their_best_value() -> None:
@@ -263,16 +324,18 @@ def test_one_prompt_under_uniform_allocation_is_the_group_learners_runs_table() 
 @pytest.mark.slow
 def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
                                                                     tmp_path: Path) -> None:
-    grid = {"prompts": [5, 64], "allocation": list(RULES), "budgets": [50, 333, 1000]}
+    grid = {"prompts": [5, 64], "allocation": list(registry.allocation_names()),
+            "budgets": [50, 333, 1000]}
     config = prompt_config(**grid)
     whole = run_study(config, progress=False).runs
     pd.testing.assert_frame_equal(run_study(config, chunk=256, progress=False).runs, whole)
-    assert len(whole) == 2 * len(RULES) * 300 * 3 * BANDS
+    assert len(whole) == 2 * len(registry.allocation_names()) * 300 * 3 * BANDS
     assert (whole.groupby(["cell", "seed", "budget"])["band_prompts"].sum()
             == whole.groupby(["cell", "seed", "budget"])["prompts"].first()).all()
     path = write_config(config_text({"seeds": 300}, **{
-        "prompts": [64], "allocation": list(RULES), "baseline": ["group_zscore"],
-        "group_size": [3], "probs": [[0.3, 0.5, 0.55]], "budgets": [50, 1000]}))
+        "prompts": [64], "allocation": list(registry.allocation_names()),
+        "baseline": ["group_zscore"], "group_size": [3], "probs": [[0.3, 0.5, 0.55]],
+        "budgets": [50, 1000]}))
     for threads in ("1", "2"):
         done = run_cli("run", str(path), "--out", str(tmp_path / threads),
                        env={"NUMBA_NUM_THREADS": threads})
@@ -284,7 +347,7 @@ def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
 @pytest.mark.parametrize(("grid", "message"), [
     ({"prompts": [0]}, "grid.prompts[0]: 0 is outside [1, 4096]"),
     ({"allocation": ["random"]}, "grid.allocation[0]: 'random' is not one of uniform, "
-                                 "skip_zero_signal, variance, oracle_variance"),
+                                 "knapsack, oracle_variance, skip_zero_signal, variance"),
     ({"baseline": ["running_mean"]}, "grid.baseline[0]: 'running_mean' is not a group "
                                      "estimator"),
     ({"group_size": [1]}, "grid.group_size[0]: 1 is below 2"),

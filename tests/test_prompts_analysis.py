@@ -25,6 +25,7 @@ from analysis.roles import Censoring, CurveFit, Finding, Placement
 from study.core import prompt_rules
 from study.core.prompts import difficulty_bands
 from study.core.streams import run_keys
+from study.model import registry
 from study.model.environment import Environment
 from study.model.schema import PROMPT_FIELD_COLUMNS
 
@@ -244,13 +245,15 @@ def test_a_pass_rate_target_is_a_share_of_the_achievable_gain() -> None:
 
 def test_on_kernel_runs_each_rule_meets_uniform_at_every_budget() -> None:
     budgets = [64, 256, 1024]
-    runs = kernel_runs(prompt_rules.RULES, seeds=12, prompts=16, budgets=budgets)
+    runs = kernel_runs(registry.allocation_names(), seeds=12, prompts=16, budgets=budgets)
     table = versus_uniform(runs, MARGIN)
-    assert sorted(set(table["allocation"])) == sorted(set(prompt_rules.RULES) - {"uniform"})
-    # Skipping and variance allocation run their first pass (16 prompts x 4) as uniform
-    # allocation does: compared past it only.
+    assert sorted(set(table["allocation"])) == sorted(
+        set(registry.allocation_names()) - {"uniform"})
+    # A rule whose first pass (16 prompts x 4) is uniform allocation's is compared past it only.
     past = [b for b in budgets if b > 16 * 4]
-    assert len(table) == len(budgets) + 2 * len(past) and (table["seeds"] == 12).all()
+    assert len(table) == sum(len(past) if rule.uniform_first_pass else len(budgets)
+                             for rule in registry.allocations() if rule.name != "uniform")
+    assert (table["seeds"] == 12).all()
     means = seed_outcomes(runs).groupby(["cell", "budget"])["accuracy"].mean()
     for row in table.itertuples():
         assert row.rule_mean == pytest.approx(means[(row.cell, row.budget)])

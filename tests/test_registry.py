@@ -71,7 +71,7 @@ def test_the_docs_lists_are_the_registries() -> None:
     config = hooks.expand((REPO / "docs" / "config.md").read_text())
     model = hooks.expand((REPO / "docs" / "model.md").read_text())
     for name in (*registry.names(), *(m.name for m in registry.reward_models()),
-                 *(c.name for c in registry.corrections())):
+                 *(c.name for c in registry.corrections()), *registry.allocation_names()):
         assert f"`{name}`" in config and f"| `{name}` |" in model, name
     for parameter in registry.correction_parameters():
         assert f"| `{parameter.name}` | number |" in config, parameter.name

@@ -27,9 +27,8 @@ from figures.named import role_prefix, roles
 from figures.numbers import study_prefix
 from figures.paper import PAPER_DIR, macros_used
 from figures.report import SOURCES_FILE, headings
-from figures.sections.prompt_allocation import RULE_NAMES, law
+from figures.sections.prompt_allocation import law, rule_name
 from figures.words import pvalue
-from study.core.prompt_rules import UNIFORM_FIRST_PASS
 from study.model import registry
 from study.model.config import DEFAULT_LR, load_config
 from study.model.grid import SAME_UNDER_EITHER
@@ -826,7 +825,8 @@ def test_many_prompts_section_is_recomputed_from_the_runs(study_outputs: Path) -
     rows = []
     for rule, uniform in pairs:
         first_pass = (prompts * cells.at[rule, "group_size"]
-                      if cells.at[rule, "allocation"] in UNIFORM_FIRST_PASS else 0)
+                      if registry.allocation(cells.at[rule, "allocation"]).uniform_first_pass
+                      else 0)
         for budget in sorted(frame["budget"].unique()):
             if budget > first_pass:
                 rows.append({"rule": rule, "uniform": uniform, "budget": budget,
@@ -888,7 +888,7 @@ def test_many_prompts_section_is_recomputed_from_the_runs(study_outputs: Path) -
     late = accuracy[accuracy["rule"].isin(head.index) & (accuracy["budget"] == largest)]
     assert "; ".join(
         f"{laws[env]}: " + ", ".join(
-            f"{RULE_NAMES[r.allocation]} {r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}]"
+            f"{rule_name(r.allocation)} {r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}]"
             for r in rules.itertuples())
         for env, rules in late.groupby("environment", sort=False)) in text
     budgets = sorted(float(b) for b in frame["budget"].unique())
@@ -914,7 +914,7 @@ def test_many_prompts_section_is_recomputed_from_the_runs(study_outputs: Path) -
                 (ratios, "accuracy", checks.TARGET, ".2f", "the target"),
                 (pass_ratios, "pass_rate", target, ".3f", "it")):
             sink.append(f"{re.escape(laws[env])}: " + ", ".join(
-                re.escape(RULE_NAMES[rules.at[rule, "allocation"]]) + " " + (
+                re.escape(rule_name(rules.at[rule, "allocation"])) + " " + (
                     rf"{theirs / base:{spec}} \[[^\]]*\] times"
                     if math.isfinite(theirs := budget(rule, metric, goal))
                     and math.isfinite(base := budget(uniform, metric, goal))
@@ -936,7 +936,7 @@ def test_many_prompts_section_is_recomputed_from_the_runs(study_outputs: Path) -
     order = ["uniform", "skip_zero_signal", "variance", "oracle_variance"]
     assert f"on the hardest band (band {hardest:,}) and on the easiest (band {easiest:,})" in text
     assert "; ".join(f"{laws[env]}: " + ", ".join(
-        f"{RULE_NAMES[rule]} {bands.at[(c, hardest), 'share']:.3f} (no signal "
+        f"{rule_name(rule)} {bands.at[(c, hardest), 'share']:.3f} (no signal "
         f"{bands.at[(c, hardest), 'silent']:.3f}) and {bands.at[(c, easiest), 'share']:.3f} "
         f"(no signal {bands.at[(c, easiest), 'silent']:.3f})"
         for rule in order for c in rules.index[rules["allocation"] == rule])
@@ -966,7 +966,7 @@ def test_every_markdown_table_of_the_report_is_its_table_files_rows(study_output
             (not table.study or study == table.study)
             and (checks.rows_of(table, file) or checks.counts_of(table, file.frame)
                  or (name == "prompts_verdicts" and checks.verdicts_of(
-                     table, file.frame, RULE_NAMES,
+                     table, file.frame, {a: rule_name(a) for a in file.frame["allocation"]},
                      {e: law(e) for e in file.frame["environment"]})))
             for (study, name), file in files.items())
         shown |= (table.header == ["family", "hypotheses", "test", "seeds per test"]

@@ -20,7 +20,7 @@ from analysis.prompts.outcomes import (
     uniform_pairs,
 )
 from analysis.roles import Finding, typed
-from study.core.prompt_rules import UNIFORM_FIRST_PASS
+from study.model import registry
 
 FAMILY = family_name("prompts", "prompts_vs_uniform")
 """The Holm family of ``versus_uniform`` unless the caller names another."""
@@ -42,7 +42,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
     """Each allocation rule against uniform allocation in the same (environment, prompts,
     group_size, baseline, lr, normalization), on ``metric`` (one of ``METRICS``), at each
     budget, paired by seed; for a rule whose first pass is
-    uniform allocation's (``study.core.prompt_rules.UNIFORM_FIRST_PASS``), at each budget past
+    uniform allocation's (``study.allocations.Allocation.uniform_first_pass``), at each budget past
     one pass (P G rollouts) only, since up to it the two cells' runs are the same.
 
     Columns: the rule's ``CELL_COLUMNS``, ``metric``, ``uniform_cell``, ``budget``, ``seeds``,
@@ -64,7 +64,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
         # Up to one pass such a rule's runs are uniform allocation's, draw for draw: no
         # hypothesis to test (it would only make the family larger).
         same_until = (int(rule["prompts"]) * int(rule["group_size"])
-                      if rule["allocation"] in UNIFORM_FIRST_PASS else 0)
+                      if registry.allocation(rule["allocation"]).uniform_first_pass else 0)
         for budget in ours.columns[ours.columns > same_until]:
             a, b = ours[budget].to_numpy(), theirs[budget].to_numpy()
             rows.append({**rule[CELL_COLUMNS].to_dict(), "metric": metric,

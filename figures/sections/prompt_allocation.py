@@ -25,16 +25,21 @@ from figures.numbers import Scope, number_word
 from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, save
 from figures.words import baseline_name
-from study.core.prompt_rules import RULES
+from study.model import registry
 
 SECTION = Section(table="prompts_vs_uniform", title="Many prompts, one rollout budget",
                   template="prompt_allocation.md.j2", order=12, figures=("prompt_allocation",),
                   paper="prompt_allocation.typ.j2")
 
-RULE_NAMES = {"uniform": "uniform allocation", "skip_zero_signal": "skipping zero-signal prompts",
-              "variance": "variance allocation", "oracle_variance": "oracle variance allocation"}
-"""Each rule in prose."""
-RULE_KEYS = {"skip_zero_signal": "Skip", "variance": "Variance", "oracle_variance": "Oracle"}
+
+
+def rules_of(frame: pd.DataFrame) -> list[str]:
+    """The allocation rules of a study's table, uniform allocation first, then in the order of
+    its cells (its config's)."""
+    found = list(dict.fromkeys(frame["allocation"]))
+    return [REFERENCE, *(rule for rule in found if rule != REFERENCE)]
+
+
 METRIC_NAMES = {"accuracy": "best-arm accuracy", "pass_rate": "pass rate"}
 """Each metric in prose."""
 NORMALIZATION_KEYS = {"per_group": "PerGroup", "per_batch": "PerBatch"}
@@ -82,8 +87,8 @@ def law(environment: str) -> str:
 
 @formatter
 def rule_name(allocation: str) -> str:
-    """An allocation rule as prose (``RULE_NAMES``)."""
-    return RULE_NAMES[allocation]
+    """An allocation rule as prose (its declaration's ``display``)."""
+    return registry.allocation(allocation).display
 
 
 def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFrame:
@@ -101,7 +106,7 @@ def _verdicts(cite: Tables, verdicts: pd.DataFrame) -> pd.DataFrame:
     """The verdict table as the report shows it: a row per rule and law, a column per metric and
     normalization, each the headline cells' finding at the largest budget."""
     shown = verdicts.assign(
-        rule=verdicts["allocation"].map(RULE_NAMES), law=verdicts["environment"].map(law),
+        rule=verdicts["allocation"].map(rule_name), law=verdicts["environment"].map(law),
         column=verdicts["metric"].map(METRIC_NAMES) + ", "
         + verdicts["normalization"].str.replace("_", " "),
         verdict=[FINDING_WORDS[Finding(f)].format(margin=m)
@@ -271,7 +276,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             numbers.put(f"{key}PassUniformLow", passing.budget_low, ",.0f")
             numbers.put(f"{key}PassUniformHigh", passing.budget_high, ",.0f")
         rules = []
-        for rule, name in RULE_KEYS.items():
+        for rule in rules_of(versus)[1:]:
+            name = registry.allocation(rule).key
             # Three decimals on the pass rate: its intervals are often narrower than 0.01.
             reached, pass_reached = (
                 _put_ratio(cite, numbers, frame[frame["allocation"] == rule], f"{key}{name}{part}",
@@ -283,7 +289,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             numbers.put(f"{key}{name}Difference", late.difference, "+.4f")
             numbers.put(f"{key}{name}DifferenceLow", late.difference_low, "+.4f")
             numbers.put(f"{key}{name}DifferenceHigh", late.difference_high, "+.4f")
-            rules.append({"key": f"{key}{name}", "name": RULE_NAMES[rule], "reached": reached,
+            rules.append({"key": f"{key}{name}", "name": rule_name(rule), "reached": reached,
                           "pass_reached": pass_reached})
         laws.append({"key": key, "rules": rules,
                      "pass_reached": bool(passing.reached.value)})
@@ -293,7 +299,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("Hardest", cite.smallest(late_bands, "band"), ",")
     numbers.put("Easiest", cite.largest(late_bands, "band"), ",")
     for law_entry, environment in zip(laws, dict.fromkeys(versus["environment"]), strict=True):
-        for rule, name in ((REFERENCE, "Uniform"), *RULE_KEYS.items()):
+        for rule in rules_of(versus):
+            name = registry.allocation(rule).key
             rows = late_bands[(late_bands["environment"] == environment)
                               & (late_bands["allocation"] == rule)]
             for end, band in (("Hardest", hardest), ("Easiest", easiest)):
@@ -334,11 +341,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "formula": cite.literal("R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B)"),
             "r0": cite.literal("R0"),
             "baseline": baseline_name(settings.headline_baseline.value),
-            "rules": ", ".join(RULE_NAMES[r] for r in RULES[1:]),
+            "rules": ", ".join(rule_name(r) for r in rules_of(versus)[1:]),
             "ratios": at_target[RATIOS], "pass_ratios": pass_rows_all[PASS_RATIOS],
             "curve": curve[CURVE],
-            "spenders": [{"key": name, "name": RULE_NAMES[rule]}
-                         for rule, name in ((REFERENCE, "Uniform"), *RULE_KEYS.items())],
+            "spenders": [{"key": registry.allocation(rule).key, "name": rule_name(rule)}
+                         for rule in rules_of(versus)],
             "bands": late_bands[BANDS]}
 
 
@@ -365,22 +372,23 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     passing = _headline(versus[versus["metric"] == "pass_rate"], settings["headline_baseline"],
                         settings["headline_group_size"])
     laws = list(dict.fromkeys(accuracy["environment"]))
-    colours = dict(zip(RULES, OKABE_ITO, strict=False))
+    rules = rules_of(versus)
+    colours = dict(zip(rules, OKABE_ITO, strict=False))
     figure, axes = plt.subplots(4, len(laws), figsize=(3.4 * len(laws), 11.2),
                                 layout="constrained", squeeze=False)
     largest = bands["budget"].max()
-    width = 0.8 / len(RULES)
+    width = 0.8 / len(rules)
     for column, environment in enumerate(laws):
         top, gained, middle, bottom = axes[:, column]
         gained.axhline(0.0, color="0.5", linewidth=0.6)
-        for i, rule in enumerate(RULES):
+        for i, rule in enumerate(rules):
             colour = colours[rule]
             rows = accuracy[(accuracy["environment"] == environment)
                             & (accuracy["allocation"] == rule)].sort_values("budget")
             # Each rule its own marker and dash as well as colour: the curves lie close.
             top.plot(rows["budget"], rows["accuracy"], color=colour, linewidth=1.2,
-                     marker="osD^"[i], markersize=3, linestyle=("-", "--", "-.", ":")[i],
-                     label=RULE_NAMES[rule])
+                     marker="osD^v<>"[i % 7], markersize=3,
+                     linestyle=("-", "--", "-.", ":")[i % 4], label=rule_name(rule))
             top.fill_between(rows["budget"], rows["accuracy_low"], rows["accuracy_high"],
                              color=colour, alpha=BAND_ALPHA, linewidth=0)
             for normalization, dash in (("per_group", "-"), ("per_batch", "--")):
@@ -395,7 +403,7 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
                                     linewidth=0)
             shares = bands[(bands["environment"] == environment) & (bands["allocation"] == rule)
                            & (bands["budget"] == largest)].sort_values("band")
-            x = shares["band"] + (i - (len(RULES) - 1) / 2) * width
+            x = shares["band"] + (i - (len(rules) - 1) / 2) * width
             middle.bar(x, shares["rollout_share"], width=width, color=colour,
                        yerr=[shares["rollout_share"] - shares["rollout_share_low"],
                              shares["rollout_share_high"] - shares["rollout_share"]],
@@ -427,5 +435,5 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     axes[2, 0].set_ylabel(f"share of rollouts at {largest:,}")
     axes[3, 0].set_ylabel("mean accuracy; fitted\ncompute curve")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=len(RULES))
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(rules))
     return {name: save(figure, out_dir, name)}

@@ -75,7 +75,7 @@ def _allow_512_bit_vectors() -> None:
 
 _allow_512_bit_vectors()
 
-CACHED_FOLDERS = ("core", "learners", "rewards", "corrections")
+CACHED_FOLDERS = ("core", "learners", "rewards", "corrections", "allocations")
 """The folders of ``study`` whose source the compiled kernels are made from."""
 
 

@@ -1,5 +1,6 @@
 """The names and constants of the many-prompts model (``study.core.prompts``), without numba, so
-that the study's specification (config, grid) can read them.
+that the study's specification (config, grid) can read them; the allocation rules are
+``study.allocations``'.
 
 The model: README.md, "Many prompts, one rollout budget"; its executable spec:
 ``reference/prompts.py``.
@@ -10,8 +11,6 @@ from __future__ import annotations
 BANDS = 4
 """Difficulty bands: the prompts ranked by their best arm's value (ties by index), band = rank
 BANDS div P, so each band holds a quarter of the prompts (as near as P allows)."""
-RULES = ("uniform", "skip_zero_signal", "variance", "oracle_variance")
-"""The allocation rules, by their code in the kernel (their place here)."""
 ESTIMATORS = ("group_mean", "group_zscore", "leave_one_out")
 """The group estimators (``study.learners.reinforce``'s), by their code in the kernel."""
 NORMALIZATIONS = ("per_group", "per_batch")
@@ -28,16 +27,14 @@ greedy arm is a best arm; the sums of the greedy arms' values, of the policies' 
 of the best arms' values (``FLOAT_FIELDS``: best value minus pass rate is the regret); rollouts
 spent, groups run and groups without signal (every advantage 0) so far; prompts whose logits are
 not finite (neither best nor valued)."""
-UNIFORM_FIRST_PASS = ("uniform", "skip_zero_signal", "variance")
-"""The rules whose first pass is uniform allocation's, draw for draw: no prompt has a run of
-groups without signal yet, and every prompt's posterior is Beta(1, 1), so every prompt gets G.
-Up to P G rollouts such a rule's runs are uniform allocation's."""
 FLOAT_FIELDS = ("greedy_value", "pass_rate", "best_value")
 """The fields that are sums of reals (float64); the others count (int64)."""
 FLOOR = 2
 """The fewest rollouts a variance rule gives a prompt in a pass."""
-RETRY_FLOOR = 1.0 / 16.0
-"""``skip_zero_signal``'s least chance of a retry: a prompt after z groups in a row without
-signal is skipped with probability 1 - max(2^-z, 1/16)."""
+IDLE_PASSES = 10_000
+"""Passes in a row in which an allocation rule runs no group, after which a run stops: its later
+checkpoints hold its state as it is. A rule must let every run spend its budget
+(``skip_zero_signal``'s retries do: it idles this long with chance below (15/16)^10000); a rule
+that skips every prompt for good would otherwise never end."""
 MAX_PROMPTS = 4096
 """Most prompts a dataset may have."""

@@ -29,26 +29,24 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from study.core.allocation_hooks import allocated
 from study.core.bits import select
 from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.kernel import break_tie
 from study.core.philox import philox_block, unit32
-from study.core.prompt_rules import BANDS, FLOOR, RETRY_FLOOR
+from study.core.prompt_rules import BANDS, FLOOR, IDLE_PASSES
 from study.core.state import arm_count
 from study.core.streams import (
     MAIN_C2,
     MAIN_C3,
     ORDER_C2,
     ORDER_C3,
-    SKIP_C2,
-    SKIP_C3,
 )
 
 ZSCORE_EPSILON = 1e-4
 """As ``study.learners.reinforce.ZSCORE_EPSILON``."""
 
-_UNIFORM, _SKIP, _VARIANCE, _ORACLE = range(4)
 _ODD, _SIZE, _TOTAL, _SILENT, _IF_PASS, _IF_FAIL, _RATE, _SPREAD = range(8)
 _LANE_ROWS = 8
 """The rows of a pass's per-prompt numbers in ``_groups``."""
@@ -86,7 +84,7 @@ def _softmax(arms, logits, weights, norm) -> None:  # pragma: no cover
 
 
 @inline_jit
-def _pass_rate(arms, weights, norm, values, i) -> float:  # pragma: no cover
+def pass_rate(arms, weights, norm, values, i) -> float:  # pragma: no cover
     """Prompt i's pass rate under its policy: sum pi[k] v[k], pi[k] = w[k] (1 / sum w)."""
     inverse = 1.0 / norm[i]
     rate = 0.0
@@ -97,15 +95,15 @@ def _pass_rate(arms, weights, norm, values, i) -> float:  # pragma: no cover
 
 @inline_jit
 def _bucket(fraction, prompts):  # pragma: no cover
-    """floor(fraction P) for a fraction in [0, 1): below P, as ``_allocate``'s buckets need; a
-    NaN (an oracle weight from logits that overflowed) to bucket 0, within bounds all the
-    same."""
+    """floor(fraction P) for a fraction in [0, 1): below P, as ``allocate_by_weights``'s
+    buckets need; a NaN (an oracle weight from logits that overflowed) to bucket 0, within
+    bounds all the same."""
     scaled = fraction * prompts
     return np.int64(select(scaled < prompts, scaled, 0.0))
 
 
 @jit
-def _allocate(weights, group, sizes, work) -> None:  # pragma: no cover
+def allocate_by_weights(weights, group, sizes, work) -> None:  # pragma: no cover
     """Split P G rollouts: ``FLOOR`` each, the other R = P (G - FLOOR) by the largest remainders
     of the quotas R w_i / sum w (equal weights when they sum to 0), the leftover one by one to
     the largest fractional parts, ties to the lower index. ``weights`` is overwritten; ``work``
@@ -160,37 +158,78 @@ def _allocate(weights, group, sizes, work) -> None:  # pragma: no cover
 
 
 @inline_jit
-def _sizes(arms, rule, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch, work,
-           sizes) -> None:  # pragma: no cover
-    """Pass r's group size of every prompt under ``rule`` (see ``RULES``), ``weights`` and
-    ``norm`` the policies' softmax at the start of the pass; ``work`` room for (2, P)
-    integers."""
-    prompts = sizes.shape[0]
-    if rule == _UNIFORM:
-        sizes[:] = group
-    elif rule == _SKIP:
-        _pass_uniforms(r, SKIP_C2, SKIP_C3, k0, k1, scratch)
-        for i in range(prompts):
-            retry = 1.0
-            for _ in range(min(run[i], 4)):
-                retry *= 0.5
-            skip = 1.0 - max(retry, RETRY_FLOOR)
-            sizes[i] = 0 if scratch[i] < skip else group
-    else:
-        if rule == _VARIANCE:
-            for i in range(prompts):
-                a = 1.0 + passed[i]
-                b = 1.0 + failed[i]
-                scratch[i] = (a * b) / ((a + b) * (a + b + 1.0))
-        else:
-            for i in range(prompts):
-                q = _pass_rate(arms, weights, norm, values, i)
-                scratch[i] = q * (1.0 - q)
-        _allocate(scratch, group, sizes, work)
+def _before(key, sizes, a, b) -> bool:  # pragma: no cover
+    """Whether prompt a's step comes before prompt b's: the larger value per rollout, ties to
+    the prompt with fewer rollouts, then to the lower index."""
+    return key[a] > key[b] or (key[a] == key[b] and (
+        sizes[a] < sizes[b] or (sizes[a] == sizes[b] and a < b)))
 
 
 @jit
-def _pass_uniforms(r, c2, c3, k0, k1, out) -> None:  # pragma: no cover
+def _sift_down(heap, at, size, key, sizes) -> None:  # pragma: no cover
+    """Restore the heap (of prompt indices, the first ``size`` of ``heap``, ordered by
+    ``_before``) below place ``at``, whose key fell (or whose subtrees are heaps already)."""
+    while True:
+        first, child = at, 2 * at + 1
+        if child < size and _before(key, sizes, heap[child], heap[first]):
+            first = child
+        if child + 1 < size and _before(key, sizes, heap[child + 1], heap[first]):
+            first = child + 1
+        if first == at:
+            return
+        heap[at], heap[first] = heap[first], heap[at]
+        at = first
+
+
+@jit
+def allocate_greedily(rates, group, sizes, work) -> None:  # pragma: no cover
+    """Split P G rollouts by value per rollout (``study.allocations.knapsack``): prompt i with
+    estimated pass rate p = ``rates[i]`` (q = 1 - p, w = p q q) gets its first two rollouts as
+    one step worth p q w per rollout, then one at a time, its n-th to (n + 1)-th worth
+    w (p^n q + q^n p), p^n and q^n kept as running products; the best step of every prompt
+    first (ties to the prompt with fewer rollouts, then to the lower index) until the rollouts
+    are spent, a first pair that no longer fits dropped (a single step is then open: every
+    rollout is spent). ``rates`` is kept; ``work`` is room for (2, P) integers."""
+    prompts = rates.shape[0]
+    left = prompts * group
+    key = np.empty(prompts)
+    power_p = np.empty(prompts)
+    power_q = np.empty(prompts)
+    heap = work[0]
+    for i in range(prompts):
+        p = rates[i]
+        q = 1.0 - p
+        sizes[i] = 0
+        key[i] = (p * q * q) * (p * q)
+        heap[i] = i
+    size = prompts
+    for start in range(prompts // 2 - 1, -1, -1):
+        _sift_down(heap, start, size, key, sizes)
+    while size > 0 and left > 0:
+        i = heap[0]
+        p = rates[i]
+        q = 1.0 - p
+        if sizes[i] == 0:
+            if left < 2:
+                size -= 1
+                heap[0] = heap[size]
+                _sift_down(heap, 0, size, key, sizes)
+                continue
+            sizes[i] = 2
+            left -= 2
+            power_p[i] = p * p
+            power_q[i] = q * q
+        else:
+            sizes[i] += 1
+            left -= 1
+            power_p[i] *= p
+            power_q[i] *= q
+        key[i] = (p * q * q) * (power_p[i] * q + power_q[i] * p)
+        _sift_down(heap, 0, size, key, sizes)
+
+
+@jit
+def pass_uniforms(r, c2, c3, k0, k1, out) -> None:  # pragma: no cover
     """out[q] = word q mod 4 of block (r, q div 4, c2, c3) as a uniform: pass r's draws of a
     stream of one draw per prompt."""
     for b in range((out.shape[0] + 3) // 4):
@@ -203,7 +242,7 @@ def _pass_uniforms(r, c2, c3, k0, k1, out) -> None:  # pragma: no cover
 def _order(r, k0, k1, scratch, order) -> None:  # pragma: no cover
     """Pass r's order of the prompts: Fisher-Yates from the identity, place q (P - 1 down to 1)
     swapped with floor(u_q (q + 1)), u_q pass r's draw q of the ``ORDER`` stream."""
-    _pass_uniforms(r, ORDER_C2, ORDER_C3, k0, k1, scratch)
+    pass_uniforms(r, ORDER_C2, ORDER_C3, k0, k1, scratch)
     for q in range(order.shape[0]):
         order[q] = q
     for q in range(order.shape[0] - 1, 0, -1):
@@ -356,7 +395,7 @@ def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rol
         greedy = break_tie(logits[:, i], k0, k1, budget, np.uint64(i))
         best_out[seed, checkpoint, b] += best[i, greedy]
         value_out[seed, checkpoint, b] += values[i, greedy]
-        rate_out[seed, checkpoint, b] += _pass_rate(arms, weights, norm, values, i)
+        rate_out[seed, checkpoint, b] += pass_rate(arms, weights, norm, values, i)
 
 
 @jit
@@ -400,15 +439,23 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
     spent = 0
     checkpoint = 0
     r = 0
+    idle = 0
     while checkpoint < budgets.shape[0]:
         # Once for the pass: the oracle's weights and the rollouts both use it.
         _softmax(arms, logits, weights, norm)
-        _sizes(arms, rule, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
-               work, sizes)
+        allocated(rule, arms, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
+                  work, sizes)
         end = spent + sizes.sum()
         r += 1
-        if end == spent:
-            continue  # every prompt skipped: nothing ran
+        if end == spent:  # every prompt skipped: nothing ran
+            idle += 1
+            if idle == IDLE_PASSES:
+                while checkpoint < budgets.shape[0]:
+                    _record(arms, budgets[checkpoint], k0, k1, v, best[seed], band[seed], logits,
+                            weights, norm, rollouts, groups, zero_signal, out, seed, checkpoint)
+                    checkpoint += 1
+            continue
+        idle = 0
         longest = sizes.max()
         if longest > room:
             room = longest
@@ -453,7 +500,8 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
     of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K) their best
     arms and ``band`` (runs, P) their difficulty bands (``difficulty_bands``); ``lr``, ``estimator``
     (a code of ``ESTIMATORS``), ``normalization`` (a code of ``NORMALIZATIONS``), ``group`` G (>= 2)
-    and ``rule`` (a code of ``RULES``) as the module docstring says; ``budgets`` (int64) the
+    and ``rule`` (an allocation rule's code, ``study.core.allocation_hooks``) as the module
+    docstring says; ``budgets`` (int64) the
     increasing checkpoints, in rollouts. ``out`` holds one zeroed array per field of ``FIELDS``,
     (runs, checkpoints, ``BANDS``): int64, but float64 for ``FLOAT_FIELDS``. ``n_arms`` is K up to
     ``study.core.state.UNROLLED_ARMS`` and 0 past it (``study.core.state.arm_count``): numba

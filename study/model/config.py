@@ -465,7 +465,7 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
     sizes = _each(grid, "prompts", None,
                   lambda field, p: _check_int(field, p, 1, prompt_rules.MAX_PROMPTS))
     allocation = _choices("grid.allocation", grid.get("allocation", ["uniform"]),
-                          prompt_rules.RULES)
+                          registry.allocation_names())
     _check_group_reinforce(config, "a many-prompts study")
     for i, size in enumerate(config.group_size):
         if size < prompt_rules.FLOOR:

@@ -89,10 +89,10 @@ def _combinations(config: StudyConfig) -> itertools.product:
                              config.offpolicy or (None,), config.cost)
 
 
-SAME_UNDER_EITHER = ("", "uniform", "skip_zero_signal")
+SAME_UNDER_EITHER = ("", *(rule.name for rule in registry.allocations() if rule.whole_groups))
 """The allocations (none: a single bandit) under which every group that runs has the configured
-size (skipping runs a prompt's G rollouts or none), so that the two normalizations are the same
-update."""
+size (``study.allocations.Allocation.whole_groups``: skipping runs a prompt's G rollouts or none),
+so that the two normalizations are the same update."""
 
 
 def cells(config: StudyConfig) -> list[Cell]:

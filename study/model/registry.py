@@ -1,9 +1,11 @@
-"""The registry of learners, reward models and corrections: the one place that knows which exist.
+"""The registry of learners, reward models, corrections and allocation rules: the one place that
+knows which exist.
 
 It is built from the modules of ``study/learners/`` (each declares a ``LEARNER``; see
-``study.learners``), of ``study/rewards/`` (each declares a ``REWARD``; see ``study.rewards``)
-and of ``study/corrections/`` (each a ``CORRECTION``; see ``study.corrections``), found by
-listing the folders, so adding one needs no edit here. Config
+``study.learners``), of ``study/rewards/`` (each declares a ``REWARD``; see ``study.rewards``),
+of ``study/corrections/`` (each a ``CORRECTION``; see ``study.corrections``) and of
+``study/allocations/`` (each an ``ALLOCATION``; see ``study.allocations``), found by listing the
+folders, so adding one needs no edit here. Config
 validation, the grid, the shard cache key, analysis, figures, the report and the tests' strategies
 all ask this module. Reading the declarations does not load numba; ``register_kernels`` does,
 when a kernel is about to run.
@@ -17,9 +19,11 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+import study.allocations as _allocations
 import study.corrections as _corrections
 import study.learners as _learners
 import study.rewards as _rewards
+from study.allocations import Allocation
 from study.corrections import KINDS, Correction
 from study.learners import Learner
 from study.rewards import Parameter, RewardModel
@@ -139,24 +143,51 @@ def first_parameter(name: str) -> int:
     raise KeyError(name)
 
 
+@cache
+def _allocation_modules() -> dict[str, ModuleType]:
+    # Uniform allocation first (the reference every other rule is compared with), then by
+    # name: a rule's code is its place here.
+    return dict(sorted(_declared(_allocations, "ALLOCATION").items(),
+                       key=lambda item: (item[0] != "uniform", item[0])))
+
+
+def allocations() -> tuple[Allocation, ...]:
+    """Every allocation rule of a many-prompts study, in the registry's order."""
+    return tuple(module.ALLOCATION for module in _allocation_modules().values())
+
+
+def allocation(name: str) -> Allocation:
+    """The allocation rule called ``name`` (``KeyError`` if there is none)."""
+    return _allocation_modules()[name].ALLOCATION
+
+
+def allocation_names() -> tuple[str, ...]:
+    """Every allocation rule's name (the values ``grid.allocation`` accepts); a rule's code in
+    the kernel is its place here."""
+    return tuple(_allocation_modules())
+
+
 def source_files() -> tuple[Path, ...]:
     """The learner, reward model and correction modules' files (their source is part of a
     shard's cache key)."""
     return tuple(Path(module.__file__) for module in (*_modules().values(),
                                                       *_reward_modules().values(),
-                                                      *_correction_modules().values()))
+                                                      *_correction_modules().values(),
+                                                      *_allocation_modules().values()))
 
 
 @cache
 def register_kernels() -> None:
     """Give the kernel every learner's and reward model's numba pieces (``study.core.hooks``,
     ``study.core.reward_hooks``); loads numba."""
+    from study.core import allocation_hooks
     from study.core.correction_hooks import declare
 
     for module in (*_modules().values(), *_reward_modules().values(),
-                   *_correction_modules().values()):
+                   *_correction_modules().values(), *_allocation_modules().values()):
         module.register()
     for module in _reward_modules().values():
         module.REWARD.register_stream()
     declare(*(tuple((name, first_parameter(name)) for name in corrections_of(kind))
               for kind in ("weight", "mask")))
+    allocation_hooks.declare(allocation_names())

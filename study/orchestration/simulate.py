@@ -221,6 +221,7 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
     row of ``keys``, with the group estimator ``estimator``, the allocation rule ``rule`` and
     the update's ``normalization`` by name (``simulate_dataset`` for a simulation's own values;
     the tests give theirs)."""
+    registry.register_kernels()
     out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
@@ -228,7 +229,7 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
                  best_arms(values), difficulty_bands(values), float(lr),
                  prompt_rules.ESTIMATORS.index(estimator),
                  prompt_rules.NORMALIZATIONS.index(normalization), group,
-                 prompt_rules.RULES.index(rule),
+                 registry.allocation_names().index(rule),
                  np.asarray(budgets, dtype=np.int64), out)
     _compiled(simulate_prompts, 1, arguments)(*arguments)
     return PromptShardResult(*out)

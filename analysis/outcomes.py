@@ -233,9 +233,11 @@ class Outcomes:
 
 
 def _described(frame: pd.DataFrame) -> list[str]:
-    """The cell columns of ``frame``: ``CELL_COLUMNS``, the answers' lengths where they cost
-    tokens (``TOKEN_CELL_COLUMNS``) and an off-policy learner's sampler and update
-    (``OFFPOLICY_CELL_COLUMNS``)."""
+    """The cell columns of ``frame`` the analysis reads: ``CELL_COLUMNS``, the answers' lengths
+    where they cost tokens (``TOKEN_CELL_COLUMNS``) and an off-policy learner's sampler and
+    update (``OFFPOLICY_CELL_COLUMNS``); the named parameters (``study.model.schema``) are the
+    notebook API's (``bandit_study.api.cells``), the analysis reading a model's parameters by
+    role through the registry."""
     return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS))
             if c in frame]
 

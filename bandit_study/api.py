@@ -41,7 +41,14 @@ from analysis.outcomes import READ_COLUMNS, Outcomes
 from analysis.paired import compare_cells
 from analysis.plan import Plan, RatioPlan, select_cell
 from study.model.config import ConfigError, StudyConfig, config_from_dict, load_config
-from study.model.schema import CELL_COLUMNS, CURVES_FILE, LIST_COLUMNS
+from study.model.schema import (
+    CELL_COLUMNS,
+    CURVES_FILE,
+    LIST_COLUMNS,
+    OFFPOLICY_RUN_COLUMNS,
+    PROMPT_RUN_COLUMNS,
+    TOKEN_RUN_COLUMNS,
+)
 from study.orchestration.outputs import run_config
 from study.orchestration.storage import read_cells, read_manifest, read_runs, read_stored_runs
 from study.orchestration.storage import tidy as _tidy
@@ -226,7 +233,21 @@ def cells(runs: pd.DataFrame | Study) -> pd.DataFrame:
     if isinstance(runs, Study):
         # The study holds its cells: no need to build its outcomes, millions of rows, for them.
         return runs.cells.reset_index(drop=True)
-    return _outcomes(runs).cells.reset_index(drop=True)
+    return _all_cells(_outcomes(runs), runs)
+
+
+def _all_cells(outcomes: Outcomes, runs: pd.DataFrame | Study) -> pd.DataFrame:
+    """The outcomes' cells with every other cell column of ``runs`` (a tidy table's named
+    parameters), one row per cell in cell order."""
+    if isinstance(runs, Study):
+        return runs.cells.reset_index(drop=True)
+    described = outcomes.cells.reset_index(drop=True)
+    measured = {*OFFPOLICY_RUN_COLUMNS, *TOKEN_RUN_COLUMNS, *PROMPT_RUN_COLUMNS}
+    others = [c for c in runs.columns if c not in described and c not in measured]
+    if not others:
+        return described
+    firsts = runs.drop_duplicates("cell")[["cell", *others]]
+    return described.merge(firsts, on="cell", how="left")
 
 
 def cell(runs: pd.DataFrame | Study, **where: object) -> int:
@@ -260,8 +281,9 @@ def _chosen(frame: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
     return select_cell(frame, {key: str(value) for key, value in chosen.items()})
 
 
-def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object]) -> int:
-    return _chosen(outcomes.cells, chosen)
+def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object],
+             runs: pd.DataFrame | Study) -> int:
+    return _chosen(_all_cells(outcomes, runs), chosen)
 
 
 def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
@@ -285,8 +307,9 @@ def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
     """
     outcomes = _outcomes(runs)
     table = accuracy_table(outcomes, method=method, confidence=confidence)
-    described = [c for c in outcomes.cells if c not in table]
-    found = table.merge(outcomes.cells[["cell", *described]], on="cell", how="left")
+    every = _all_cells(outcomes, runs)
+    described = [c for c in every if c not in table]
+    found = table.merge(every[["cell", *described]], on="cell", how="left")
     order = [*CELL_KEYS, *described]
     return found[order + [c for c in table if c not in order]]
 
@@ -311,7 +334,7 @@ def compare(runs: pd.DataFrame | Study, a: int | Mapping[str, object],
         seeds, the exact McNemar p-value and whether interval and test agree.
     """
     outcomes = _outcomes(runs)
-    return compare_cells(outcomes, _cell_id(outcomes, a), _cell_id(outcomes, b),
+    return compare_cells(outcomes, _cell_id(outcomes, a, runs), _cell_id(outcomes, b, runs),
                          None if seeds is None else outcomes.mask(seeds))
 
 
@@ -335,7 +358,7 @@ def budget_to_target(runs: pd.DataFrame | Study, chosen: int | Mapping[str, obje
         whether it was ``reached`` within the checkpoints (else a lower bound).
     """
     outcomes = _outcomes(runs)
-    return _budget_to_target(outcomes.outcomes(_cell_id(outcomes, chosen)), outcomes.budgets,
+    return _budget_to_target(outcomes.outcomes(_cell_id(outcomes, chosen, runs)), outcomes.budgets,
                              target)
 
 
@@ -358,8 +381,8 @@ def budget_ratio(runs: pd.DataFrame | Study, a: int | Mapping[str, object],
         the two one-sided tests against a ratio margin m.
     """
     outcomes = _outcomes(runs)
-    return _budget_ratio(outcomes.outcomes(_cell_id(outcomes, a)),
-                         outcomes.outcomes(_cell_id(outcomes, b)), outcomes.budgets, target)
+    return _budget_ratio(outcomes.outcomes(_cell_id(outcomes, a, runs)),
+                         outcomes.outcomes(_cell_id(outcomes, b, runs)), outcomes.budgets, target)
 
 
 def plot_accuracy(table: pd.DataFrame, ax: Any = None) -> Any:
@@ -472,7 +495,7 @@ def plan_ratio(pilot: pd.DataFrame | Study, a: int | Mapping[str, object],
     """
     # The CLI's reasons, each under the argument's name as there.
     outcomes = _outcomes(pilot)
-    cell_a, cell_b = _cell_id(outcomes, a), _cell_id(outcomes, b)
+    cell_a, cell_b = _cell_id(outcomes, a, pilot), _cell_id(outcomes, b, pilot)
     checked = {}
     for name, cell in (("a", cell_a), ("b", cell_b)):
         try:

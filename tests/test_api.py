@@ -188,7 +188,9 @@ def test_the_api_selects_and_keeps_an_offpolicy_studys_columns(tmp_path: Path) -
     assert {"lag", "correction"} <= set(accuracy)
     row = accuracy[(accuracy["cell"] == stale) & (accuracy["budget"] == 400)].iloc[0]
     assert (row["lag"], row["correction"]) == (4, "tis")
-    # The tidy table selects the same cell.
+    # The tidy table selects the same cell, also by the correction's named parameter.
     assert bandits.cell(study.tidy(), lag=4, correction="tis") == stale
+    assert bandits.cell(study, lag=4, tis_cap=2.0) == stale
+    assert bandits.cell(study.tidy(), lag=4, tis_cap=2.0) == stale
     with pytest.raises(ValueError, match="'lagg'"):
         bandits.cell(study, lagg=4)

@@ -34,7 +34,12 @@ CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "
 ``arm_values`` (the fixed values, empty when drawn) and ``draw_parameters`` (the distribution's
 parameters in the order ``study.model.environment.DRAWS`` lists them, empty when fixed);
 ``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
-empty for Bernoulli and Gaussian rewards)."""
+empty for Bernoulli and Gaussian rewards).
+
+Beside these, ``cells.parquet`` has a float64 column per parameter of a cell's reward model and
+of its off-policy correction, named as the model or correction declares it (``false_positive``,
+``penalty``, ``tis_cap`` ...), for the parameters some cell of the study has (NaN in a cell whose
+model or correction has not), before ``cost`` (``study.orchestration.storage.cells_table``)."""
 
 LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters", "arm_lengths")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""

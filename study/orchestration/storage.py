@@ -13,6 +13,7 @@ another config's cells; two runs of one config write the same bytes.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from study.model import registry
 from study.model.atomic import Writer, remove_stale_temporaries, replacing, write_files
 from study.model.grid import Cell
 from study.model.offpolicy import OffPolicy
@@ -79,6 +81,13 @@ def cells_table(grid: list[Cell]) -> pa.Table:
     many = any(cell.simulation.allocation for cell in grid)
     counted = any(cell.simulation.environment.lengths is not None for cell in grid)
     off = any(cell.simulation.offpolicy is not None for cell in grid)
+    named = [_named_parameters(cell) for cell in grid]
+    names = list(dict.fromkeys(name for found in named for name in found))
+    schema = (PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted
+              else OFFPOLICY_CELLS_SCHEMA if off else CELLS_SCHEMA)
+    # The named parameters before ``cost``, which stays last.
+    schema = pa.schema([*list(schema)[:-1], *((name, pa.float64()) for name in names),
+                        schema.field("cost")])
     return pa.Table.from_pylist([
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
          "nested": cell.simulation.learner.nested, "baseline": cell.simulation.baseline,
@@ -88,9 +97,23 @@ def cells_table(grid: list[Cell]) -> pa.Table:
          **({"allocation": cell.simulation.allocation,
              "prompts": cell.simulation.environment.prompts} if many else {}),
          **(_sampler_columns(cell.simulation.offpolicy) if off else {}),
-         "cost": float(cell.cost)} for cell in grid],
-        schema=(PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted
-                else OFFPOLICY_CELLS_SCHEMA if off else CELLS_SCHEMA))
+         **{name: found.get(name, math.nan) for name in names},
+         "cost": float(cell.cost)} for cell, found in zip(grid, named, strict=True)],
+        schema=schema)
+
+
+def _named_parameters(cell: Cell) -> dict[str, float]:
+    """A cell's parameters by name (``study.model.schema.CELL_COLUMNS``): its reward model's
+    (``study.rewards.RewardModel.parameters``) and its correction's (``study.corrections``), each
+    a column of ``cells.parquet`` (NaN where another cell's model or correction has it)."""
+    env = cell.simulation.environment
+    model = registry.reward_model(env.reward)
+    found = {p.name: float(v) for p, v in zip(model.parameters, env.reward_parameters,
+                                              strict=True)}
+    sampler = cell.simulation.offpolicy
+    if sampler is not None:
+        found |= {name: float(value) for name, value in sampler.parameters}
+    return found
 
 
 def _sampler_columns(sampler: OffPolicy) -> dict[str, object]:

@@ -24,6 +24,7 @@ __all__ = ["allocated", "declare", "implement", "sizes"]
 _ORDER: list[tuple[str, ...]] = [()]
 """The rules, in code order (``declare``)."""
 
+_compiled = nb.njit(nogil=True, error_model="numpy")
 _inline = nb.njit(nogil=True, error_model="numpy", inline="always")
 
 
@@ -42,27 +43,28 @@ def declare(rules: tuple[str, ...]) -> None:
     _ORDER[0] = rules
 
 
-def _chain(order: tuple[str, ...], total: int) -> Callable[..., object]:
-    """code, ... -> the rule of that code fills ``out`` (nothing for a code past the list)."""
-    if not order:
-        def tail(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed,
-                 scratch, work, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-            return None
-        return _inline(tail)
-    found = _IMPLEMENTATIONS.get(("sizes", order[0]))
-    if found is None:
-        raise TypeError(f"allocation rule {order[0]!r} does not implement sizes")
-    head, rest, mine = _inline(found), _chain(order[1:], total), total - len(order)
+_ARGUMENTS = ("arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch, "
+              "work, out")
 
-    def link(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch,
-             work, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-        if code == mine:
-            head(arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch,
-                 work, out)
-        else:
-            rest(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed,
-                 scratch, work, out)
-    return _inline(link)
+
+def _dispatch(order: tuple[str, ...]) -> Callable[..., object]:
+    """code, ... -> the rule of that code fills ``out`` (nothing for a code past the list): one
+    function, a branch per rule, each rule's ``sizes`` compiled once as a function of its own
+    (it runs once a pass: a call costs nothing there, and inlined into one another the rules
+    made the kernel's compilation a quarter slower)."""
+    rules = {}
+    for code, name in enumerate(order):
+        found = _IMPLEMENTATIONS.get(("sizes", name))
+        if found is None:
+            raise TypeError(f"allocation rule {name!r} does not implement sizes")
+        rules[f"rule_{code}"] = _inline(found)
+    lines = [f"def dispatch(code, {_ARGUMENTS}):", "    pass"]
+    for code in range(len(order)):
+        lines += [f"    {'if' if code == 0 else 'elif'} code == {code}:",
+                  f"        rule_{code}({_ARGUMENTS})"]
+    # A branch per rule, spelt out: numba compiles no loop over a tuple of functions.
+    exec("\n".join(lines), rules)
+    return _compiled(rules["dispatch"])
 
 
 def allocated(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch,
@@ -73,7 +75,7 @@ def allocated(code, arms, group, r, k0, k1, values, weights, norm, run, passed, 
 @inline_overload(allocated)
 def _allocated(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed, scratch,
                work, out):  # type: ignore[no-untyped-def]
-    chain = _chain(_ORDER[0], len(_ORDER[0]))
+    chain = _dispatch(_ORDER[0])
 
     def implementation(code, arms, group, r, k0, k1, values, weights, norm, run, passed, failed,
                        scratch, work, out):  # type: ignore[no-untyped-def]  # pragma: no cover

@@ -49,39 +49,28 @@ def declare(weights: tuple[tuple[str, int], ...], masks: tuple[tuple[str, int], 
     _ORDER["weight"], _ORDER["keeps"] = weights, masks
 
 
-def _implementation(stub: str, name: str) -> Callable[..., object]:
-    found = _IMPLEMENTATIONS.get((stub, name))
-    if found is None:
-        raise TypeError(f"correction {name!r} does not implement {stub}")
-    return _inline(found)
-
-
-def _weight_chain(order: tuple[tuple[str, int], ...]) -> Callable[..., object]:
-    """code, rho, A, parameters -> the weight of the correction whose code is ``code`` (1.0 for
-    a code past the list: no weight)."""
-    if not order:
-        return _inline(lambda code, rho, advantage, parameters: 1.0)
-    (name, first), rest = order[0], _weight_chain(order[1:])
-    head, mine = _implementation("weight", name), len(_ORDER["weight"]) - len(order)
-
-    def link(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
-        return select(code == mine, head(rho, advantage, parameters, first),
-                      rest(code, rho, advantage, parameters))
-    return _inline(link)
-
-
-def _mask_chain(order: tuple[tuple[str, int], ...]) -> Callable[..., object]:
-    """bits, rho, A, parameters -> whether every mask whose bit is set keeps the rollout."""
-    if not order:
-        return _inline(lambda bits, rho, advantage, parameters: True)
-    (name, first), rest = order[0], _mask_chain(order[1:])
-    head, bit = _implementation("keeps", name), len(_ORDER["keeps"]) - len(order)
-
-    def link(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
-        off = ((bits >> bit) & 1) == 0
-        return (head(rho, advantage, parameters, first) | off) & rest(bits, rho, advantage,
-                                                                      parameters)
-    return _inline(link)
+def _joined(stub: str, order: tuple[tuple[str, int], ...]) -> Callable[..., object]:
+    """One branch-free function of every correction of ``stub`` (``_ORDER``), spelt out line by
+    line (numba compiles no loop over a tuple of functions): for ``weight``, code, rho, A,
+    parameters -> the weight of the correction whose code is ``code`` (1.0 past the list); for
+    ``keeps``, bits, rho, A, parameters -> whether every mask whose bit is set keeps the
+    rollout. One level of inlining: nested, the joins made the driver's compilation slower."""
+    pieces = {"select": select}
+    if stub == "weight":
+        lines = ["def joined(code, rho, advantage, parameters):", "    found = 1.0"]
+    else:
+        lines = ["def joined(bits, rho, advantage, parameters):", "    found = True"]
+    for place, (name, first) in enumerate(order):
+        implementation = _IMPLEMENTATIONS.get((stub, name))
+        if implementation is None:
+            raise TypeError(f"correction {name!r} does not implement {stub}")
+        pieces[f"piece_{place}"] = _inline(implementation)
+        call = f"piece_{place}(rho, advantage, parameters, {first})"
+        lines.append(f"    found = select(code == {place}, {call}, found)" if stub == "weight"
+                     else f"    found = found & ({call} | (((bits >> {place}) & 1) == 0))")
+    lines.append("    return found")
+    exec("\n".join(lines), pieces)
+    return _inline(pieces["joined"])
 
 
 def weighted(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]
@@ -94,7 +83,7 @@ def kept(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]
 
 @inline_overload(weighted)
 def _weighted(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]
-    chain = _weight_chain(_ORDER["weight"])
+    chain = _joined("weight", _ORDER["weight"])
 
     def implementation(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
         return chain(code, rho, advantage, parameters)
@@ -103,7 +92,7 @@ def _weighted(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]
 
 @inline_overload(kept)
 def _kept(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]
-    chain = _mask_chain(_ORDER["keeps"])
+    chain = _joined("keeps", _ORDER["keeps"])
 
     def implementation(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
         return chain(bits, rho, advantage, parameters)

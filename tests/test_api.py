@@ -172,7 +172,7 @@ def test_the_api_selects_and_keeps_an_offpolicy_studys_columns(tmp_path: Path) -
     """``cell``, ``compare`` and ``accuracy`` on an off-policy study select by its sampler's
     columns and keep them; a key that is no cell column is a ValueError naming it."""
     config = {"study": {"name": "api_offpolicy", "root_seed": 5, "seeds": 16},
-              "grid": {"probs": [[0.5, 0.7]], "lr": [1.0], "baseline": ["group_mean"],
+              "grid": {"probs": [[0.5, 0.55, 0.6]], "lr": [1.0], "baseline": ["group_mean"],
                        "group_size": [4], "lag": [0, 4], "correction": ["none", "tis"],
                        "budgets": [40, 400]}}
     bandits.run(config, out=tmp_path / "run")

@@ -38,6 +38,44 @@ def blocks(name: str) -> list[tuple[str, str]]:
     return [(language, textwrap.dedent(body)) for indent, language, body in FENCE.findall(text)]
 
 
+def packages_with(tmp_path: Path, packages: tuple[str, ...],
+                  files: dict[str, str]) -> dict[str, str]:
+    """A copy of ``packages`` under ``tmp_path / "packages"`` with ``files`` (path: text) written
+    into it; the environment whose imports find the copy first."""
+    root = tmp_path / "packages"
+    for package in packages:
+        shutil.copytree(REPO / package, root / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for path, text in files.items():
+        (root / path).write_text(text)
+    return {**os.environ, "PYTHONPATH": str(root)}
+
+
+def check_and_run(folder: Path, env: dict[str, str], check: str, config: str) -> None:
+    """``check`` (a script that prints "agrees") in a process of its own, then the study
+    ``config`` through ``python -m bandit_study run`` into ``folder / "runs"``."""
+    done = subprocess.run([sys.executable, "-c", check], cwd=folder, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "agrees" in done.stdout, done.stderr[-4000:]
+    (folder / "mine.toml").write_text(config)
+    done = subprocess.run([sys.executable, "-m", "bandit_study", "run", "mine.toml", "--out",
+                           "runs", "--quiet"], cwd=folder, env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-4000:]
+
+
+def run_to_report(work: Path, env: dict[str, str]) -> None:
+    """The study ``mine.toml`` in ``work`` through every command, as the README runs one."""
+    for args in (("bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet"),
+                 ("analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine"),
+                 ("figures", "tables", "--out", "figures"),
+                 ("figures.report", "--tables", "tables", "--figures", "figures", "--runs",
+                  "runs", "--out", "report.md")):
+        done = subprocess.run([sys.executable, "-m", *args], cwd=work, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr[-6000:])
+
+
 def test_every_block_is_one_a_test_runs() -> None:
     # A new block without a test fails here. The README's: the two commands (what CI runs),
     # the seed exercise's output, the own study, the notebook and the citation (no code);
@@ -91,28 +129,16 @@ def test_the_table_recipe_adds_a_table_and_its_section(tmp_path: Path) -> None:
     # The recipe's three blocks into a copy of the analysis and the write-up (the simulation
     # is the installed one: the recipe does not touch it), then a study that declares the
     # section, through analysis, figures and report.
-    packages = tmp_path / "packages"
-    for package in ("bandit_study", "analysis", "figures"):
-        shutil.copytree(REPO / package, packages / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
     recipe = [text for language, text in blocks("CONTRIBUTING.md") if language != "toml"][6:]
-    for path, text in zip(RECIPE_FILES, recipe, strict=True):
-        (packages / path).write_text(text)
+    env = packages_with(tmp_path, ("bandit_study", "analysis", "figures"),
+                        dict(zip(RECIPE_FILES, recipe, strict=True)))
     work = tmp_path / "work"
     work.mkdir()
     (work / "mine.toml").write_text(
         '[study]\nname = "mine"\nroot_seed = 2\nseeds = 64\n[grid]\n'
         'algorithm = ["reinforce", "uniform"]\nprobs = [[0.4, 0.5, 0.6]]\nbudgets = [20, 100]\n'
         '[analysis]\nsections = ["headline", "greedy_value"]\n')
-    env = {**os.environ, "PYTHONPATH": str(packages)}
-    for args in (("bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet"),
-                 ("analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine"),
-                 ("figures", "tables", "--out", "figures"),
-                 ("figures.report", "--tables", "tables", "--figures", "figures", "--runs",
-                  "runs", "--out", "report.md")):
-        done = subprocess.run([sys.executable, "-m", *args], cwd=work, env=env,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, (args, done.stderr[-6000:])
+    run_to_report(work, env)
     assert (work / "tables" / "mine" / "greedy_value.parquet").is_file()
     report = (work / "report.md").read_text()
     heading = "The value of the greedy arm (`mine`)"
@@ -152,28 +178,16 @@ def test_the_reward_model_recipe_runs_through_figures_and_report(tmp_path: Path)
     # the noisy-reward tables are read by role, and the noisy-verifier section, which reads a
     # verifier's error rates, says why it does not fit (where the figures once stopped on
     # KeyError: 'false_positive').
-    packages = tmp_path / "packages"
-    for package in ("bandit_study", "study", "reference", "analysis", "figures"):
-        shutil.copytree(REPO / package, packages / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
     recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
-    for path, text in zip(REWARD_FILES, recipe[:2], strict=True):
-        (packages / path).write_text(text)
+    env = packages_with(tmp_path, ("bandit_study", "study", "reference", "analysis", "figures"),
+                        dict(zip(REWARD_FILES, recipe[:2], strict=True)))
     work = tmp_path / "work"
     work.mkdir()
     (work / "mine.toml").write_text(
         '[study]\nname = "mine"\nroot_seed = 4\nseeds = 100\n[grid]\n'
         'probs = [[0.3, 0.5, 0.8]]\nreward_model = "diluted"\ndilution = [1.0, 0.8, 0.6]\n'
         'lr = [1.0]\nbudgets = [20, 100, 500, 2000]\n')
-    env = {**os.environ, "PYTHONPATH": str(packages)}
-    for args in (("bandit_study", "run", "mine.toml", "--out", "runs/mine", "--quiet"),
-                 ("analysis", "runs/mine", "--config", "mine.toml", "--out", "tables/mine"),
-                 ("figures", "tables", "--out", "figures"),
-                 ("figures.report", "--tables", "tables", "--figures", "figures", "--runs",
-                  "runs", "--out", "report.md")):
-        done = subprocess.run([sys.executable, "-m", *args], cwd=work, env=env,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, (args, done.stderr[-6000:])
+    run_to_report(work, env)
     import pandas as pd
 
     cost = pd.read_parquet(work / "tables" / "mine" / "reward_noise_cost.parquet")
@@ -217,25 +231,13 @@ def test_the_correction_recipe_adds_a_correction_in_two_files(tmp_path: Path) ->
     # The recipe's two blocks into a copy of the packages: the kernel agrees with the reference
     # on it (joined with a mask, on a stale, mismatched and truncated sampler), and a study
     # names it and its parameter in its config and runs.
-    packages = tmp_path / "packages"
-    for package in ("bandit_study", "study", "reference"):
-        shutil.copytree(REPO / package, packages / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
     recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
-    for path, text in zip(CORRECTION_FILES, recipe[2:4], strict=True):
-        (packages / path).write_text(text)
-    env = {**os.environ, "PYTHONPATH": str(packages)}
-    done = subprocess.run([sys.executable, "-c", CORRECTION_CHECK], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
-    assert done.returncode == 0 and "agrees" in done.stdout, done.stderr[-4000:]
-    (tmp_path / "mine.toml").write_text(
-        '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\n'
-        'probs = [[0.3, 0.5, 0.8]]\nbaseline = ["group_mean"]\ngroup_size = [4]\n'
-        'lag = [0, 2]\ncorrection = ["mis", "tis"]\nmis_cap = 1.5\nbudgets = [8, 80]\n')
-    done = subprocess.run([sys.executable, "-m", "bandit_study", "run", "mine.toml", "--out",
-                           "runs", "--quiet"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr[-4000:]
+    env = packages_with(tmp_path, ("bandit_study", "study", "reference"),
+                        dict(zip(CORRECTION_FILES, recipe[2:4], strict=True)))
+    check_and_run(tmp_path, env, CORRECTION_CHECK,
+                  '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\n'
+                  'probs = [[0.3, 0.5, 0.8]]\nbaseline = ["group_mean"]\ngroup_size = [4]\n'
+                  'lag = [0, 2]\ncorrection = ["mis", "tis"]\nmis_cap = 1.5\nbudgets = [8, 80]\n')
     import pandas as pd
 
     assert set(pd.read_parquet(tmp_path / "runs" / "cells.parquet")["correction"]) == {
@@ -291,24 +293,13 @@ def test_the_allocation_recipe_adds_a_rule_in_two_files(tmp_path: Path) -> None:
     # The recipe's two blocks into a copy of the packages: the many-prompts kernel agrees with
     # the reference under the new rule, and a study names it and runs. Beside it a rule that
     # never runs a group, whose runs end all the same (study.core.prompt_rules.IDLE_PASSES).
-    packages = tmp_path / "packages"
-    for package in ("bandit_study", "study", "reference"):
-        shutil.copytree(REPO / package, packages / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
     recipe = [text for language, text in blocks("CONTRIBUTING.md") if language == "python"]
-    for path, text in zip(ALLOCATION_FILES, recipe[4:6], strict=True):
-        (packages / path).write_text(text)
-    for folder, text in zip(("study", "reference"), NEVER, strict=True):
-        (packages / folder / "allocations" / "never.py").write_text(text)
-    env = {**os.environ, "PYTHONPATH": str(packages)}
-    done = subprocess.run([sys.executable, "-c", ALLOCATION_CHECK], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
-    assert done.returncode == 0 and "agrees" in done.stdout, done.stderr[-4000:]
-    (tmp_path / "mine.toml").write_text(
-        '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\nprompts = [8]\n'
-        'allocation = ["uniform", "check_solved"]\nprobs = [{draw = "beta", arms = 3, a = 4, '
-        'b = 1}]\nbaseline = ["group_mean"]\ngroup_size = [4]\nbudgets = [32, 320]\n')
-    done = subprocess.run([sys.executable, "-m", "bandit_study", "run", "mine.toml", "--out",
-                           "runs", "--quiet"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr[-4000:]
+    never = {f"{folder}/allocations/never.py": text
+             for folder, text in zip(("study", "reference"), NEVER, strict=True)}
+    env = packages_with(tmp_path, ("bandit_study", "study", "reference"),
+                        {**dict(zip(ALLOCATION_FILES, recipe[4:6], strict=True)), **never})
+    check_and_run(tmp_path, env, ALLOCATION_CHECK,
+                  '[study]\nname = "mine"\nroot_seed = 4\nseeds = 20\n[grid]\nprompts = [8]\n'
+                  'allocation = ["uniform", "check_solved"]\nprobs = [{draw = "beta", arms = 3, '
+                  'a = 4, b = 1}]\nbaseline = ["group_mean"]\ngroup_size = [4]\n'
+                  'budgets = [32, 320]\n')

@@ -70,7 +70,7 @@ def _joined(stub: str, order: tuple[tuple[str, int], ...]) -> Callable[..., obje
                      else f"    found = found & ({call} | (((bits >> {place}) & 1) == 0))")
     lines.append("    return found")
     exec("\n".join(lines), pieces)
-    return _inline(pieces["joined"])
+    return pieces["joined"]
 
 
 def weighted(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]
@@ -83,17 +83,9 @@ def kept(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]
 
 @inline_overload(weighted)
 def _weighted(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]
-    chain = _joined("weight", _ORDER["weight"])
-
-    def implementation(code, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
-        return chain(code, rho, advantage, parameters)
-    return implementation
+    return _joined("weight", _ORDER["weight"])
 
 
 @inline_overload(kept)
 def _kept(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]
-    chain = _joined("keeps", _ORDER["keeps"])
-
-    def implementation(bits, rho, advantage, parameters):  # type: ignore[no-untyped-def]  # pragma: no cover
-        return chain(bits, rho, advantage, parameters)
-    return implementation
+    return _joined("keeps", _ORDER["keeps"])

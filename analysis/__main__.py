@@ -60,7 +60,9 @@ def main() -> int:
         check_simulation(config, manifest)
         # Before the analysis, which takes minutes on a full study, and after every other check,
         # so that bad input leaves no folder behind.
-        made = not args.out.exists()
+        # The folders this command makes, deepest first: a refusal after the analysis removes
+        # them, so that bad input leaves nothing behind.
+        made = [folder for folder in (args.out, *args.out.parents) if not folder.exists()]
         make_folder("--out", args.out)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -73,8 +75,8 @@ def main() -> int:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     refused = role_gap(config.analysis.paper_role, tables)
     if refused:
-        if made:
-            args.out.rmdir()
+        for folder in made:
+            folder.rmdir()
         print(f"error: {ConfigError('analysis.paper_role', config.analysis.paper_role, refused)}",
               file=sys.stderr)
         return 2

@@ -284,11 +284,11 @@ def test_an_offpolicy_study_with_a_paper_role_is_refused_by_its_analysis(tmp_pat
     (tmp_path / "role.toml").write_text(config_text(**grid) + '[analysis]\npaper_role = '
                                                              '"headline"\n')
     done = run_module("analysis", str(tmp_path / "runs"), "--config", str(tmp_path / "role.toml"),
-                      "--out", str(tmp_path / "tables"))
+                      "--out", str(tmp_path / "tables" / "off"))
     assert done.returncode == 2 and not done.stdout
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: analysis.paper_role: 'headline' reads the tables vs_")
-    assert not (tmp_path / "tables").exists()
+    assert not (tmp_path / "tables").exists()  # nor the folders made on the way
     done = run_module("analysis", str(tmp_path / "runs"), "--config", str(tmp_path / "off.toml"),
                       "--out", str(tmp_path / "tables"))
     assert done.returncode == 0, done.stderr

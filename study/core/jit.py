@@ -77,12 +77,15 @@ _allow_512_bit_vectors()
 
 CACHED_FOLDERS = ("core", "learners", "rewards", "corrections", "allocations")
 """The folders of ``study`` whose source the compiled kernels are made from."""
+CACHED_FILES = ("model/registry.py",)
+"""Files of ``study`` beside them that the compiled kernels depend on: the registry's order
+gives the corrections' and allocation rules' codes the kernels are compiled with."""
 
 
 def cache_dir() -> Path:
     """Where the compiled kernels are kept: ``NUMBA_CACHE_DIR`` if the user set it, else
     ``<per-user cache>/bandit-budget-study/numba/<hash>`` (``platformdirs.user_cache_dir``), the
-    hash of the source of ``CACHED_FOLDERS``.
+    hash of the source of ``CACHED_FOLDERS`` and ``CACHED_FILES``.
 
     Never the package's own folders (numba's default, beside each source file): an installed
     package may be read-only, and a repository's working tree is for code. And a folder per
@@ -97,6 +100,8 @@ def cache_dir() -> Path:
     for folder in CACHED_FOLDERS:
         for path in sorted((package / folder).glob("*.py")):
             digest.update(path.name.encode() + path.read_bytes())
+    for name in CACHED_FILES:
+        digest.update(name.encode() + (package / name).read_bytes())
     return (Path(platformdirs.user_cache_dir("bandit-budget-study")) / "numba"
             / digest.hexdigest()[:16])
 

@@ -10,7 +10,7 @@ from study.rewards import Parameter
 
 CORRECTION = Correction(
     name="opsm", kind="mask",
-    parameters=(Parameter("opsm_threshold", -1e12, 1e12, 0.1,
+    parameters=(Parameter("opsm_threshold", 0.0, 1e12, 0.1,
                           "delta, the log-ratio log(mu / pi) past which a negative-advantage "
                           "rollout is dropped"),),
     summary="drops a negative-advantage rollout whose log(mu / pi) exceeds delta",

@@ -230,18 +230,17 @@ def cells(runs: pd.DataFrame | Study) -> pd.DataFrame:
         own: an off-policy study's ``lag`` and ``correction``, a many-prompts study's
         ``allocation``), in cell order.
     """
-    if isinstance(runs, Study):
-        # The study holds its cells: no need to build its outcomes, millions of rows, for them.
-        return runs.cells.reset_index(drop=True)
-    return _all_cells(_outcomes(runs), runs)
+    return _all_cells(runs)
 
 
-def _all_cells(outcomes: Outcomes, runs: pd.DataFrame | Study) -> pd.DataFrame:
-    """The outcomes' cells with every other cell column of ``runs`` (a tidy table's named
-    parameters), one row per cell in cell order."""
+def _all_cells(runs: pd.DataFrame | Study, outcomes: Outcomes | None = None) -> pd.DataFrame:
+    """Every cell column of ``runs``, one row per cell in cell order: a study's cells as it
+    holds them (no need to build its outcomes, millions of rows, for them), else the outcomes'
+    cells (built from ``runs`` when not given) with a tidy table's other cell columns (its
+    named parameters)."""
     if isinstance(runs, Study):
         return runs.cells.reset_index(drop=True)
-    described = outcomes.cells.reset_index(drop=True)
+    described = (_outcomes(runs) if outcomes is None else outcomes).cells.reset_index(drop=True)
     measured = {*OFFPOLICY_RUN_COLUMNS, *TOKEN_RUN_COLUMNS, *PROMPT_RUN_COLUMNS}
     others = [c for c in runs.columns if c not in described and c not in measured]
     if not others:
@@ -283,7 +282,7 @@ def _chosen(frame: pd.DataFrame, chosen: int | Mapping[str, object]) -> int:
 
 def _cell_id(outcomes: Outcomes, chosen: int | Mapping[str, object],
              runs: pd.DataFrame | Study) -> int:
-    return _chosen(_all_cells(outcomes, runs), chosen)
+    return _chosen(_all_cells(runs, outcomes), chosen)
 
 
 def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
@@ -307,7 +306,7 @@ def accuracy(runs: pd.DataFrame | Study, confidence: float = 0.95,
     """
     outcomes = _outcomes(runs)
     table = accuracy_table(outcomes, method=method, confidence=confidence)
-    every = _all_cells(outcomes, runs)
+    every = _all_cells(runs, outcomes)
     described = [c for c in every if c not in table]
     found = table.merge(every[["cell", *described]], on="cell", how="left")
     order = [*CELL_KEYS, *described]

@@ -38,6 +38,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         if model.gap_factor is None or env.values is None:
             continue
         factor = model.gap_factor(env.reward_parameters)
+        roles = model.by_role(env.reward_parameters)
         h = environment_hardness(env)
         effective = h / factor**2
         estimate = budget_to_target(outcomes.outcomes(int(cell.cell)), outcomes.budgets)
@@ -46,7 +47,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
             "lr": cell.lr, "group_size": cell.group_size, "reward_model": env.reward,
             "environment": cell.environment,
             # By role (a verifier's error rates), so that every model's rows share the columns.
-            **{role: model.by_role(env.reward_parameters).get(role, math.nan) for role in ROLES},
+            **{role: roles.get(role, math.nan) for role in ROLES},
             "gap_factor": factor, "hardness_H": h, "effective_H": effective,
             "budget_to_target": estimate.estimate, "ci_low": estimate.ci_low,
             "ci_high": estimate.ci_high, "reached": estimate.reached, "seeds": estimate.seeds,

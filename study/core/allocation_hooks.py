@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numba as nb
 
-from study.core.hooks import _IMPLEMENTATIONS, implement
+from study.core.hooks import implement, registered
 from study.core.jit import inline_overload
 
 __all__ = ["allocated", "declare", "implement", "sizes"]
@@ -49,15 +49,11 @@ _ARGUMENTS = ("arms, group, r, k0, k1, values, weights, norm, run, passed, faile
 
 def _dispatch(order: tuple[str, ...]) -> Callable[..., object]:
     """code, ... -> the rule of that code fills ``out`` (nothing for a code past the list): one
-    function, a branch per rule, each rule's ``sizes`` compiled once as a function of its own
-    (it runs once a pass: a call costs nothing there, and inlined into one another the rules
-    made the kernel's compilation a quarter slower)."""
-    rules = {}
-    for code, name in enumerate(order):
-        found = _IMPLEMENTATIONS.get(("sizes", name))
-        if found is None:
-            raise TypeError(f"allocation rule {name!r} does not implement sizes")
-        rules[f"rule_{code}"] = _inline(found)
+    function, a branch per rule with the rule's ``sizes`` inlined, compiled once as a function
+    of its own that the kernel calls once a pass (a call costs nothing there; inlined into the
+    kernel, the rules made its compilation a quarter slower)."""
+    rules = {f"rule_{code}": _inline(registered("sizes", name, "allocation rule"))
+             for code, name in enumerate(order)}
     lines = [f"def dispatch(code, {_ARGUMENTS}):", "    pass"]
     for code in range(len(order)):
         lines += [f"    {'if' if code == 0 else 'elif'} code == {code}:",

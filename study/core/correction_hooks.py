@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numba as nb
 
 from study.core.bits import select
-from study.core.hooks import _IMPLEMENTATIONS, implement
+from study.core.hooks import implement, registered
 from study.core.jit import inline_overload
 
 __all__ = ["declare", "implement", "keeps", "kept", "weight", "weighted"]
@@ -61,10 +61,7 @@ def _joined(stub: str, order: tuple[tuple[str, int], ...]) -> Callable[..., obje
     else:
         lines = ["def joined(bits, rho, advantage, parameters):", "    found = True"]
     for place, (name, first) in enumerate(order):
-        implementation = _IMPLEMENTATIONS.get((stub, name))
-        if implementation is None:
-            raise TypeError(f"correction {name!r} does not implement {stub}")
-        pieces[f"piece_{place}"] = _inline(implementation)
+        pieces[f"piece_{place}"] = _inline(registered(stub, name, "correction"))
         call = f"piece_{place}(rho, advantage, parameters, {first})"
         lines.append(f"    found = select(code == {place}, {call}, found)" if stub == "weight"
                      else f"    found = found & ({call} | (((bits >> {place}) & 1) == 0))")

@@ -52,6 +52,15 @@ def implement(stub: Callable[..., object], learner: str) -> Callable[[Callable],
     return register
 
 
+def registered(stub: str, name: str, what: str) -> Callable[..., object]:
+    """The implementation of ``stub`` registered for ``name`` (a plain name, not a numba type);
+    TypeError naming ``what`` (its kind of door) where there is none."""
+    found = _IMPLEMENTATIONS.get((stub, name))
+    if found is None:
+        raise TypeError(f"{what} {name!r} does not implement {stub}")
+    return found
+
+
 def resolve(stub: str, name: types.Type, default: Callable[..., object] | None
             ) -> Callable[..., object] | None:
     """The implementation of ``stub`` registered for the literal ``name`` (``default`` if there is

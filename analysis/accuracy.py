@@ -7,6 +7,7 @@ import pandas as pd
 
 from analysis.binomial import proportion_interval
 from analysis.outcomes import Outcomes
+from study.model import registry
 from study.model.environment import Environment
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
@@ -35,6 +36,10 @@ def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:
                                        row.draw_parameters, row.reward_parameters)
         if "arm_lengths" in outcomes.cells:
             env = env.with_lengths(row.arm_lengths, row.length_law)
+            if registry.reward_model(env.reward).lengths:
+                verdict = registry.reward_model(row.verdict)
+                env = env.with_verdict(verdict.name,
+                                       tuple(getattr(row, p.name) for p in verdict.parameters))
         found[int(row.cell)] = env
     return found
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from study.model import registry
 from study.model.schema import (
     CELL_COLUMNS,
     OFFPOLICY_CELL_COLUMNS,
@@ -235,10 +236,17 @@ class Outcomes:
 def _described(frame: pd.DataFrame) -> list[str]:
     """The cell columns of ``frame`` the analysis reads: ``CELL_COLUMNS``, the answers' lengths
     where they cost tokens (``TOKEN_CELL_COLUMNS``) and an off-policy learner's sampler and
-    update (``OFFPOLICY_CELL_COLUMNS``); the named parameters (``study.model.schema``) are the
-    notebook API's (``bandit_study.api.cells``), the analysis reading a model's parameters by
-    role through the registry."""
-    return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS))
+    update (``OFFPOLICY_CELL_COLUMNS``), and the parameters of a verdict a shaping names
+    (``study.model.environment.Environment.verdict``: no other column holds them); the other
+    named parameters (``study.model.schema``) are the notebook API's
+    (``bandit_study.api.cells``), the analysis reading a model's parameters by role through the
+    registry."""
+    named = []
+    if "verdict" in frame:
+        shaped = frame[[registry.reward_model(r).lengths for r in frame["reward_model"]]]
+        named = [p.name for v in dict.fromkeys(shaped["verdict"])
+                 for p in registry.reward_model(v).parameters]
+    return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS, *named))
             if c in frame]
 
 

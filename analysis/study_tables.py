@@ -24,7 +24,7 @@ from analysis.outcomes import Outcomes
 from analysis.paired import compare_cells, judge
 from analysis.questions import Inputs
 from study.model import registry
-from study.model.config import AnalysisConfig
+from study.model.config import BUDGET_UNITS, AnalysisConfig
 from study.orchestration.storage import read_manifest
 
 
@@ -132,14 +132,15 @@ def paired_family(outcomes: Outcomes, pairs: list[tuple[int, int]], cells: pd.Da
     return judge(declare(pd.concat(frames, ignore_index=True), family), margin)
 
 
-def settings_table(study: str, analysis: AnalysisConfig, headline: int,
-                   reference: str) -> pd.DataFrame:
+def settings_table(study: str, analysis: AnalysisConfig, headline: int, reference: str,
+                   budget_unit: str) -> pd.DataFrame:
     """One row: the ``[analysis]`` settings of ``study`` and the headline cell and reference
-    learner they resolve to, for the write-up to read its comparisons from (``SETTINGS``)."""
+    learner they resolve to, and what its budgets count (``study.model.config.BUDGET_UNITS``),
+    for the write-up to read its comparisons from (``SETTINGS``)."""
     values = {key: list(value) if isinstance(value, tuple) else value
               for key, value in analysis.to_dict().items()}
     return pd.DataFrame([{"study": study, **values, "reference": reference,
-                          "headline_cell": headline}])
+                          "headline_cell": headline, "budget_unit": budget_unit}])
 
 
 
@@ -153,6 +154,8 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
     study = manifest["study"]
     cells = cells_frame(outcomes)
     headline = headline_cell(cells, analysis)
-    settings = settings_table(study, analysis, headline, reference_of(cells, analysis))
+    settings = settings_table(study, analysis, headline, reference_of(cells, analysis),
+                              # A config keeps its unit only when it is not the first.
+                              manifest["config"].get("budget_unit", BUDGET_UNITS[0]))
     return questions.build(Inputs(study=study, analysis=analysis, settings_frame=settings,
                                   cells=cells, run_dir=run_dir, outcomes=outcomes))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.accuracy import SAMPLER_KEYS
 from analysis.families import hypothesis_query
 from analysis.power import TARGET_POWER
 from figures.cite import Cited, Row, Tables, formatter, read_table, unmark
@@ -80,6 +81,19 @@ def headline_rows(accuracy: pd.DataFrame, settings: pd.Series, *,
     every = or_every and not len(budgets)
     return accuracy[(cell == settings["headline_cell"])
                     & (True if every else accuracy["budget"].isin(budgets))]
+
+
+def headline_setting(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+    """The rows of an accuracy table in the headline cell's setting (``settings`` as in
+    ``headline_rows``): its bandit, cost and, off policy, sampler, for every learner, lr and
+    baseline, the trained learners' at its group size; what a section that describes the
+    headline curve compares it with, so that one lr and baseline is one line whatever else
+    the study's grid crosses."""
+    head = accuracy[accuracy["cell"] == settings["headline_cell"]].iloc[0]
+    keys = [c for c in ("environment", "cost", *SAMPLER_KEYS) if c in accuracy]
+    same = (accuracy[keys] == head[keys]).all(axis=1)
+    trained = accuracy["algorithm"].isin(registry.trained())
+    return accuracy[same & (~trained | (accuracy["group_size"] == head["group_size"]))]
 
 
 def figure_name(study: str, stem: str) -> str:

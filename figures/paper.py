@@ -93,8 +93,10 @@ class Paper:
             findings = findings_template(section.paper)
             if (prose.TEMPLATES / findings).is_file():
                 for part in PARTS:
-                    self.findings[part].append(
-                        prose.render(findings, part=part, **context).strip())
+                    # A section may find nothing for a part (no clause for the abstract).
+                    found = prose.render(findings, part=part, **context).strip()
+                    if found:
+                        self.findings[part].append(found)
 
     def findings_module(self) -> str:
         """``findings.typ``: the imports of the macros and names its parts print, and each part

@@ -18,6 +18,12 @@ from study.model import registry
 from study.model.config import DEFAULT_LR
 
 BUDGET_LABEL = "budget B (rollouts, log scale)"
+
+
+def budget_label(unit: str) -> str:
+    """The budget axis's label for budgets that count ``unit`` (rollouts or tokens)."""
+    return BUDGET_LABEL.replace("rollouts", unit)
+
 ACCURACY_LABEL = "best-arm accuracy (fraction of seeds)"
 
 
@@ -57,10 +63,12 @@ def _references_and_chance(ax: plt.Axes, accuracy: pd.DataFrame) -> None:
 
 
 def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
-                       targets: pd.DataFrame | None = None) -> list[Path]:
-    """One panel per baseline: accuracy against budget, a line per lr with its 95% Wilson band,
-    uniform allocation and the chance level for reference. With ``targets`` (a budget-to-target
-    table) each lr's budget to 0.9 is drawn on the 0.9 line with its bootstrap interval."""
+                       targets: pd.DataFrame | None = None,
+                       unit: str = "rollouts") -> list[Path]:
+    """One panel per baseline: accuracy against budget (counting ``unit``), a line per lr with
+    its 95% Wilson band, uniform allocation and the chance level for reference. With ``targets``
+    (a budget-to-target table) each lr's budget to 0.9 is drawn on the 0.9 line with its
+    bootstrap interval."""
     reinforce = _trained(accuracy)
     baselines = list(dict.fromkeys(reinforce["baseline"]))
     figure, axes = plt.subplots(1, len(baselines), figsize=(3.5 * len(baselines), 3.3),
@@ -76,7 +84,7 @@ def accuracy_vs_budget(accuracy: pd.DataFrame, out_dir: Path, name: str,
             ax.axhline(0.9, color=OKABE_ITO[3], linewidth=0.8, label="target 0.9")
         ax.set_xscale("log")
         ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
-        ax.set_xlabel(BUDGET_LABEL)
+        ax.set_xlabel(budget_label(unit))
     axes[0][0].set_ylabel(ACCURACY_LABEL)
     outside_legend(figure, axes[0][-1])
     return save(figure, out_dir, name)
@@ -126,8 +134,9 @@ def accuracy_band(band: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
     return save(figure, out_dir, name)
 
 
-def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
-    """Accuracy over lr x budget, one panel per baseline."""
+def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str,
+               unit: str = "rollouts") -> list[Path]:
+    """Accuracy over lr x budget (counting ``unit``), one panel per baseline."""
     reinforce = _trained(accuracy)
     baselines = list(dict.fromkeys(reinforce["baseline"]))
     figure, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.0),
@@ -144,7 +153,7 @@ def lr_heatmap(accuracy: pd.DataFrame, out_dir: Path, name: str) -> list[Path]:
                               cmap="cividis", vmin=accuracy["chance"].iat[0], vmax=1.0)
         ax.set_xscale("log")
         ax.set_yticks(np.arange(len(grid.index)) + 0.5, [f"{lr:g}" for lr in grid.index])
-        ax.set_xlabel(BUDGET_LABEL)
+        ax.set_xlabel(budget_label(unit))
         ax.set_ylabel("learning rate lr")
         ax.set_title(f"baseline: {baseline.replace('_', ' ')}")
         ax.grid(False)

@@ -25,6 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from reference.elementary import exp, log
+from study.rewards import DEFAULT_VERDICT
 
 __all__ = ["exp"]  # the learners' references take the softmax's exp from here
 
@@ -188,20 +189,27 @@ def answer_length(mean: float, law: str, u: float) -> float:
 def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: float,
         baseline: str, budgets: list[int], group_size: int = 1,
         reward_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
-        law: str = "fixed", tokens: bool = False) -> tuple[list[Checkpoint], list[Step]]:
+        law: str = "fixed", tokens: bool = False, verdict: str = "",
+        verdict_parameters: tuple[float, ...] = ()) -> tuple[list[Checkpoint], list[Step]]:
     """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
     ``values`` (pass probabilities, or Gaussian means) under the reward model ``reward``:
     updates of G = ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the
     stream; one Step per rollout of an update learned from.
 
-    Each rollout is an answer of the pulled arm's length (``lengths``, all 1 when None; drawn by
-    ``law``, ``answer_length``); a model with ``shaped`` rewards it by its length (while
+    A pull's reward is the verdict of ``reward`` (with ``reward_parameters``), or, for a shaping
+    (a model with ``shaped``), of ``verdict`` (with ``verdict_parameters``; the Bernoulli check
+    when ""), which the shaping then shapes. Each rollout is an answer of the pulled arm's length
+    (``lengths``, all 1 when None; drawn by ``law``, ``answer_length``); a shaping rewards it by
+    its length (while
     ``lifted_at`` times the largest budget is not yet spent when the update starts), an answer
     longer than the model's ``cut`` costs that many tokens. ``budgets`` count tokens when
     ``tokens``, else rollouts: the Checkpoint of budget B is the state after the most updates
     whose spending stays within B (after floor(B / G) updates when counting rollouts)."""
     part = learner(algorithm)
     model = reward_model(reward)
+    judge, judged_with = model, reward_parameters
+    if hasattr(model, "shaped"):
+        judge, judged_with = reward_model(verdict or DEFAULT_VERDICT), verdict_parameters
     n_arms = len(values)
     top_p = max(values)
     means = [1.0] * n_arms if lengths is None else list(lengths)
@@ -211,7 +219,7 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
     # Every rollout costs at least one token, so a run stops by this many rollouts.
     most = (budgets[-1] // group_size + 1) * group_size
     uniforms = draws(key, most)
-    own = model.own(key, most)
+    own = judge.own(key, most)
     answers = length_draws(key, most) if law != "fixed" else [0.0] * most
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
     record: list[Checkpoint] = []
@@ -227,8 +235,7 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
             u_action, u_reward = uniforms[t]
             arm = part.choose(t, u_action, state, shared)
             length = answer_length(means[arm], law, answers[t])
-            paid = model.outcome(values[arm], u_reward, own[t] if own else 0.0,
-                                 reward_parameters)
+            paid = judge.outcome(values[arm], u_reward, own[t] if own else 0.0, judged_with)
             if hasattr(model, "shaped"):
                 paid = model.shaped(paid, length, on, reward_parameters)
             arms.append(arm)

@@ -96,6 +96,10 @@ reward_models = st.one_of(
     st.tuples(st.just("grid"), st.just("means"),
               some([[0.0, 0.2, 0.5], {"draw": "normal", "arms": 3}], [[1e4, 0.0], [2.0]])),
     st.tuples(st.just("grid"), st.sampled_from(["reward_model", *PARAMETERS]), junk),
+    # The verdict a shaping shapes: any model (a shaping or Gaussian rewards are no verdict of
+    # pass probabilities) under any model (one that is no shaping takes none).
+    st.tuples(st.just("grid"), st.just("verdict"),
+              either([model.name for model in registry.reward_models()], ["poisson", 0])),
 )
 answers = st.one_of(
     st.tuples(st.just("grid"), st.just("lengths"),

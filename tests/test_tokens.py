@@ -1,7 +1,8 @@
 """Answers that cost tokens (``study.core.kernel.simulate_tokens``): the kernel against the
-reference (``reference.run`` with lengths) over lengths, laws, length-constraint rewards, their
-schedules, group sizes and budget units; with every length 1 and no penalty the runs of today's
-drivers, bit for bit; geometric lengths of the stated mean."""
+reference (``reference.run`` with lengths) over lengths, laws, verdicts, the shapings of a length
+constraint, their schedules, group sizes and budget units; with every length 1 and no penalty the
+runs of today's drivers, bit for bit, and a shaping of a noisy verifier at its neutral settings
+the shaping alone or the verifier alone; geometric lengths of the stated mean."""
 
 from __future__ import annotations
 
@@ -28,11 +29,13 @@ FIELDS = ("greedy", "p_best", "pass_rate", "reward_sum", "pulls", "scores", "fin
 @st.composite
 def counted(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...], bool]:
     """A REINFORCE simulation on three arms whose answers have lengths, under Bernoulli rewards,
-    a length penalty or the overlong punishment, with its budgets and their unit."""
+    a noisy verifier, or a length penalty or the overlong punishment of either verdict, with its
+    budgets and their unit."""
     values = tuple(draw(st.sampled_from([0.0, 0.3, 0.5, 0.55, 0.6, 1.0])) for _ in range(3))
     law = draw(st.sampled_from(LENGTH_LAWS))
     lengths = tuple(draw(st.integers(1, 9)) for _ in range(3))
-    model = draw(st.sampled_from(["bernoulli", "length_penalty", "overlong"]))
+    model = draw(st.sampled_from(["bernoulli", "noisy_verifier", "length_penalty", "overlong"]))
+    rates = draw(st.sampled_from([(0.0, 0.0), (0.1, 0.2), (0.3, 0.0)]))
     until = draw(st.sampled_from([0.0, 0.3, 1.0]))
     parameters: tuple[float, ...] = ()
     if model == "length_penalty":
@@ -41,7 +44,11 @@ def counted(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...], bool]:
     elif model == "overlong":
         longest = draw(st.integers(2, 12))
         parameters = (float(longest), float(draw(st.integers(1, longest - 1))), until)
+    elif model == "noisy_verifier":
+        parameters = rates
     env = Environment.fixed(values, model, parameters).with_lengths(lengths, law)
+    if model in ("length_penalty", "overlong"):
+        env = env.with_verdict(draw(st.sampled_from(["bernoulli", "noisy_verifier"])), rates)
     baseline, group = draw(st.sampled_from([("running_mean", 1), ("none", 1), ("per_arm", 1),
                                             ("group_mean", 4), ("leave_one_out", 3),
                                             ("group_zscore", 2)]))
@@ -63,7 +70,7 @@ def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
         expected, _ = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
                                     sim.lr, sim.baseline, list(budgets), sim.group_size,
                                     env.reward_parameters, list(env.lengths), env.length_law,
-                                    tokens)
+                                    tokens, env.verdict, env.verdict_parameters)
         for c, point in enumerate(expected):
             assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (
                 point.greedy, point.finite, point.zero_signal)
@@ -98,6 +105,33 @@ def test_lengths_of_one_and_no_penalty_are_todays_runs(algorithm: str, baseline:
         np.testing.assert_array_equal(out.rollouts, np.tile(np.array(budgets) // group * group,
                                                             (300, 1)))
         np.testing.assert_array_equal(out.tokens, out.rollouts)
+
+
+@pytest.mark.parametrize("shaping", [("length_penalty", (0.05, 1.0, 0.5)),
+                                     ("overlong", (6.0, 2.0, 1.0))])
+def test_a_shaped_noisy_verifier_at_neutral_settings_is_either_part_alone(
+        shaping: tuple[str, tuple[float, ...]]) -> None:
+    # Past one block of lanes (130 seeds: two blocks, the last partly filled), geometric lengths.
+    keys = run_keys(5, np.arange(130))
+    budgets = (40, 300, 2000)
+    answers = Environment.fixed([0.5, 0.55, 0.6]).with_lengths((1, 4, 8), "geometric")
+    name, parameters = shaping
+    shaped = answers.with_reward(name, parameters)
+    noisy = answers.with_reward("noisy_verifier", (0.1, 0.2))
+
+    def runs(env: Environment) -> object:
+        return simulate(Simulation("reinforce", env, 0.5, "leave_one_out", 4), keys, budgets,
+                        scores=True, tokens=True)
+
+    # Error rates of 0 are the Bernoulli check, bit for bit; a shaping that changes nothing (no
+    # penalty, lifted at once) leaves the verifier's rewards alone (every answer within the cut).
+    silent = (0.0, 1.0, 0.0) if name == "length_penalty" else (1e12, 1.0, 0.0)
+    for composed, alone in ((shaped.with_verdict("noisy_verifier", (0.0, 0.0)), shaped),
+                            (noisy.with_reward(name, silent).with_verdict("noisy_verifier",
+                                                                          (0.1, 0.2)), noisy)):
+        out, expected = runs(composed), runs(alone)
+        for field in (*FIELDS, "rollouts", "tokens", "expected_length"):
+            np.testing.assert_array_equal(getattr(out, field), getattr(expected, field), field)
 
 
 def test_geometric_lengths_have_the_stated_mean() -> None:

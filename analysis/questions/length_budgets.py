@@ -16,7 +16,6 @@ from analysis.accuracy import cell_environments
 from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
 from analysis.questions import Inputs
 from analysis.questions.length_price import against_no_penalty
-from study.model import registry
 
 TABLE = "length_budgets"
 TEST = ""
@@ -37,7 +36,6 @@ def table(inputs: Inputs) -> pd.DataFrame:
         if not (rates == rates).all():
             continue
         env = environments[int(cell.cell)]
-        model = registry.reward_model(env.reward)
         gain = achievable(env)
         # Every seed spends the same tokens by a checkpoint to within one update; the rollouts
         # differ more (short answers buy more of them), so their mean over seeds is the axis.
@@ -49,8 +47,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
             rows.append({
                 "cell": int(cell.cell), "environment": cell.environment,
                 "reward_model": env.reward,
-                **{p.name: v for p, v in zip(model.parameters, env.reward_parameters,
-                                             strict=True)},
+                **env.reward_columns(),
                 "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
                 "fraction": fraction, "target": target, "seeds": len(rates),
                 **_named("tokens", tokens), **_named("rollouts", rollouts)})

@@ -19,7 +19,6 @@ from analysis.bounded import betting_mean
 from analysis.cost import Support
 from analysis.pass_rate import interval_columns, seed_pass_rates, value_range
 from analysis.questions import Inputs
-from study.model import registry
 
 TABLE = "length_price"
 TEST = ""
@@ -43,7 +42,6 @@ def table(inputs: Inputs) -> pd.DataFrame:
         if not (lengths == lengths).any():
             continue  # a learner without a policy has no expected length
         env = environments[int(cell.cell)]
-        model = registry.reward_model(env.reward)
         rates = seed_pass_rates(outcomes, cell.cell)
         low, high = value_range(env)
         shortest, longest = min(env.lengths), max(env.lengths)
@@ -52,8 +50,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
             rows.append({
                 "cell": int(cell.cell), "environment": cell.environment,
                 "reward_model": env.reward,
-                **{p.name: v for p, v in zip(model.parameters, env.reward_parameters,
-                                             strict=True)},
+                **env.reward_columns(),
                 "algorithm": cell.algorithm, "baseline": cell.baseline, "lr": cell.lr,
                 "group_size": cell.group_size, "budget": int(budget),
                 "seeds": len(rates),

@@ -58,7 +58,9 @@ def table(inputs: Inputs) -> pd.DataFrame:
             variance = betting_interval(pair_halves(rates), 0.0, (top - bottom) ** 2 / 2,
                                         CONFIDENCE)
             low, high = np.sqrt(variance.low), np.sqrt(variance.high)
-        shaped = (model.expected(env.values, env.lengths, env.reward_parameters)
+        # The shaping's expected reward of each arm, from the expected verdicts.
+        shaped = (model.expected(registry.reward_model(env.judged_by).expected_rewards(
+            env.values, env.judged_with), env.lengths, env.reward_parameters)
                   if model.expected is not None and env.values is not None else None)
         optimum = (None if shaped is None else bool(any(
             value == max(env.values) for value, reward in zip(env.values, shaped, strict=True)
@@ -66,7 +68,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         rows.append({
             "cell": int(cell.cell), "environment": cell.environment, "reward_model": env.reward,
             "optimum_passes_best": optimum,
-            **{p.name: v for p, v in zip(model.parameters, env.reward_parameters, strict=True)},
+            **env.reward_columns(),
             "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
             "budget": int(outcomes.budgets[last]), "seeds": len(rates),
             "pass_rate_sd": spread, "pass_rate_sd_low": low, "pass_rate_sd_high": high,

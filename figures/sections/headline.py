@@ -11,7 +11,13 @@ from analysis.families import plain
 from analysis.questions import SETTINGS
 from figures import plots
 from figures.cite import Tables, read_table
-from figures.claims import figure_name, headline_rows, printed, without_reinforce
+from figures.claims import (
+    figure_name,
+    headline_rows,
+    headline_setting,
+    printed,
+    without_reinforce,
+)
 from figures.numbers import Named, Scope
 from figures.sections import Section
 from figures.words import bandit, baseline_name, fraction
@@ -32,9 +38,11 @@ def unfit(tables: Path, study: str) -> str:
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """The headline cell's accuracy at the compared budgets, the band's ends, and the most
-    accurate trained cells at the largest budget (every one of them where they tie)."""
-    accuracy = cite.read(study, SECTION.table)
-    rows = headline_rows(accuracy, cite.read(study, SETTINGS).iloc[0], or_every=True)
+    accurate trained cells of its setting (``headline_setting``) at the largest budget (every one
+    of them where they tie)."""
+    settings = cite.read(study, SETTINGS).iloc[0]
+    accuracy = headline_setting(cite.read(study, SECTION.table), settings)
+    rows = headline_rows(accuracy, settings, or_every=True)
     one = cite.first(rows)
     band = cite.read(study, "accuracy_band")
     trained = accuracy[accuracy["algorithm"].isin(registry.trained())]
@@ -59,14 +67,16 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 for r in cite.rows(top)],
         "final": printed(cite.first(top), budget=",", accuracy=".4f", ci_low=".4f",
                          ci_high=".4f"),
-        "tie": len(top) > 1 and cite.count(accuracy, tied)}
+        "tie": len(top) > 1 and cite.count(accuracy, tied), "unit": settings["budget_unit"]}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
-    """Accuracy against budget and over lr x budget, and the headline cell's simultaneous band
-    where the analysis made it."""
-    accuracy = read_table(tables, SECTION.table)
-    drawn = {name: plot(accuracy, out_dir, name) for name, plot in (
+    """Accuracy against budget and over lr x budget in the headline cell's setting
+    (``headline_setting``), and the headline cell's simultaneous band where the analysis made
+    it."""
+    settings = read_table(tables, SETTINGS).iloc[0]
+    accuracy = headline_setting(read_table(tables, SECTION.table), settings)
+    drawn = {name: plot(accuracy, out_dir, name, unit=settings["budget_unit"]) for name, plot in (
         (figure_name(study, "accuracy_vs_budget"), plots.accuracy_vs_budget),
         (figure_name(study, "lr_heatmap"), plots.lr_heatmap))}
     band = read_table(tables, "accuracy_band")

@@ -1,11 +1,9 @@
-"""A linear length penalty, the reference of ``study/rewards/length_penalty.py``: the Bernoulli
-check less lambda L / L_ref while the penalty is on."""
+"""A linear length penalty, the reference of ``study/rewards/length_penalty.py``, a shaping: the
+verdict's reward less lambda L / L_ref while the penalty is on."""
 
 from __future__ import annotations
 
-from reference.rewards.bernoulli import outcome, own
-
-__all__ = ["lifted_at", "outcome", "own", "shaped"]
+__all__ = ["lifted_at", "shaped"]
 
 
 def shaped(reward: float, length: float, on: float, parameters: tuple[float, ...]) -> float:

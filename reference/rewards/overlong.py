@@ -1,12 +1,10 @@
-"""DAPO's soft overlong punishment, the reference of ``study/rewards/overlong.py``: no penalty up
-to L_max - L_cache, a linear ramp to 1 at L_max, and an answer past L_max cut there and failed
-(-1 while the penalty is on, 0 after it is lifted)."""
+"""DAPO's soft overlong punishment, the reference of ``study/rewards/overlong.py``, a shaping of
+the verdict's reward: no penalty up to L_max - L_cache, a linear ramp to 1 at L_max, and an answer
+past L_max cut there and failed (-1 while the penalty is on, 0 after it is lifted)."""
 
 from __future__ import annotations
 
-from reference.rewards.bernoulli import outcome, own
-
-__all__ = ["cut", "lifted_at", "outcome", "own", "shaped"]
+__all__ = ["cut", "lifted_at", "shaped"]
 
 
 def shaped(reward: float, length: float, on: float, parameters: tuple[float, ...]) -> float:

@@ -539,13 +539,13 @@ def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
 
 
 @inline_jit
-def _answer(model, j, length, longest, lifted, spending, parameters, answered,
+def _answer(shaping, j, length, longest, lifted, spending, parameters, answered,
             rewards) -> None:  # pragma: no cover
-    """Lane j's answer of ``length`` tokens: its drawn reward in ``rewards[j]`` shaped (the
-    constraint on while the lane has spent less than ``lifted``), and the tokens it costs (at
-    most ``longest``) added to ``answered[j]``."""
+    """Lane j's answer of ``length`` tokens: its verdict's reward in ``rewards[j]`` shaped by
+    ``shaping`` (the constraint on while the lane has spent less than ``lifted``), and the
+    tokens it costs (at most ``longest``) added to ``answered[j]``."""
     on = select(spending[j] < lifted, 1.0, 0.0)
-    rewards[j] = shaped(model, rewards[j], length, on, parameters)
+    rewards[j] = shaped(shaping, rewards[j], length, on, parameters)
     answered[j] += select(length < longest, length, longest)
 
 
@@ -555,16 +555,19 @@ has the arm's length)."""
 
 
 @jit
-def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law, scale,
-                    parameters, lr, baseline, group, in_tokens, budgets, out,
+def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, lengths, law, scale,
+                    parameters, shaping_parameters, lr, baseline, group, in_tokens, budgets, out,
                     spent) -> None:  # pragma: no cover
     """``simulate_single`` (G = 1) and ``simulate_groups`` (G = ``group`` >= 2) for answers that
     cost tokens: the arm pulled at a rollout is an answer of ``lengths[arm]`` tokens (``law`` 0),
     or of 1 + floor(ln(1 - u) ``scale[arm]``) tokens with u its draw of the ``LENGTH`` stream
     (``GEOMETRIC``: a geometric length of mean l with ``scale`` = 1 / ln(1 - 1 / l), 0 for l =
-    1); the reward model's ``shaped`` reward of its length is what the learner sees, an answer
-    longer than the model's ``cut`` costs that many tokens, and the constraint is lifted for the
-    updates that start once a lane has spent ``lifted_at`` times the largest budget.
+    1); the verdict of the reward model ``model`` (with ``parameters``) shaped by the model
+    ``shaping`` (with ``shaping_parameters``; ``model`` again, with the same parameters, for a
+    verdict unshaped: ``study.core.reward_hooks``) by its length is what the learner sees, an
+    answer longer than the shaping's ``cut`` costs that many tokens, and the constraint is lifted
+    for the updates that start once a lane has spent ``lifted_at`` times the largest budget
+    (numba compiles the driver once per learner, value of ``n_arms``, verdict and shaping).
 
     ``budgets`` count tokens when ``in_tokens`` is 1, else rollouts; a lane's checkpoint B is its
     state after the most updates whose spending stays within B (after floor(B / G) updates when
@@ -579,6 +582,7 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
+    nb.literally(shaping)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
@@ -598,8 +602,8 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
     # partial block wait for nothing).
     waits = np.full(lanes, np.inf)
     waits[:used] = budgets[0]
-    longest = cut(model, parameters)
-    lifted = lifted_at(model, parameters) * np.float64(budgets[-1])
+    longest = cut(shaping, shaping_parameters)
+    lifted = lifted_at(shaping, shaping_parameters) * np.float64(budgets[-1])
     spent_rollouts, spent_tokens, spent_length = spent
     finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
     # scores, finite, zero_signal
@@ -621,12 +625,12 @@ def simulate_tokens(name, n_arms, model, keys, lanes, values, best, lengths, law
                 for j in range(width):
                     length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
                                             * _of_arm(arms, scale, pulled[i, j]))
-                    _answer(model, j, length, longest, lifted, spending, parameters, answered,
-                            rewards[i])
+                    _answer(shaping, j, length, longest, lifted, spending, shaping_parameters,
+                            answered, rewards[i])
             else:
                 for j in range(width):
-                    _answer(model, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
-                            spending, parameters, answered, rewards[i])
+                    _answer(shaping, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
+                            spending, shaping_parameters, answered, rewards[i])
         # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
         passing = 0
         for j in range(np.uint64(lanes)):

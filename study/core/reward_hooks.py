@@ -9,12 +9,14 @@ stream (``study.core.streams``' MAIN), and, for a model with a stream of its own
 the model's own draw of pull t, made two pulls at a time from a block of that stream
 (``own_pair``).
 
-A length-constraint model (``study.rewards.length_penalty``, ``study.rewards.overlong``) also
-shapes the reward by the answer's length in the token-counting driver (``study.core.tokens``):
-``shaped`` (the reward of an answer of a given length, while the constraint is on or after it is
-lifted), ``cut`` (the length past which an answer is cut and fails) and ``lifted_at`` (the share
-of the largest budget after which the constraint is lifted). Every other model keeps the
-defaults: the reward as drawn, no cut, never lifted.
+A shaping (a length-constraint model: ``study.rewards.length_penalty``, ``study.rewards.overlong``)
+shapes a verdict's reward by the answer's length in the token-counting driver
+(``study.core.kernel.simulate_tokens``), which takes the verdict's name and the shaping's: it
+implements ``shaped`` (the reward of an answer of a given length, while the constraint is on or
+after it is lifted), ``cut`` (the length past which an answer is cut and fails) and ``lifted_at``
+(the share of the largest budget after which the constraint is lifted), and no ``outcome``. A
+verdict keeps the defaults of these three: the reward as drawn, no cut, never lifted; so a
+verdict named as its own shaping is the verdict unshaped.
 """
 
 from __future__ import annotations

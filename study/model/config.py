@@ -78,7 +78,7 @@ T = TypeVar("T")
 _STUDY_KEYS = {"name", "root_seed", "seeds", "streams", "description", "curves"}
 _GRID_KEYS = {"algorithm", "probs", "means", "reward_model", "lr", "baseline", "group_size", "cost",
               "budgets", "token_budgets", "prompts", "allocation", "normalization", "lengths",
-              "length_law", *offpolicy_keys()}
+              "length_law", "verdict", *offpolicy_keys()}
 BUDGET_UNITS = ("rollouts", "tokens")
 """What a study's checkpoints count: rollouts (``grid.budgets``) or the tokens of the answers
 (``grid.token_budgets``, for arms whose answers have lengths, ``grid.lengths``)."""
@@ -273,7 +273,9 @@ def config_from_dict(data: object) -> StudyConfig:
     _check_keys("analysis", analysis, _ANALYSIS_KEYS, required=set())
     _check_keys("study", study, _STUDY_KEYS, required={"name", "root_seed", "seeds"})
     model = _reward_model(grid)
-    _check_keys("grid", grid, _GRID_KEYS | {p.name for p in model.parameters}, required=set())
+    verdict = _verdict(grid, model)
+    _check_keys("grid", grid, _GRID_KEYS | {p.name for p in model.parameters}
+                | {p.name for p in (verdict.parameters if verdict else ())}, required=set())
     unit = _budget_unit(grid)
     budgets_key = f"grid.{'token_' if unit == 'tokens' else ''}budgets"
     if "probs" not in grid and "means" not in grid:
@@ -311,7 +313,7 @@ def config_from_dict(data: object) -> StudyConfig:
         root_seed=_check_int("study.root_seed", study["root_seed"], 0, 2**128 - 1),
         seeds=_check_int("study.seeds", study["seeds"], 1, MAX_SEEDS),
         algorithm=algorithm,
-        environments=_environments(grid, model),
+        environments=_environments(grid, model, verdict),
         lr=lr,
         baseline=baseline,
         cost=_each(grid, "cost", [0.0], _number),
@@ -661,14 +663,33 @@ def _reward_model(grid: dict[str, Any]) -> RewardModel:
     return registry.reward_model(name)
 
 
+def _verdict(grid: dict[str, Any], model: RewardModel) -> RewardModel | None:
+    """``grid.verdict``: the verdict the length-constraint model ``model`` shapes (a model whose
+    arms have pass probabilities and that is not a shaping itself: ``study.rewards``); None when
+    not given (the model's default, the Bernoulli check)."""
+    if "verdict" not in grid:
+        return None
+    name = grid["verdict"]
+    verdicts = [m.name for m in registry.reward_models() if m.values == "probs" and not m.lengths]
+    if name not in verdicts:
+        raise ConfigError("grid.verdict", name, f"is not one of {', '.join(verdicts)}")
+    if not model.lengths:
+        shapings = [m.name for m in registry.reward_models() if m.lengths]
+        raise ConfigError("grid.verdict", name, f"is the verdict a length-constraint reward model "
+                          f"({', '.join(shapings)}) shapes; grid.reward_model {model.name} is a "
+                          "verdict itself")
+    return registry.reward_model(name)
+
+
 def _default_model(key: str) -> RewardModel:
     return next(model for model in registry.reward_models() if model.values == key)
 
 
-def _environments(grid: dict[str, Any], model: RewardModel) -> tuple[Environment, ...]:
+def _environments(grid: dict[str, Any], model: RewardModel,
+                  verdict: RewardModel | None) -> tuple[Environment, ...]:
     """The bandits of ``grid.probs`` and then of ``grid.means``, each under its reward model,
     the entries crossed with the model's parameter axes (in the order the model declares
-    them)."""
+    them) and then with those of the verdict it shapes, if one is named."""
     found: list[Environment] = []
     lengths = _lengths(grid)
     for key in VALUE_KEYS:
@@ -683,8 +704,10 @@ def _environments(grid: dict[str, Any], model: RewardModel) -> tuple[Environment
                    for i, entry in enumerate(_axis(f"grid.{key}", grid[key]))]
         if lengths is not None:
             bandits = _with_lengths(bandits, lengths, grid.get("length_law", FIXED))
-        entries = tuple(env.with_reward(chosen.name, parameters)
-                        for env in bandits for parameters in settings)
+        judged = [(verdict.name, s) for s in _reward_settings(grid, verdict)] if (
+            verdict is not None and chosen is model) else [("", ())]
+        entries = tuple(env.with_reward(chosen.name, parameters).with_verdict(*judging)
+                        for env in bandits for parameters in settings for judging in judged)
         found += _unique(f"grid.{key}", entries)
     return tuple(found)
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from study.core.streams import INSTANCE
+from study.model import registry
+from study.rewards import DEFAULT_VERDICT
 
 FIXED = "fixed"
 """The ``draw`` column of an environment whose values are the same for every seed."""
@@ -60,6 +62,11 @@ class Environment:
     length_law: str = FIXED
     """How an answer's length is drawn (``LENGTH_LAWS``): every answer of an arm has its length
     (``fixed``), or a geometric length of that mean, drawn per rollout (``geometric``)."""
+    verdict: str = ""
+    """The verdict a shaping (``reward``, a length-constraint model: ``study.rewards``) shapes,
+    with its parameters ``verdict_parameters``; "" for the default, ``DEFAULT_VERDICT`` (the
+    Bernoulli check), and for a reward model that is a verdict itself."""
+    verdict_parameters: tuple[float, ...] = ()
 
     @staticmethod
     def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli",
@@ -107,11 +114,45 @@ class Environment:
         """The same arms under the reward model ``reward`` with ``parameters``."""
         return replace(self, reward=reward, reward_parameters=tuple(float(p) for p in parameters))
 
+    def with_verdict(self, verdict: str, parameters: tuple[float, ...]) -> Environment:
+        """The same bandit, its shaping applied to the verdict ``verdict`` with ``parameters``
+        (the default verdict is kept as "", so that naming it is the same bandit)."""
+        if verdict == DEFAULT_VERDICT:
+            return replace(self, verdict="", verdict_parameters=())
+        return replace(self, verdict=verdict,
+                       verdict_parameters=tuple(float(p) for p in parameters))
+
+    @property
+    def judged_by(self) -> str:
+        """The name of the model whose verdict decides a pull's reward: ``verdict``, the default
+        verdict under a shaping that names none, or the reward model itself."""
+        if self.verdict:
+            return self.verdict
+        return DEFAULT_VERDICT if registry.reward_model(self.reward).lengths else self.reward
+
+    @property
+    def judged_with(self) -> tuple[float, ...]:
+        """The parameters of ``judged_by``."""
+        return self.verdict_parameters if self.verdict else (
+            () if registry.reward_model(self.reward).lengths else self.reward_parameters)
+
+    def reward_columns(self) -> dict[str, object]:
+        """The reward model's parameters by name, and, where a shaping names its verdict, the
+        verdict (``verdict``) and its parameters by name: a table's columns of the reward."""
+        found: dict[str, object] = dict(zip(
+            (p.name for p in registry.reward_model(self.reward).parameters),
+            self.reward_parameters, strict=True))
+        if self.verdict:
+            found["verdict"] = self.verdict
+            found |= dict(zip((p.name for p in registry.reward_model(self.verdict).parameters),
+                              self.verdict_parameters, strict=True))
+        return found
+
     def columns(self) -> dict[str, object]:
         """The runs table's structured columns of this environment (``study.model.schema``;
-        ``arm_lengths`` and ``length_law`` for answers that cost tokens)."""
-        lengths = ({"arm_lengths": self.lengths, "length_law": self.length_law}
-                   if self.lengths is not None else {})
+        ``arm_lengths``, ``length_law`` and ``verdict`` for answers that cost tokens)."""
+        lengths = ({"arm_lengths": self.lengths, "length_law": self.length_law,
+                    "verdict": self.judged_by} if self.lengths is not None else {})
         return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
                 "draw": FIXED if self.values is not None else self.draw,
                 "arm_values": self.values or (), "draw_parameters": self.params,
@@ -121,13 +162,16 @@ class Environment:
     def text(self) -> str:
         """The bandit as the runs table writes it: ``0.5,0.55,0.6`` when fixed, ``normal(4,1)x10``
         when drawn, followed by the reward model's parameters when it has any
-        (``0.5,0.6 noisy_verifier(0.1,0)``)."""
+        (``0.5,0.6 noisy_verifier(0.1,0)``), and a shaping's verdict when it names one
+        (``0.5,0.6 length_penalty(0.1,1,1) noisy_verifier(0.1,0) lengths(1,4)``)."""
         if self.values is not None:
             text = ",".join(repr(v) for v in self.values)
         else:
             text = f"{self.draw}({','.join(f'{p:g}' for p in self.params)})x{self.arms}"
         if self.reward_parameters:
             text += f" {self.reward}({','.join(f'{p:g}' for p in self.reward_parameters)})"
+        if self.verdict:
+            text += f" {self.verdict}({','.join(f'{p:g}' for p in self.verdict_parameters)})"
         if self.lengths is not None:
             law = "" if self.length_law == FIXED else f"{self.length_law} "
             text += f" {law}lengths({','.join(f'{v:g}' for v in self.lengths)})"
@@ -151,6 +195,9 @@ class Environment:
             extra["prompts"] = self.prompts
         if self.lengths is not None:
             extra |= {"lengths": list(self.lengths), "length_law": self.length_law}
+        if self.verdict:
+            extra |= {"verdict": self.verdict,
+                      "verdict_parameters": list(self.verdict_parameters)}
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,

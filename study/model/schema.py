@@ -36,10 +36,11 @@ parameters in the order ``study.model.environment.DRAWS`` lists them, empty when
 ``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
 empty for Bernoulli and Gaussian rewards).
 
-Beside these, ``cells.parquet`` has a float64 column per parameter of a cell's reward model and
-of its off-policy correction, named as the model or correction declares it (``false_positive``,
-``penalty``, ``tis_cap`` ...), for the parameters some cell of the study has (NaN in a cell whose
-model or correction has not), before ``cost`` (``study.orchestration.storage.cells_table``)."""
+Beside these, ``cells.parquet`` has a float64 column per parameter of a cell's reward model (and
+of the verdict it shapes) and of its off-policy correction, named as the model or correction
+declares it (``false_positive``, ``penalty``, ``tis_cap`` ...), for the parameters some cell of
+the study has (NaN in a cell whose model or correction has not), before ``cost``
+(``study.orchestration.storage.cells_table``)."""
 
 LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters", "arm_lengths")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
@@ -57,9 +58,12 @@ STORED_RUN_COLUMNS = ("cell", *RUN_COLUMNS)
 RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
 """The tidy runs table (``read_runs``): ``runs.parquet`` joined with ``cells.parquet``."""
 
-TOKEN_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "arm_lengths", "length_law", CELL_COLUMNS[-1])
-"""The cells of a study whose answers cost tokens (``grid.lengths``): those of every study, and
-each arm's (mean) answer length and how lengths are drawn (``study.model.environment``)."""
+TOKEN_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "arm_lengths", "length_law", "verdict",
+                      CELL_COLUMNS[-1])
+"""The cells of a study whose answers cost tokens (``grid.lengths``): those of every study, each
+arm's (mean) answer length and how lengths are drawn (``study.model.environment``), and the
+verdict that decides a pull's reward (the reward model itself, or the verdict a length-constraint
+model shapes: ``study.rewards``), whose parameters have named columns as the reward model's."""
 
 TOKEN_RUN_COLUMNS = (*RUN_COLUMNS, "tokens", "expected_length")
 """The runs-table columns of a study whose answers cost tokens: those of every study (``budget``

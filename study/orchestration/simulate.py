@@ -160,11 +160,16 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     if learner.nested:
         literal_arms = _literal_arms(arms)
         settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))
+        models: tuple[str, ...] = (env.reward,)
         if counted:
             law = GEOMETRIC if env.length_law == "geometric" else 0
             driver = simulate_tokens
+            # The verdict decides a pull's reward, the reward model shapes it by its length
+            # (study.core.reward_hooks; a verdict unshaped is its own shaping).
+            models = (env.judged_by, env.reward)
             settings = (np.asarray(env.lengths, dtype=np.float64), law, env.length_scales(),
-                        *settings, group, int(tokens), checkpoints_array)
+                        np.asarray(env.judged_with, dtype=np.float64), *settings, group,
+                        int(tokens), checkpoints_array)
         elif offpolicy is not None:
             driver = simulate_offpolicy
             settings = (parameters, float(simulation.lr),
@@ -189,10 +194,10 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                 if offpolicy is not None:
                     tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows],
                              out.served[rows]), *tail)
-                arguments = (learner.name, literal_arms, env.reward, philox_keys[rows], lanes,
+                arguments = (learner.name, literal_arms, *models, philox_keys[rows], lanes,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)
-                _compiled(driver, 3, arguments)(*arguments)
+                _compiled(driver, 2 + len(models), arguments)(*arguments)
 
         _on_threads(blocks, threads)
     else:

@@ -63,7 +63,8 @@ PROMPT_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("allocation", pa.str
 """The types of a many-prompts study's ``cells.parquet`` (``PROMPT_CELL_COLUMNS``)."""
 assert tuple(PROMPT_CELLS_SCHEMA.names) == PROMPT_CELL_COLUMNS
 TOKEN_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("arm_lengths", pa.list_(pa.float64())),
-                                ("length_law", pa.string()), CELLS_SCHEMA.field("cost")])
+                                ("length_law", pa.string()), ("verdict", pa.string()),
+                                CELLS_SCHEMA.field("cost")])
 """The types of the ``cells.parquet`` of a study whose answers cost tokens
 (``TOKEN_CELL_COLUMNS``)."""
 assert tuple(TOKEN_CELLS_SCHEMA.names) == TOKEN_CELL_COLUMNS
@@ -104,12 +105,16 @@ def cells_table(grid: list[Cell]) -> pa.Table:
 
 def _named_parameters(cell: Cell) -> dict[str, float]:
     """A cell's parameters by name (``study.model.schema.CELL_COLUMNS``): its reward model's
-    (``study.rewards.RewardModel.parameters``) and its correction's (``study.corrections``), each
-    a column of ``cells.parquet`` (NaN where another cell's model or correction has it)."""
+    (``study.rewards.RewardModel.parameters``), the verdict's it shapes, and its correction's
+    (``study.corrections``), each a column of ``cells.parquet`` (NaN where another cell's model
+    or correction has it)."""
     env = cell.simulation.environment
-    model = registry.reward_model(env.reward)
-    found = {p.name: float(v) for p, v in zip(model.parameters, env.reward_parameters,
-                                              strict=True)}
+    found: dict[str, float] = {}
+    for name, values in ((env.reward, env.reward_parameters),
+                         (env.verdict, env.verdict_parameters)):
+        if name:
+            model = registry.reward_model(name)
+            found |= {p.name: float(v) for p, v in zip(model.parameters, values, strict=True)}
     sampler = cell.simulation.offpolicy
     if sampler is not None:
         found |= {name: float(value) for name, value in sampler.parameters}

@@ -15,6 +15,12 @@ A reward model module holds, in one place:
   range ``stream`` names: ``RewardModel.register_stream``). The numba
   imports sit inside ``register()``, so the declaration can be read without loading numba.
 
+A reward is a verdict followed by a shaping. A model whose reward depends on the answer's length
+(``RewardModel.lengths``: ``length_penalty``, ``overlong``) is a shaping: it shapes the verdict of
+another model, the config's ``grid.verdict`` (default ``DEFAULT_VERDICT``, the Bernoulli check),
+and implements only the shaping's stubs (``shaped``, ``cut``, ``lifted_at``); every other model is
+a verdict, with nothing shaped.
+
 ``study.model.registry`` finds every module of this folder; nothing else lists the models. To add
 one, write ``study/rewards/<name>.py`` and its pure-Python reference
 ``reference/rewards/<name>.py``; the kernel-against-reference tests and config validation
@@ -25,6 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+DEFAULT_VERDICT = "bernoulli"
+"""The verdict a shaping shapes when a config names none."""
 
 VALUE_KEYS = ("probs", "means")
 """The ``[grid]`` keys that hold arm values: pass probabilities (in [0, 1]) and Gaussian means."""
@@ -81,8 +90,9 @@ class RewardModel:
     gap_factor: Callable[[tuple[float, ...]], float] | None = None
     expected: Callable[[tuple[float, ...], tuple[float, ...], tuple[float, ...]],
                        list[float]] | None = None
-    """For a length-constraint model, each arm's expected shaped reward from the arms' pass
-    probabilities, mean lengths and the parameters, while the constraint is on (None where it
+    """For a length-constraint model, each arm's expected shaped reward from the arms' expected
+    verdicts (``expected_rewards``: their pass probabilities under the Bernoulli check), mean
+    lengths and the parameters, while the constraint is on (None where it
     depends on more than the mean length): the arms a learner that follows it prefers."""
     canonical: Callable[[tuple[float, ...]], tuple[float, ...]] | None = None
     """The parameters that simulate exactly what these do, one tuple for all of them (a penalty
@@ -96,6 +106,14 @@ class RewardModel:
     def by_role(self, values: tuple[float, ...]) -> dict[str, float]:
         """The parameters ``values`` (in the declared order) that have a role, by their role."""
         return {p.role: v for p, v in zip(self.parameters, values, strict=True) if p.role}
+
+    def expected_rewards(self, values: tuple[float, ...],
+                         parameters: tuple[float, ...]) -> list[float]:
+        """Each arm's expected reward, as a verdict, from its value: fp + v (1 - fp - fn) with the
+        rates the parameters' roles give (0 where the model has none: the value itself)."""
+        roles = self.by_role(parameters)
+        positive, negative = roles.get("false_positive", 0.0), roles.get("false_negative", 0.0)
+        return [positive + v * (1.0 - positive - negative) for v in values]
 
     def defaults(self) -> tuple[float, ...]:
         """The parameter values a config gets when it gives none."""

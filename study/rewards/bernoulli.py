@@ -15,15 +15,9 @@ REWARD = RewardModel(
 
 def register() -> None:
     """Implement the kernel's reward stubs for Bernoulli rewards (``study.core.reward_hooks``)."""
-    register_check(REWARD.name)
-
-
-def register_check(name: str) -> None:
-    """Implement ``outcome`` for the model ``name`` as the Bernoulli check (the length-constraint
-    models check an answer so before they shape its reward)."""
     from study.core.bits import select
     from study.core.reward_hooks import implement, outcome
 
-    @implement(outcome, name)
+    @implement(outcome, REWARD.name)
     def _outcome(model, value, u_reward, own, parameters):  # pragma: no cover
         return select(u_reward < value, 1.0, 0.0)

@@ -1,10 +1,11 @@
-"""A linear length penalty: the Bernoulli check, less ``penalty`` times the answer's length over a
-reference length, r = pass - lambda L / L_ref, the length-constraint reward a post-training
-protocol keeps for stability. The penalty can be lifted part way through a run (``penalty_until``,
-a share of the study's largest budget, counted in the study's unit: tokens for a token budget):
-trained with the penalty, then without it, in one cell. At lambda = 0 the rewards are the
-Bernoulli ones, bit for bit. Only the token-counting driver (``study.core.tokens``) sees lengths:
-a study with this model gives its arms lengths (``grid.lengths``)."""
+"""A linear length penalty, a shaping: the verdict (the Bernoulli check unless ``grid.verdict``
+names another) less ``penalty`` times the answer's length over a reference length, r = verdict -
+lambda L / L_ref, the length-constraint reward a post-training protocol keeps for stability. The
+penalty can be lifted part way through a run (``penalty_until``, a share of the study's largest
+budget, counted in the study's unit: tokens for a token budget): trained with the penalty, then
+without it, in one cell. At lambda = 0 the rewards are the verdict's, bit for bit. Only the
+token-counting driver (``study.core.kernel.simulate_tokens``) sees lengths: a study with this
+model gives its arms lengths (``grid.lengths``)."""
 
 from __future__ import annotations
 
@@ -25,17 +26,13 @@ REWARD = RewardModel(
     # No penalty is no penalty whenever it is lifted.
     canonical=lambda p: (0.0, p[1], 1.0) if p[0] == 0.0 else p,
     lengths=True,
-    summary="the Bernoulli check less lambda times the answer's length over a reference length",
+    summary="the verdict less lambda times the answer's length over a reference length",
 )
 
 
 def register() -> None:
     """Implement the kernel's reward stubs for the length penalty (``study.core.reward_hooks``)."""
     from study.core.reward_hooks import implement, lifted_at, shaped
-    from study.rewards.bernoulli import register_check
-
-    register_check(REWARD.name)
-
     @implement(shaped, REWARD.name)
     def _shaped(model, reward, length, on, parameters):  # pragma: no cover
         return reward - on * parameters[0] * length / parameters[1]

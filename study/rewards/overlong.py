@@ -1,9 +1,10 @@
-"""DAPO's soft overlong punishment (Yu et al. 2025): the Bernoulli check, with no penalty for an
-answer up to L_max - L_cache tokens, a penalty rising linearly to 1 at L_max, and an answer longer
-than L_max cut there (it costs L_max tokens) and failed, rewarded -1. Lifting the constraint part
-way through a run (``penalty_until``) removes the penalty, not the cut: a cut answer still fails,
-rewarded 0. Only the token-counting driver (``study.core.tokens``) sees lengths: a study with
-this model gives its arms lengths (``grid.lengths``)."""
+"""DAPO's soft overlong punishment (Yu et al. 2025), a shaping: the verdict (the Bernoulli check
+unless ``grid.verdict`` names another), with no penalty for an answer up to L_max - L_cache
+tokens, a penalty rising linearly to 1 at L_max, and an answer longer than L_max cut there (it
+costs L_max tokens) and rewarded -1 whatever its verdict. Lifting the constraint part way through
+a run (``penalty_until``) removes the penalty, not the cut: a cut answer is then rewarded 0. Only
+the token-counting driver (``study.core.kernel.simulate_tokens``) sees lengths: a study with this
+model gives its arms lengths (``grid.lengths``)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ REWARD = RewardModel(
     ),
     constraint=_ramp,
     lengths=True,
-    summary="the Bernoulli check, penalised linearly over the last L_cache tokens before L_max; "
+    summary="the verdict, penalised linearly over the last L_cache tokens before L_max; "
             "an answer past L_max is cut and fails",
 )
 
@@ -39,10 +40,6 @@ def register() -> None:
     (``study.core.reward_hooks``)."""
     from study.core.bits import select
     from study.core.reward_hooks import cut, implement, lifted_at, shaped
-    from study.rewards.bernoulli import register_check
-
-    register_check(REWARD.name)
-
     @implement(shaped, REWARD.name)
     def _shaped(model, reward, length, on, parameters):  # pragma: no cover
         longest, cache = parameters[0], parameters[1]

@@ -132,13 +132,18 @@ def paired_family(outcomes: Outcomes, pairs: list[tuple[int, int]], cells: pd.Da
     return judge(declare(pd.concat(frames, ignore_index=True), family), margin)
 
 
-def settings_table(study: str, analysis: AnalysisConfig, headline: int, reference: str,
-                   budget_unit: str) -> pd.DataFrame:
+def settings_table(study: str, analysis: AnalysisConfig, cells: pd.DataFrame, headline: int,
+                   reference: str, budget_unit: str) -> pd.DataFrame:
     """One row: the ``[analysis]`` settings of ``study`` and the headline cell and reference
     learner they resolve to, and what its budgets count (``study.model.config.BUDGET_UNITS``),
-    for the write-up to read its comparisons from (``SETTINGS``)."""
+    for the write-up to read its comparisons from (``SETTINGS``). The headline lr and baseline
+    are the headline cell's where it trains (a config's defaults may name none of its grid's:
+    ``headline_cell`` then takes the first cell)."""
     values = {key: list(value) if isinstance(value, tuple) else value
               for key, value in analysis.to_dict().items()}
+    cell = cells[cells["cell"] == headline].iloc[0]
+    if cell["algorithm"] in registry.trained():
+        values |= {"headline_lr": float(cell["lr"]), "headline_baseline": cell["baseline"]}
     return pd.DataFrame([{"study": study, **values, "reference": reference,
                           "headline_cell": headline, "budget_unit": budget_unit}])
 
@@ -154,7 +159,7 @@ def analyze_outcomes(outcomes: Outcomes, manifest: dict, run_dir: Path,
     study = manifest["study"]
     cells = cells_frame(outcomes)
     headline = headline_cell(cells, analysis)
-    settings = settings_table(study, analysis, headline, reference_of(cells, analysis),
+    settings = settings_table(study, analysis, cells, headline, reference_of(cells, analysis),
                               # A config keeps its unit only when it is not the first.
                               manifest["config"].get("budget_unit", BUDGET_UNITS[0]))
     return questions.build(Inputs(study=study, analysis=analysis, settings_frame=settings,

@@ -83,17 +83,20 @@ def headline_rows(accuracy: pd.DataFrame, settings: pd.Series, *,
                     & (True if every else accuracy["budget"].isin(budgets))]
 
 
-def headline_setting(accuracy: pd.DataFrame, settings: pd.Series) -> pd.DataFrame:
+def headline_setting(accuracy: pd.DataFrame, settings: pd.Series,
+                     cells: pd.DataFrame) -> pd.DataFrame:
     """The rows of an accuracy table in the headline cell's setting (``settings`` as in
-    ``headline_rows``): its bandit, cost and, off policy, sampler, for every learner, lr and
-    baseline, the trained learners' at its group size; what a section that describes the
-    headline curve compares it with, so that one lr and baseline is one line whatever else
-    the study's grid crosses."""
-    head = accuracy[accuracy["cell"] == settings["headline_cell"]].iloc[0]
-    keys = [c for c in ("environment", "cost", *SAMPLER_KEYS) if c in accuracy]
-    same = (accuracy[keys] == head[keys]).all(axis=1)
-    trained = accuracy["algorithm"].isin(registry.trained())
-    return accuracy[same & (~trained | (accuracy["group_size"] == head["group_size"]))]
+    ``headline_rows``; ``cells``: the study's cells table): its bandit, cost and, off policy,
+    sampler, for every learner, lr and baseline, the trained learners' at its group size; what a
+    section that describes the headline curve compares it with, so that one lr and baseline is
+    one line whatever else the study's grid crosses."""
+    described = accuracy.merge(cells[["cell", *(c for c in SAMPLER_KEYS if c in cells)]],
+                               on="cell", how="left", suffixes=("", "_cell"))
+    head = described[described["cell"] == settings["headline_cell"]].iloc[0]
+    keys = [c for c in ("environment", "cost", *SAMPLER_KEYS) if c in described]
+    same = (described[keys] == head[keys]).all(axis=1).to_numpy()
+    trained = accuracy["algorithm"].isin(registry.trained()).to_numpy()
+    return accuracy[same & (~trained | (accuracy["group_size"] == head["group_size"]).to_numpy())]
 
 
 def figure_name(study: str, stem: str) -> str:

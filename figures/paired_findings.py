@@ -211,7 +211,8 @@ def name_budget_verdicts(cite: Tables, numbers: Scope, ratios: pd.DataFrame, pre
     # A ratio of two budgets of which one, or neither, reaches the target is only bounded.
     at = "metric == 'pass_rate' and reached_a and reached_b"
     numbers.put(f"{prefix}Rows", cite.count(ratios, at), ",")
-    numbers.put(f"{prefix}Margin", cite.first(ratios.query(at)).ratio_margin, "g")
+    # The margin is the config's, on every row: read where no ratio reaches the target too.
+    numbers.put(f"{prefix}Margin", cite.first(ratios).ratio_margin, "g")
     for verdict in RatioFinding:
         word = macro_name(*verdict.value.split(" "))
         where = f"{at} and equivalence == {verdict.value!r}"

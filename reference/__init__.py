@@ -186,6 +186,61 @@ def answer_length(mean: float, law: str, u: float) -> float:
     return 1.0 + math.floor(log(1.0 - u) * length_scale(mean))
 
 
+@dataclass
+class Answers:
+    """What a run's rollouts pay and cost: a pull's reward is the verdict of ``reward`` (with
+    ``reward_parameters``), or, for a shaping (a model with ``shaped``), of ``verdict`` (with
+    ``verdict_parameters``; the Bernoulli check when ""), which the shaping then shapes by the
+    answer's length. Each rollout is an answer of the pulled arm's length (``lengths``, all 1
+    when None; drawn by ``law``, ``answer_length``); the shaping's constraint is on while the
+    run has spent less than ``lifted_at`` times the largest of ``budgets`` when the update
+    starts, and an answer longer than its ``cut`` costs that many tokens. An update costs its
+    answers' tokens when ``tokens``, else its rollouts. ``rollouts`` bounds the rollouts a run
+    makes (the draws made)."""
+
+    key: np.ndarray
+    values: list[float]
+    reward: str
+    reward_parameters: tuple[float, ...]
+    verdict: str
+    verdict_parameters: tuple[float, ...]
+    lengths: list[float] | None
+    law: str
+    tokens: bool
+    budgets: list[int]
+    rollouts: int
+
+    def __post_init__(self) -> None:
+        model = reward_model(self.reward)
+        self.shaping = model if hasattr(model, "shaped") else None
+        self.judge, self.judged_with = model, self.reward_parameters
+        if self.shaping is not None:
+            self.judge = reward_model(self.verdict or DEFAULT_VERDICT)
+            self.judged_with = self.verdict_parameters
+        self.means = [1.0] * len(self.values) if self.lengths is None else list(self.lengths)
+        self.longest = model.cut(self.reward_parameters) if hasattr(model, "cut") else math.inf
+        self.lifted = (model.lifted_at(self.reward_parameters) if hasattr(model, "lifted_at")
+                       else 1.0) * float(self.budgets[-1])
+        self.own = self.judge.own(self.key, self.rollouts)
+        self.drawn = (length_draws(self.key, self.rollouts) if self.law != "fixed"
+                      else [0.0] * self.rollouts)
+
+    def answer(self, t: int, arm: int, u_reward: float, spent: float) -> tuple[float, float]:
+        """Rollout t's reward, an answer to ``arm`` with reward draw ``u_reward`` in an update
+        that starts with ``spent`` of the budget spent, and the tokens it costs."""
+        length = answer_length(self.means[arm], self.law, self.drawn[t])
+        paid = self.judge.outcome(self.values[arm], u_reward, self.own[t] if self.own else 0.0,
+                                  self.judged_with)
+        if self.shaping is not None:
+            on = 1.0 if spent < self.lifted else 0.0
+            paid = self.shaping.shaped(paid, length, on, self.reward_parameters)
+        return paid, min(length, self.longest)
+
+    def cost(self, answered: float, group_size: int) -> float:
+        """An update's cost: the tokens its answers cost, or its G rollouts."""
+        return answered if self.tokens else float(group_size)
+
+
 def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: float,
         baseline: str, budgets: list[int], group_size: int = 1,
         reward_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
@@ -194,33 +249,18 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
     """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
     ``values`` (pass probabilities, or Gaussian means) under the reward model ``reward``:
     updates of G = ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the
-    stream; one Step per rollout of an update learned from.
-
-    A pull's reward is the verdict of ``reward`` (with ``reward_parameters``), or, for a shaping
-    (a model with ``shaped``), of ``verdict`` (with ``verdict_parameters``; the Bernoulli check
-    when ""), which the shaping then shapes. Each rollout is an answer of the pulled arm's length
-    (``lengths``, all 1 when None; drawn by ``law``, ``answer_length``); a shaping rewards it by
-    its length (while
-    ``lifted_at`` times the largest budget is not yet spent when the update starts), an answer
-    longer than the model's ``cut`` costs that many tokens. ``budgets`` count tokens when
+    stream; one Step per rollout of an update learned from. Its rollouts are answers
+    (``Answers``, of the arguments after ``group_size``); ``budgets`` count tokens when
     ``tokens``, else rollouts: the Checkpoint of budget B is the state after the most updates
     whose spending stays within B (after floor(B / G) updates when counting rollouts)."""
     part = learner(algorithm)
-    model = reward_model(reward)
-    judge, judged_with = model, reward_parameters
-    if hasattr(model, "shaped"):
-        judge, judged_with = reward_model(verdict or DEFAULT_VERDICT), verdict_parameters
     n_arms = len(values)
     top_p = max(values)
-    means = [1.0] * n_arms if lengths is None else list(lengths)
-    longest = model.cut(reward_parameters) if hasattr(model, "cut") else math.inf
-    lifted = (model.lifted_at(reward_parameters) if hasattr(model, "lifted_at") else 1.0) * float(
-        budgets[-1])
     # Every rollout costs at least one token, so a run stops by this many rollouts.
     most = (budgets[-1] // group_size + 1) * group_size
     uniforms = draws(key, most)
-    own = judge.own(key, most)
-    answers = length_draws(key, most) if law != "fixed" else [0.0] * most
+    paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
+                     lengths, law, tokens, budgets, most)
     state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
     record: list[Checkpoint] = []
     steps = []
@@ -229,19 +269,15 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
     due = update = 0
     while due < len(budgets):
         shared = part.prepare(state) if hasattr(part, "prepare") else None
-        on = 1.0 if spent < lifted else 0.0
         arms, paid_rewards, answered = [], [], 0.0
         for t in range(update * group_size, (update + 1) * group_size):
             u_action, u_reward = uniforms[t]
             arm = part.choose(t, u_action, state, shared)
-            length = answer_length(means[arm], law, answers[t])
-            paid = judge.outcome(values[arm], u_reward, own[t] if own else 0.0, judged_with)
-            if hasattr(model, "shaped"):
-                paid = model.shaped(paid, length, on, reward_parameters)
+            paid, length = paying.answer(t, arm, u_reward, spent)
             arms.append(arm)
             paid_rewards.append(paid)
-            answered += min(length, longest)
-        cost = answered if tokens else float(group_size)
+            answered += length
+        cost = paying.cost(answered, group_size)
         while due < len(budgets) and spent + cost > budgets[due]:
             scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
             greedy = tie_break(scores, key, budgets[due]) if finite else -1
@@ -249,7 +285,7 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
             if hasattr(part, "policy_mean") and finite:
                 p_best = part.policy_mean(scores, [float(v == top_p) for v in values])
                 pass_rate = part.policy_mean(scores, values)
-                expected_length = part.policy_mean(scores, means)
+                expected_length = part.policy_mean(scores, paying.means)
             record.append(Checkpoint(budgets[due], greedy, p_best, pass_rate, state.total,
                                      list(state.pulls), scores, finite, zero_signal,
                                      update * group_size, spent_tokens, expected_length))

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from reference import (
+    Answers,
     Checkpoint,
     State,
     correction,
@@ -16,7 +17,6 @@ from reference import (
     key_words,
     learner,
     philox,
-    reward_model,
     tie_break,
     unit53,
 )
@@ -143,19 +143,24 @@ def served(logits: list[float], noise: list[float], offpolicy: OffPolicy, values
 
 def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
         budgets: list[int], group_size: int, reward_parameters: tuple[float, ...],
-        offpolicy: OffPolicy) -> tuple[list[Checkpoint], list[tuple[float, list[float],
-                                                                      list[float],
-                                                                      tuple[float, float]]]]:
+        offpolicy: OffPolicy, lengths: list[float] | None = None, law: str = "fixed",
+        tokens: bool = False, verdict: str = "", verdict_parameters: tuple[float, ...] = (),
+        ) -> tuple[list[Checkpoint], list[tuple[float, list[float], list[float],
+                                                tuple[float, float]]]]:
     """One run of the off-policy group learner: the Checkpoints of ``reference.run``, and at
     each the ``readout`` of the state and of the sampler of the next update, followed by the
-    ``served`` policy's pass rate and mass on the best arms."""
+    ``served`` policy's pass rate and mass on the best arms. Its rollouts are answers
+    (``reference.Answers``, of ``reward`` and the arguments after ``offpolicy``), its
+    checkpoints those of ``reference.run``: the state after the most updates whose spending
+    stays within the budget."""
     part = learner("reinforce")
-    model = reward_model(reward)
     n = len(values)
     top = max(values)
-    updates = budgets[-1] // group_size
-    uniforms = draws(key, updates * group_size)
-    own = model.own(key, updates * group_size)
+    # Every rollout costs at least one token, so a run stops by this many rollouts.
+    most = (budgets[-1] // group_size + 1) * group_size
+    uniforms = draws(key, most)
+    paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
+                     lengths, law, tokens, budgets, most)
     state = State([0.0] * n, [0] * n, [0.0] * n)
     history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
     weight, masks = offpolicy.weight, offpolicy.masks
@@ -166,8 +171,9 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
         return tuple(offpolicy.parameter(p.name) for p in registry.correction(name).parameters)
 
     record, readouts = [], []
-    zero_signal, due = 0, 0
-    for update in range(updates + 1):
+    zero_signal = due = update = 0
+    spent = spent_tokens = 0.0
+    while due < len(budgets):
         history[update % (offpolicy.lag + 1)] = list(state.logits)
         logits = list(history[(update + 1) % (offpolicy.lag + 1)])
         noise = mismatch_noise(key, update, n) if offpolicy.mismatch > 0.0 else []
@@ -176,20 +182,7 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
         sampled, sampled_norm, kept = sampler_weights(logits, offpolicy.top_p)
         weights, norm = softmax_weights(state.logits)
         behaviour = [w * _divide(1.0, sampled_norm) for w in sampled]
-        while due < len(budgets) and budgets[due] // group_size == update:
-            scores, finite = part.scores(state)
-            record.append(Checkpoint(
-                budgets[due], tie_break(scores, key, budgets[due]) if finite else -1,
-                part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
-                part.policy_mean(scores, values) if finite else math.nan, state.total,
-                list(state.pulls), scores, finite, zero_signal))
-            readouts.append((*readout([w * _divide(1.0, norm) for w in weights], behaviour,
-                                      group_size),
-                             served(state.logits, noise, offpolicy, values)))
-            due += 1
-        if update == updates:
-            break
-        arms, paid = [], []
+        arms, paid, answered = [], [], 0.0
         for t in range(update * group_size, (update + 1) * group_size):
             u_action, u_reward = uniforms[t]
             target, cumulative, arm = u_action * sampled_norm, 0.0, n - 1
@@ -198,9 +191,25 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
                 if target < cumulative:
                     arm = k
                     break
+            reward_t, length = paying.answer(t, arm, u_reward, spent)
             arms.append(arm)
-            paid.append(model.outcome(values[arm], u_reward, own[t] if own else 0.0,
-                                      reward_parameters))
+            paid.append(reward_t)
+            answered += length
+        cost = paying.cost(answered, group_size)
+        while due < len(budgets) and spent + cost > budgets[due]:
+            scores, finite = part.scores(state)
+            record.append(Checkpoint(
+                budgets[due], tie_break(scores, key, budgets[due]) if finite else -1,
+                part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
+                part.policy_mean(scores, values) if finite else math.nan, state.total,
+                list(state.pulls), scores, finite, zero_signal, update * group_size,
+                spent_tokens, part.policy_mean(scores, paying.means) if finite else math.nan))
+            readouts.append((*readout([w * _divide(1.0, norm) for w in weights], behaviour,
+                                      group_size),
+                             served(state.logits, noise, offpolicy, values)))
+            due += 1
+        if due == len(budgets):
+            break
         found = advantages(update * group_size, baseline, arms, paid, state)
         zero_signal += all(a == 0.0 for a in found)
         if "keep_mask" in masks:
@@ -235,4 +244,7 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             state.pulls[arm] += 1
             state.arm_rewards[arm] += r
             state.total += r
+        spent += cost
+        spent_tokens += answered
+        update += 1
     return record, readouts

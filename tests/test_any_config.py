@@ -1,7 +1,7 @@
 """A user's own studies, end to end: configs the report's sections were not written for (only
 reference learners; REINFORCE with learning curves on Bernoulli arms; drawn Gaussian arms with
-several learners; a noisy verifier's verdict under a length penalty, answers costing tokens),
-each declaring every section a config may declare, through the analysis, the
+several learners; an off-policy learner whose answers cost tokens, rewarded by a noisy
+verifier's verdict under a length penalty), each declaring every section a config may declare, through the analysis, the
 figures and the report. Every section is given to a study or listed, with its reason, among the
 sections not given; none crashes."""
 
@@ -40,7 +40,7 @@ lr = [0.1, 0.5]
 baseline = ["running_mean", "per_arm"]
 budgets = [20, 200, 800]
 """,
-    "shaped_noisy_verifier": """
+    "composed": """
 [grid]
 probs = [[0.5, 0.55, 0.6]]
 lengths = [[1, 2, 4]]
@@ -52,6 +52,8 @@ false_positive = [0.1]
 lr = [1.0]
 baseline = ["leave_one_out"]
 group_size = [4]
+lag = [0, 2]
+correction = ["none", "tis"]
 token_budgets = [20, 200]
 """,
 }

@@ -25,7 +25,7 @@ from reference.offpolicy import (
 from reference.offpolicy import run as reference_run
 from study.core.streams import run_keys
 from study.model import registry
-from study.model.environment import Environment
+from study.model.environment import LENGTH_LAWS, Environment
 from study.model.grid import Simulation
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.orchestration.simulate import simulate
@@ -97,10 +97,24 @@ def test_cispo_keeps_every_rollouts_gradient_where_ppo_drops_it(rho: float,
 
 
 @st.composite
-def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
-    """An off-policy simulation on three arms (one compilation of the driver) with its budgets."""
+def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...], bool]:
+    """An off-policy simulation on three arms with its budgets and whether they count tokens:
+    answers of no length, answers of lengths (fixed or geometric) under the Bernoulli check, or
+    a noisy verifier's verdict under a length penalty (three compilations of the driver: each
+    verdict and shaping is one, and ``tests/test_tokens.py`` holds every pair of them)."""
     arms = 3
     values = tuple(draw(st.sampled_from([0.0, 0.2, 0.5, 0.6, 0.9, 1.0])) for _ in range(arms))
+    env = Environment.fixed(values)
+    answers = draw(st.sampled_from(["none", "lengths", "shaped"]))
+    if answers == "shaped":
+        env = Environment.fixed(values, "length_penalty", (
+            draw(st.sampled_from([0.0, 0.05, 0.5])), draw(st.sampled_from([1.0, 4.0])),
+            draw(st.sampled_from([0.0, 0.3, 1.0])))).with_verdict(
+                "noisy_verifier", draw(st.sampled_from([(0.0, 0.0), (0.1, 0.2)])))
+    if answers != "none":
+        env = env.with_lengths(tuple(draw(st.integers(1, 9)) for _ in range(arms)),
+                               draw(st.sampled_from(LENGTH_LAWS)))
+    tokens = answers != "none" and draw(st.booleans())
     sampler = OffPolicy(
         lag=draw(st.integers(0, 5)), mismatch=draw(st.sampled_from([0.0, 0.3, 2.0])),
         top_p=draw(st.sampled_from([1.0, 0.95, 0.8, 0.5, 0.1])),
@@ -115,9 +129,9 @@ def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
     baseline = draw(st.sampled_from(["group_mean", "group_zscore", "leave_one_out"]))
     group = draw(st.integers(2, 5))
     lr = draw(st.sampled_from([0.3, 1.0, 4.0]))
-    budgets = tuple(sorted(draw(st.sets(st.integers(1, 120), min_size=1, max_size=3))))
-    return (Simulation("reinforce", Environment.fixed(values), lr, baseline, group,
-                       offpolicy=sampler), budgets)
+    budgets = tuple(sorted(draw(st.sets(st.integers(1, 300 if tokens else 120), min_size=1,
+                                        max_size=3))))
+    return Simulation("reinforce", env, lr, baseline, group, offpolicy=sampler), budgets, tokens
 
 
 @settings(max_examples=60, deadline=None)
@@ -126,24 +140,31 @@ def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...]]:
 # (the reference squared with Python's ** once, which raises there instead).
 @example(case=(Simulation("reinforce", Environment.fixed((0.0, 0.2, 0.9)), 4.0, "group_mean", 4,
                           offpolicy=OffPolicy(lag=1, mismatch=2.0, kl_beta=1.0,
-                                              kl_estimator="k3")), (28,)),
+                                              kl_estimator="k3")), (28,), False),
          root_seed=560508, seeds=1)
-def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...]], root_seed: int,
-                                      seeds: int) -> None:
-    sim, budgets = case
+def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...], bool],
+                                      root_seed: int, seeds: int) -> None:
+    sim, budgets, tokens = case
     env = sim.environment
     keys = run_keys(root_seed, np.arange(seeds))
-    out = simulate(sim, keys, budgets, scores=True)
+    out = simulate(sim, keys, budgets, scores=True, tokens=tokens)
+    counted = env.lengths is not None
     for i in range(seeds):
-        expected, readouts = reference_run(keys[i], list(env.values), env.reward, sim.lr,
-                                           sim.baseline, list(budgets), sim.group_size,
-                                           env.reward_parameters, sim.offpolicy)
+        expected, readouts = reference_run(
+            keys[i], list(env.values), env.reward, sim.lr, sim.baseline, list(budgets),
+            sim.group_size, env.reward_parameters, sim.offpolicy,
+            list(env.lengths) if counted else None, env.length_law, tokens, env.verdict,
+            env.verdict_parameters)
         for c, (point, (entropy, bias, mse, (passed, on_best))) in enumerate(
                 zip(expected, readouts, strict=True)):
             assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (
                 point.greedy, point.finite, point.zero_signal)
             assert out.reward_sum[i, c] == point.reward_sum
             assert out.pulls[i, c].tolist() == point.pulls
+            if counted:
+                assert (out.rollouts[i, c], out.tokens[i, c]) == (point.rollouts, point.tokens)
+                np.testing.assert_allclose(out.expected_length[i, c], point.expected_length,
+                                           rtol=1e-12, atol=1e-12)
             # Same IEEE operations in the same order (1e-12: the contract of every driver).
             for ours, theirs in ((out.scores[i, c], point.scores),
                                  (out.pass_rate[i, c], point.pass_rate),

@@ -15,7 +15,7 @@ import pandas as pd
 from analysis.accuracy import cell_environments
 from analysis.pass_rate import FRACTIONS, achievable, budget_columns, seed_pass_rates
 from analysis.questions import Inputs
-from analysis.questions.length_price import against_no_penalty
+from analysis.questions.length_price import against_no_penalty, sampler_columns
 
 TABLE = "length_budgets"
 TEST = ""
@@ -47,7 +47,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
             rows.append({
                 "cell": int(cell.cell), "environment": cell.environment,
                 "reward_model": env.reward,
-                **env.reward_columns(),
+                **env.reward_columns(), **sampler_columns(cells, cell),
                 "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
                 "fraction": fraction, "target": target, "seeds": len(rates),
                 **_named("tokens", tokens), **_named("rollouts", rollouts)})

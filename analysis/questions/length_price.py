@@ -11,14 +11,16 @@ spent."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 
-from analysis.accuracy import accuracy_table, cell_environments
+from analysis.accuracy import SAMPLER_KEYS, accuracy_table, cell_environments
 from analysis.bounded import betting_mean
 from analysis.cost import Support
 from analysis.pass_rate import interval_columns, seed_pass_rates, value_range
 from analysis.questions import Inputs
+from study.model import registry
 
 TABLE = "length_price"
 TEST = ""
@@ -50,7 +52,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
             rows.append({
                 "cell": int(cell.cell), "environment": cell.environment,
                 "reward_model": env.reward,
-                **env.reward_columns(),
+                **env.reward_columns(), **sampler_columns(cells, cell),
                 "algorithm": cell.algorithm, "baseline": cell.baseline, "lr": cell.lr,
                 "group_size": cell.group_size, "budget": int(budget),
                 "seeds": len(rates),
@@ -70,12 +72,28 @@ Interval = tuple[str, str, str]
 the side (``below``: this row's upper limit under that row's lower one; ``above``: the reverse)."""
 
 
+def alongside(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame``, besides the bandit's arms and a question's own, that a
+    penalised cell and its partner without a penalty share where a study composes parts: the
+    verdict the penalty shapes and its parameters, and an off-policy learner's sampler (none of
+    them in a study of the penalty alone)."""
+    verdicts = [p.name for m in registry.reward_models() if not m.lengths for p in m.parameters]
+    return [c for c in ("verdict", *verdicts, *SAMPLER_KEYS) if c in frame]
+
+
+def sampler_columns(cells: pd.DataFrame, cell: Any) -> dict[str, object]:
+    """An off-policy cell's sampler axes (the columns of ``cells``, a row of which is ``cell``),
+    for a table of its rows; none for an on-policy study."""
+    return {key: getattr(cell, key) for key in SAMPLER_KEYS if key in cells}
+
+
 def no_penalty_partners(found: pd.DataFrame, by: list[str]
                         ) -> Iterator[tuple[pd.Index, pd.Series]]:
-    """For each bandit (its arms) and value of ``by`` that has a row without a penalty (lambda 0,
-    never lifted): the index of its rows with a penalty, and that row."""
+    """For each bandit (its arms) and value of ``by`` (and of ``alongside``) that has a row
+    without a penalty (lambda 0, never lifted): the index of its rows with a penalty, and that
+    row."""
     arms = found["environment"].str.split(" ").str[0]
-    for _, rows in found.groupby([arms, *by], sort=False):
+    for _, rows in found.groupby([arms, *by, *alongside(found)], sort=False):
         base = rows[(rows["penalty"] == 0.0) & (rows["penalty_until"] == 1.0)]
         if not base.empty:
             yield rows.index[rows["penalty"] > 0.0], base.iloc[0]

@@ -21,6 +21,7 @@ from analysis.bounded import betting_interval, pair_halves
 from analysis.cost import CONFIDENCE
 from analysis.pass_rate import seed_pass_rates, value_range
 from analysis.questions import Inputs
+from analysis.questions.length_price import sampler_columns
 from study.model import registry
 
 TABLE = "length_stability"
@@ -68,7 +69,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         rows.append({
             "cell": int(cell.cell), "environment": cell.environment, "reward_model": env.reward,
             "optimum_passes_best": optimum,
-            **env.reward_columns(),
+            **env.reward_columns(), **sampler_columns(cells, cell),
             "baseline": cell.baseline, "group_size": cell.group_size, "lr": cell.lr,
             "budget": int(outcomes.budgets[last]), "seeds": len(rates),
             "pass_rate_sd": spread, "pass_rate_sd_low": low, "pass_rate_sd_high": high,

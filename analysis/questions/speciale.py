@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.accuracy import SAMPLER_KEYS
 from analysis.bounded import paired_betting
 from analysis.families import ALPHA, declare, family_name
 from analysis.paired import judge
 from analysis.pass_rate import seed_pass_rates
 from analysis.questions import Inputs
+from analysis.questions.length_price import alongside
 from analysis.roles import Schedule, typed
 from study.model import registry
 
@@ -42,7 +44,7 @@ def _partners(cells: pd.DataFrame) -> list[tuple[int, int, Schedule, float, floa
     """(cell, partner, against, lifted at, penalty) for every cell whose penalty is lifted part
     way: the partner with the same parameters lifted never, and the one with no penalty."""
     found = []
-    keys = ["environment_values", "baseline", "group_size", "lr", "algorithm"]
+    keys = ["environment_values", "baseline", "group_size", "lr", "algorithm", *alongside(cells)]
     frame = cells.assign(environment_values=[
         (m, v, lengths) for m, v, lengths in zip(cells["reward_model"], cells["arm_values"],
                                                  cells["arm_lengths"], strict=True)])
@@ -96,8 +98,9 @@ def table(inputs: Inputs) -> pd.DataFrame:
                              "metric": metric, "environment": described["environment"],
                              "baseline": described["baseline"],
                              "group_size": described["group_size"], "lr": described["lr"],
-                             "penalty": penalty, "penalty_until": lifted, "budget": int(budget),
-                             "range": float(span)})
+                             "penalty": penalty, "penalty_until": lifted,
+                             **{key: described[key] for key in SAMPLER_KEYS if key in cells},
+                             "budget": int(budget), "range": float(span)})
                 differences.append(ours[:, c] - theirs[:, c])
     if not rows:
         return pd.DataFrame()

@@ -41,7 +41,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     accurate trained cells of its setting (``headline_setting``) at the largest budget (every one
     of them where they tie)."""
     settings = cite.read(study, SETTINGS).iloc[0]
-    accuracy = headline_setting(cite.read(study, SECTION.table), settings)
+    accuracy = headline_setting(cite.read(study, SECTION.table), settings,
+                                cite.read(study, "cells"))
     rows = headline_rows(accuracy, settings, or_every=True)
     one = cite.first(rows)
     band = cite.read(study, "accuracy_band")
@@ -75,7 +76,8 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     (``headline_setting``), and the headline cell's simultaneous band where the analysis made
     it."""
     settings = read_table(tables, SETTINGS).iloc[0]
-    accuracy = headline_setting(read_table(tables, SECTION.table), settings)
+    accuracy = headline_setting(read_table(tables, SECTION.table), settings,
+                                read_table(tables, "cells"))
     drawn = {name: plot(accuracy, out_dir, name, unit=settings["budget_unit"]) for name, plot in (
         (figure_name(study, "accuracy_vs_budget"), plots.accuracy_vs_budget),
         (figure_name(study, "lr_heatmap"), plots.lr_heatmap))}

@@ -114,10 +114,12 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     lags = sorted(rows["lag"].unique())
     several = len(lags) > 1
     lrs = sorted(rows["lr"].unique())
-    # A bandit and metric with no ratio drawn has no panel.
-    panels = [(environment, metric) for environment, metric in itertools.product(
-        dict.fromkeys(rows["environment"]), ("pass_rate", "accuracy"))
-        if ((shown["environment"] == environment) & (shown["metric"] == metric)).any()]
+    # A bandit and metric with no ratio drawn has no panel; where none has one, every panel
+    # says why.
+    every = list(itertools.product(dict.fromkeys(rows["environment"]), ("pass_rate", "accuracy")))
+    panels = [(environment, metric) for environment, metric in every
+              if ((shown["environment"] == environment) & (shown["metric"] == metric)).any()
+              ] or every
     corrections = list(dict.fromkeys(rows["correction"]))
     figure, axes = plt.subplots(len(lrs) if several else 1, len(panels),
                                 figsize=(3.0 * len(panels), 2.4 * len(lrs) if several else 2.6),

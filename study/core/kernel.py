@@ -550,8 +550,70 @@ def _answer(shaping, j, length, longest, lifted, spending, parameters, answered,
 
 
 GEOMETRIC = 1
-"""``simulate_tokens``' length law code of answers drawn per rollout (0: every answer of an arm
-has the arm's length)."""
+"""The token meter's length law code of answers drawn per rollout (0: every answer of an arm has
+the arm's length)."""
+
+
+@inline_jit
+def meter_start(shaping, lanes, used, budgets, k0, k1, parameters):  # pragma: no cover
+    """The state of a block's token meter (``simulate_tokens``): the schedule of the ``LENGTH``
+    stream and room for ``BUFFERED`` rollouts' length draws; per lane the update's cost, the
+    tokens its answers cost, the budget spent (in the study's unit) and the tokens spent, the
+    next checkpoint due and the budget it waits for (inf once it has passed the last; the unused
+    lanes of a partial block wait for nothing); and the shaping's cut and the spending after
+    which its constraint is lifted."""
+    waits = np.full(lanes, np.inf)
+    waits[:used] = budgets[0]
+    return (stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1), np.zeros((BUFFERED, lanes)),
+            np.zeros(lanes), np.zeros(lanes), np.zeros(lanes), np.zeros(lanes),
+            np.zeros(lanes, dtype=np.int64), waits, cut(shaping, parameters),
+            lifted_at(shaping, parameters) * np.float64(budgets[-1]))
+
+
+@inline_jit
+def draw_lengths(law, t, row, schedule, length_draws) -> None:  # pragma: no cover
+    """The length draws of ``BUFFERED`` rollouts from rollout t on, where the answers' lengths
+    are drawn (``GEOMETRIC``) and rollout t's draws start a buffer (``row`` 0)."""
+    if law == GEOMETRIC and row == 0:
+        draw_uniforms(t // 4, schedule, length_draws)
+
+
+@inline_jit
+def answers(shaping, law, n_arms, lanes, row, arms, lengths, scale, length_draws, longest,
+            lifted, spending, parameters, answered, rewards) -> None:  # pragma: no cover
+    """Every lane's rollout as an answer: the answer to the arm in ``arms`` has ``lengths[arm]``
+    tokens (``law`` 0), or 1 + floor(ln(1 - u) ``scale[arm]``) with u its length draw in row
+    ``row`` (``GEOMETRIC``); its reward in ``rewards`` shaped by ``shaping`` and its tokens added
+    to ``answered`` (``_answer``)."""
+    if law == GEOMETRIC:
+        for j in range(lanes):
+            length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
+                                    * _of_arm(n_arms, scale, arms[j]))
+            _answer(shaping, j, length, longest, lifted, spending, parameters, answered, rewards)
+    else:
+        for j in range(lanes):
+            _answer(shaping, j, _of_arm(n_arms, lengths, arms[j]), longest, lifted, spending,
+                    parameters, answered, rewards)
+
+
+@inline_jit
+def passing(lanes, in_tokens, group, answered, spending, cost, waits):  # pragma: no cover
+    """The update's cost to each lane (the tokens its answers cost when ``in_tokens`` is 1, else
+    its G rollouts) into ``cost``; how many lanes it takes past the budget they wait for. A
+    lane's checkpoint B is its state after the most updates whose spending stays within B."""
+    found = 0
+    for j in range(np.uint64(lanes)):
+        cost[j] = select(in_tokens == 1, answered[j], np.float64(group))
+        found += np.int64(spending[j] + cost[j] > waits[j])
+    return found
+
+
+@inline_jit
+def spend(lanes, cost, answered, spending, tokens) -> None:  # pragma: no cover
+    """Every lane's update paid: its cost spent, its answers' tokens counted."""
+    for j in range(np.uint64(lanes)):
+        spending[j] += cost[j]
+        tokens[j] += answered[j]
 
 
 @jit
@@ -587,23 +649,12 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     used = keys.shape[0]
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
-    length_schedule = stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1)
-    length_draws = np.zeros((BUFFERED, lanes))
+    (length_schedule, length_draws, cost, answered, spending, tokens, due, waits, longest,
+     lifted) = meter_start(shaping, lanes, used, budgets, k0, k1, shaping_parameters)
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
     rewards = aligned_rows(group, lanes)
     advantage = aligned_rows(group, lanes)
-    cost = np.zeros(lanes)
-    answered = np.zeros(lanes)
-    spending = np.zeros(lanes)
-    tokens = np.zeros(lanes)
-    due = np.zeros(lanes, dtype=np.int64)
-    # The budget each lane waits for (inf once it has passed the last; the unused lanes of a
-    # partial block wait for nothing).
-    waits = np.full(lanes, np.inf)
-    waits[:used] = budgets[0]
-    longest = cut(shaping, shaping_parameters)
-    lifted = lifted_at(shaping, shaping_parameters) * np.float64(budgets[-1])
     spent_rollouts, spent_tokens, spent_length = spent
     finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
     # scores, finite, zero_signal
@@ -612,31 +663,18 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     width = np.uint64(lanes)
     while waiting > 0:
         _prepare(n_arms, name, arms, s, width, w)
-        for j in range(width):
-            answered[j] = 0.0
+        answered[:] = 0.0
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            if law == GEOMETRIC and row == 0:
-                draw_uniforms(t // 4, length_schedule, length_draws)
+            draw_lengths(law, t, row, length_schedule, length_draws)
             _rollouts(n_arms, name, model, arms, t, s, width, w, uniforms[2 * row],
                       uniforms[2 * row + 1], own[row], parameters, pulled[i], chosen, rewards[i])
-            if law == GEOMETRIC:
-                for j in range(width):
-                    length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                            * _of_arm(arms, scale, pulled[i, j]))
-                    _answer(shaping, j, length, longest, lifted, spending, shaping_parameters,
-                            answered, rewards[i])
-            else:
-                for j in range(width):
-                    _answer(shaping, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
-                            spending, shaping_parameters, answered, rewards[i])
+            answers(shaping, law, arms, width, row, pulled[i], lengths, scale, length_draws,
+                    longest, lifted, spending, shaping_parameters, answered, rewards[i])
         # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
-        passing = 0
-        for j in range(np.uint64(lanes)):
-            cost[j] = select(in_tokens == 1, answered[j], np.float64(group))
-            passing += np.int64(spending[j] + cost[j] > waits[j])
-        for j in range(used if passing > 0 else 0):
+        for j in range(used if passing(lanes, in_tokens, group, answered, spending, cost,
+                                       waits) > 0 else 0):
             while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
                 c = due[j]
                 _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid, arms,
@@ -656,7 +694,5 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
         else:
             learn(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards,
                   advantage)
-        for j in range(np.uint64(lanes)):
-            spending[j] += cost[j]
-            tokens[j] += answered[j]
+        spend(lanes, cost, answered, spending, tokens)
         update += 1

@@ -25,15 +25,19 @@ from study.core.bits import select
 from study.core.correction_hooks import kept, weighted
 from study.core.elementary import fast_log
 from study.core.gaussian import box_muller
-from study.core.hooks import prepare
+from study.core.hooks import policy_mean, prepare
 from study.core.jit import inline_jit, jit
 from study.core.kernel import (
-    _FIRST,
     _add_trace,
     _draw,
-    _record_due,
+    _record,
     _rewards,
     _start,
+    answers,
+    draw_lengths,
+    meter_start,
+    passing,
+    spend,
 )
 from study.core.philox import philox_block
 from study.core.softmax import inverse_cdf, softmax_weights
@@ -355,10 +359,10 @@ def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight
 
 
 @jit
-def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameters, lr,
+def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, parameters, lr,
                        leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting,
-                       bits, keep_mask, corrections, beta, estimator, budgets, out, extra,
-                       curve_optimal, curve_reward) -> None:  # pragma: no cover
+                       bits, keep_mask, corrections, beta, estimator, meter, budgets, out, extra,
+                       spent, curve_optimal, curve_reward) -> None:  # pragma: no cover
     """``study.core.kernel.simulate_groups`` for the off-policy group learner (``name`` is
     ``"reinforce"``, whose softmax and readout it uses; ``leave_one_out`` and ``zscore`` pick
     the group estimator, neither: the group mean): rollouts from the sampler ``lag``,
@@ -368,15 +372,31 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     ``study.model.offpolicy.OffPolicy.codes``), its score on the sampler's support where
     ``keep_mask``, then the KL term ``beta`` by ``estimator``. ``extra`` holds the block's
     (entropy (runs, checkpoints), bias and mse (runs, checkpoints, ``RECORDED``), the served
-    policy's pass rate and mass on the best arms (runs, checkpoints, 2)) at each checkpoint."""
+    policy's pass rate and mass on the best arms (runs, checkpoints, 2)) at each checkpoint.
+
+    ``meter`` (lengths, law, scale, shaping parameters, in_tokens) and ``spent`` (rollouts,
+    tokens, expected length, each (runs, checkpoints)) are ``study.core.kernel.simulate_tokens``'
+    for answers that cost tokens, whose rewards the model ``shaping`` shapes; with ``spent``'s
+    arrays empty the answers have no lengths and the budgets count rollouts (``shaping`` is then
+    ``model``, which shapes nothing). A lane's checkpoint B is its state after the most updates
+    whose spending stays within B, as there: after floor(B / G) updates when counting rollouts,
+    the update's rollouts drawn before its checkpoints are read (the draws change no state)."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
+    nb.literally(shaping)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
     entropy, bias, mse, served = extra
+    lengths, law, scale, shaping_parameters, in_tokens = meter
+    spent_rollouts, spent_tokens, spent_length = spent
+    counted = spent_rollouts.shape[0] > 0
+    finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
+    # scores, finite, zero_signal
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
+    (length_schedule, length_draws, cost, answered, spending, tokens, due, waits, longest,
+     lifted) = meter_start(shaping, lanes, used, budgets, k0, k1, shaping_parameters)
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
     rewards = aligned_rows(group, lanes)
@@ -391,31 +411,15 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
     reading = np.empty(2)
     readout = np.empty(1)
     errors = np.empty((2, RECORDED))
-    checkpoint = _FIRST
-    updates = budgets[-1] // group
     base, spare = lane_row(WORK_A), lane_row(WORK_B)
-    scale = lr * (1.0 / group)
+    scale_step = lr * (1.0 / group)
     width = np.uint64(lanes)
-    for update in range(updates + 1):
+    waiting = used
+    update = 0
+    while waiting > 0:
         prepare(name, arms, s, width, w)
         _sampler(arms, s, o, width, w, update, history, lag, mismatch, top_p, k0, k1)
-        if checkpoint < budgets.shape[0] and budgets[checkpoint] // group == update:
-            first = checkpoint
-            checkpoint = _record_due(name, update, checkpoint, used, group, k0, k1, best, values,
-                                     budgets, grid, arms, scores, out)
-            _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1)
-            for j in range(used):
-                _gradient_errors(arms, s, o, j, group, readout, errors[0], errors[1])
-                _served_readout(arms, s, v, j, reading)
-                for c in range(first, checkpoint):
-                    entropy[j, c] = readout[0]
-                    served[j, c, 0] = reading[0]
-                    served[j, c, 1] = reading[1]
-                    for e in range(RECORDED):
-                        bias[j, c, e] = errors[0, e]
-                        mse[j, c, e] = errors[1, e]
-        if update == updates:
-            break
+        answered[:] = 0.0
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
@@ -423,9 +427,44 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                         s, pulled[i], chosen)
             _rewards(model, width, chosen, uniforms[2 * row + 1], own[row], parameters,
                      rewards[i])
-            if curve_optimal.shape[0] > 0:
+            if counted:
+                draw_lengths(law, t, row, length_schedule, length_draws)
+                answers(shaping, law, arms, width, row, pulled[i], lengths, scale, length_draws,
+                        longest, lifted, spending, shaping_parameters, answered, rewards[i])
+            if t < curve_optimal.shape[0]:
                 _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
                            curve_reward)
+        # The checkpoints the update passes read the state before it (a scalar loop over the
+        # lanes, only in the updates that pass one).
+        if passing(lanes, in_tokens, group, answered, spending, cost, waits) > 0:
+            _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1)
+            for j in range(used):
+                first = due[j]
+                while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
+                    c = due[j]
+                    _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid,
+                            arms, scores, out)
+                    if counted:
+                        spent_rollouts[j, c] = update * group
+                        spent_tokens[j, c] = tokens[j]
+                        spent_length[j, c] = (policy_mean(name, scores, lengths)
+                                              if finite[j, c] else np.nan)
+                    due[j] += 1
+                    if due[j] == budgets.shape[0]:
+                        waiting -= 1
+                if due[j] > first:
+                    _gradient_errors(arms, s, o, j, group, readout, errors[0], errors[1])
+                    _served_readout(arms, s, v, j, reading)
+                    for c in range(first, due[j]):
+                        entropy[j, c] = readout[0]
+                        served[j, c, 0] = reading[0]
+                        served[j, c, 1] = reading[1]
+                        for e in range(RECORDED):
+                            bias[j, c, e] = errors[0, e]
+                            mse[j, c, e] = errors[1, e]
+                waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
+        if waiting == 0:
+            break
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                          ZSCORE_EPSILON)
         count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
@@ -434,11 +473,11 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
         if beta > 0.0:
             _kl_gradient(arms, s, o, width, estimator, pulled)
         if keep_mask:
-            _update(arms, s, o, o, POLICY, width, scale, pulled, advantage, weight, weighting,
-                    bits, corrections, factors)
+            _update(arms, s, o, o, POLICY, width, scale_step, pulled, advantage, weight,
+                    weighting, bits, corrections, factors)
         else:
-            _update(arms, s, o, s, WEIGHTS, width, scale, pulled, advantage, weight, weighting,
-                    bits, corrections, factors)
+            _update(arms, s, o, s, WEIGHTS, width, scale_step, pulled, advantage, weight,
+                    weighting, bits, corrections, factors)
         if beta > 0.0:
             step = lr * beta
             for j in range(width):
@@ -446,3 +485,5 @@ def simulate_offpolicy(name, n_arms, model, keys, lanes, values, best, parameter
                     s[arm_row(PARAMS, k) + j] -= step * o[arm_row(GRADIENT, k) + j]
         for i in range(group):
             count(arms, s, pulled[i], rewards[i], width)
+        spend(lanes, cost, answered, spending, tokens)
+        update += 1

@@ -371,9 +371,6 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
                               f"{parameter.high:g}] ({parameter.meaning})")
         scalars[parameter.name] = value
     _check_group_reinforce(config, "an off-policy study")
-    if any(env.lengths is not None for env in config.environments):
-        raise ConfigError("grid.lengths", grid.get("lengths"), "is for on-policy learners: the "
-                          "off-policy learner's answers cost one rollout each")
 
     def used(correction: str) -> tuple[tuple[str, float], ...]:
         # A sampler carries its correction's parameters alone: two cells whose corrections do

@@ -58,35 +58,55 @@ STORED_RUN_COLUMNS = ("cell", *RUN_COLUMNS)
 RUNS_COLUMNS = CELL_COLUMNS + RUN_COLUMNS
 """The tidy runs table (``read_runs``): ``runs.parquet`` joined with ``cells.parquet``."""
 
-TOKEN_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "arm_lengths", "length_law", "verdict",
-                      CELL_COLUMNS[-1])
-"""The cells of a study whose answers cost tokens (``grid.lengths``): those of every study, each
-arm's (mean) answer length and how lengths are drawn (``study.model.environment``), and the
-verdict that decides a pull's reward (the reward model itself, or the verdict a length-constraint
-model shapes: ``study.rewards``), whose parameters have named columns as the reward model's."""
+ANSWER_CELL_COLUMNS = ("arm_lengths", "length_law", "verdict")
+"""The cell columns of answers that cost tokens (``grid.lengths``): each arm's (mean) answer
+length and how lengths are drawn (``study.model.environment``), and the verdict that decides a
+pull's reward (the reward model itself, or the verdict a length-constraint model shapes:
+``study.rewards``), whose parameters have named columns as the reward model's."""
 
-TOKEN_RUN_COLUMNS = (*RUN_COLUMNS, "tokens", "expected_length")
-"""The runs-table columns of a study whose answers cost tokens: those of every study (``budget``
-in the study's unit, tokens for ``grid.token_budgets``; ``rollouts`` those a run spent by its
-checkpoint), and the tokens it spent and the policy's expected answer length sum pi[k] l[k]."""
+SAMPLER_CELL_COLUMNS = ("lag", "mismatch", "top_p", "correction", "kl_beta", "kl_estimator")
+"""The cell columns of an off-policy learner (``study.model.offpolicy``): the sampler's lag,
+logit noise and top-p, the update's correction and its KL term's coefficient and estimator (the
+correction's parameters have named columns)."""
 
+ANSWER_RUN_COLUMNS = ("tokens", "expected_length")
+"""The run columns of answers that cost tokens: the tokens a run spent by its checkpoint and the
+policy's expected answer length sum pi[k] l[k] (``budget`` then counts the study's unit, tokens
+for ``grid.token_budgets``, and ``rollouts`` those a run spent)."""
+
+SAMPLER_RUN_COLUMNS = ("entropy", "k1_bias", "k1_mse", "k3_bias", "k3_mse", "k3_is_bias",
+                       "k3_is_mse", "served_pass_rate", "served_p_best")
+"""The run columns of an off-policy learner: the policy's entropy, each KL estimator's exact
+gradient bias (its norm) and mean squared error for a group drawn from the next update's sampler
+at the checkpoint's state, and the served policy's pass rate and mass on the best arms
+(``study.model.offpolicy``: the current logits mismatched and truncated as the sampler's
+are)."""
+
+
+def cell_columns(*, answers: bool = False, sampler: bool = False) -> tuple[str, ...]:
+    """The cell columns of a study made of these parts: those of every study, then each part's
+    (``ANSWER_CELL_COLUMNS``, ``SAMPLER_CELL_COLUMNS``), ``cost`` last."""
+    return (*CELL_COLUMNS[:-1], *(ANSWER_CELL_COLUMNS if answers else ()),
+            *(SAMPLER_CELL_COLUMNS if sampler else ()), CELL_COLUMNS[-1])
+
+
+def run_columns(*, answers: bool = False, sampler: bool = False) -> tuple[str, ...]:
+    """The run columns of a study made of these parts: those of every study, then each part's
+    (``ANSWER_RUN_COLUMNS``, ``SAMPLER_RUN_COLUMNS``)."""
+    return (*RUN_COLUMNS, *(ANSWER_RUN_COLUMNS if answers else ()),
+            *(SAMPLER_RUN_COLUMNS if sampler else ()))
+
+
+TOKEN_CELL_COLUMNS = cell_columns(answers=True)
+"""The cells of a study whose answers cost tokens."""
+TOKEN_RUN_COLUMNS = run_columns(answers=True)
+"""The runs-table columns of a study whose answers cost tokens."""
 STORED_TOKEN_RUN_COLUMNS = ("cell", *TOKEN_RUN_COLUMNS)
 """``runs.parquet`` of a study whose answers cost tokens."""
-
-OFFPOLICY_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "lag", "mismatch", "top_p", "correction",
-                          "kl_beta", "kl_estimator", CELL_COLUMNS[-1])
-"""The cells of an off-policy study (``study.model.offpolicy``): those of every study, and the
-sampler's lag, logit noise and top-p, the update's correction and its KL term's coefficient and
-estimator (the clip range, TIS cap and OPSM threshold are the config's, in the manifest)."""
-
-OFFPOLICY_RUN_COLUMNS = (*RUN_COLUMNS, "entropy", "k1_bias", "k1_mse", "k3_bias", "k3_mse",
-                         "k3_is_bias", "k3_is_mse", "served_pass_rate", "served_p_best")
-"""The runs-table columns of an off-policy study: those of every study, the policy's entropy,
-each KL estimator's exact gradient bias (its norm) and mean squared error for a group drawn
-from the next update's sampler at the checkpoint's state, and the served policy's pass rate and
-mass on the best arms (``study.model.offpolicy``: the current logits mismatched and truncated as
-the sampler's are)."""
-
+OFFPOLICY_CELL_COLUMNS = cell_columns(sampler=True)
+"""The cells of an off-policy study."""
+OFFPOLICY_RUN_COLUMNS = run_columns(sampler=True)
+"""The runs-table columns of an off-policy study."""
 STORED_OFFPOLICY_RUN_COLUMNS = ("cell", *OFFPOLICY_RUN_COLUMNS)
 """``runs.parquet`` of an off-policy study."""
 

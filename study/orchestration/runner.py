@@ -29,23 +29,19 @@ from study.model.atomic import remove_stale_temporaries
 from study.model.config import StudyConfig
 from study.model.grid import Cell, Simulation, cells, simulations
 from study.model.schema import (
+    ANSWER_RUN_COLUMNS,
     CURVES_COLUMNS,
-    OFFPOLICY_RUN_COLUMNS,
     PROMPT_FIELD_COLUMNS,
-    RUN_COLUMNS,
-    STORED_OFFPOLICY_RUN_COLUMNS,
+    SAMPLER_RUN_COLUMNS,
     STORED_PROMPT_RUN_COLUMNS,
-    STORED_RUN_COLUMNS,
-    STORED_TOKEN_RUN_COLUMNS,
+    run_columns,
 )
 from study.orchestration.backends import Backend
 from study.orchestration.shards import (
-    OffPolicyShardResult,
     PromptShardResult,
     Result,
     Shard,
     ShardResult,
-    TokenShardResult,
     cached,
     concat,
     plan,
@@ -206,18 +202,17 @@ def _assembled(shards: list[Shard], pending: list[Shard], backend: Backend,
         computed.close()
 
 
-def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult | OffPolicyShardResult,
-               seeds: np.ndarray,
-               budgets: tuple[int, ...], part: slice) -> pa.Table:
+def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[int, ...],
+               part: slice) -> pa.Table:
     """The rows of ``runs.parquet`` of one cell's seeds ``seeds[part]`` (its description is in
-    ``cells.parquet``): ``STORED_RUN_COLUMNS``, ``STORED_TOKEN_RUN_COLUMNS`` for answers that
-    cost tokens, ``STORED_OFFPOLICY_RUN_COLUMNS`` for an off-policy learner."""
+    ``cells.parquet``): ``study.model.schema.run_columns`` of the parts the result has (answers
+    that cost tokens, an off-policy learner), after ``cell``."""
     sim = cell.simulation
     seeds = seeds[part]
     checkpoints = np.asarray(budgets, dtype=np.int64)
     greedy_value = out.greedy_value[part].ravel()
     best_value = out.best_value[part].ravel()
-    counted = isinstance(out, TokenShardResult)
+    counted, off = out.tokens is not None, out.entropy is not None
     columns = {
         "cell": np.full(greedy_value.size, cell.index, dtype=np.int64),
         "seed": np.repeat(seeds.astype(np.int64), len(budgets)),
@@ -240,16 +235,11 @@ def _cell_rows(cell: Cell, out: ShardResult | TokenShardResult | OffPolicyShardR
         "zero_signal_updates": out.zero_signal[part].ravel(),
         "finite": out.finite[part].ravel(),
     }
-    if counted:
-        columns |= {"tokens": out.tokens[part].ravel(),
-                    "expected_length": out.expected_length[part].ravel()}
-    off = isinstance(out, OffPolicyShardResult)
-    if off:
-        columns |= {name: getattr(out, name)[part].ravel()
-                    for name in OFFPOLICY_RUN_COLUMNS[len(RUN_COLUMNS):]}
-    stored = (STORED_TOKEN_RUN_COLUMNS if counted else STORED_OFFPOLICY_RUN_COLUMNS if off
-              else STORED_RUN_COLUMNS)
-    return pa.table({name: columns[name] for name in stored})
+    columns |= {name: getattr(out, name)[part].ravel()
+                for name in (*(ANSWER_RUN_COLUMNS if counted else ()),
+                             *(SAMPLER_RUN_COLUMNS if off else ()))}
+    return pa.table({name: columns[name]
+                     for name in ("cell", *run_columns(answers=counted, sampler=off))})
 
 
 def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,

@@ -33,6 +33,7 @@ from study.core import prompt_rules
 from study.model import registry
 from study.model.atomic import write_files
 from study.model.grid import Simulation
+from study.model.schema import ANSWER_RUN_COLUMNS, SAMPLER_RUN_COLUMNS
 
 SHARD_EPISODES = 200_000_000
 """Target work per shard (seconds on one core at the kernel's ns per episode, ``make bench``):
@@ -155,11 +156,17 @@ class Shard:
 @dataclass(frozen=True)
 class ShardResult:
     """What the runs table needs from a shard, each of shape (seeds, checkpoints), and the
-    per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves)."""
+    per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves);
+    and the column groups of the parts the simulation uses (``GROUPS``), None where it does not:
+    what each run spent by each checkpoint where answers cost tokens
+    (``study.core.kernel.simulate_tokens``), and what an off-policy learner records
+    (``study.core.offpolicy``), the runs table's columns of those names."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ("greedy", "p_best", "pass_rate", "reward_sum",
                                          "best_pulls", "finite", "zero_signal", "best_arm",
                                          "best_value", "value_gap", "greedy_value")
+    GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "answers": ("rollouts", *ANSWER_RUN_COLUMNS), "sampler": SAMPLER_RUN_COLUMNS}
     CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward")
     TRAILING: ClassVar[tuple[int, ...]] = ()
     """The shape of each field past (seeds, checkpoints)."""
@@ -177,6 +184,24 @@ class ShardResult:
     greedy_value: np.ndarray
     curve_optimal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     curve_reward: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    rollouts: np.ndarray | None = None
+    tokens: np.ndarray | None = None
+    expected_length: np.ndarray | None = None
+    entropy: np.ndarray | None = None
+    k1_bias: np.ndarray | None = None
+    k1_mse: np.ndarray | None = None
+    k3_bias: np.ndarray | None = None
+    k3_mse: np.ndarray | None = None
+    k3_is_bias: np.ndarray | None = None
+    k3_is_mse: np.ndarray | None = None
+    served_pass_rate: np.ndarray | None = None
+    served_p_best: np.ndarray | None = None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The result's arrays per (seed, checkpoint): ``FIELDS``, then the groups it has."""
+        return (*self.FIELDS, *(name for group in self.GROUPS.values() for name in group
+                                if getattr(self, group[0]) is not None))
 
     @property
     def rows(self) -> int:
@@ -187,43 +212,6 @@ class ShardResult:
     def non_finite_rows(self) -> int:
         """Of those, the rows whose state is not finite."""
         return self.finite.size - int(self.finite.sum())
-
-
-@dataclass(frozen=True)
-class TokenShardResult(ShardResult):
-    """A shard of a simulation whose answers cost tokens (``study.core.kernel.simulate_tokens``):
-    ``ShardResult``'s fields, and what each run spent by each checkpoint (rollouts, tokens) with
-    its policy's expected answer length. No curves."""
-
-    FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "rollouts", "tokens",
-                                         "expected_length")
-    CURVES: ClassVar[tuple[str, ...]] = ()
-
-    rollouts: np.ndarray = field(kw_only=True)
-    tokens: np.ndarray = field(kw_only=True)
-    expected_length: np.ndarray = field(kw_only=True)
-
-
-@dataclass(frozen=True)
-class OffPolicyShardResult(ShardResult):
-    """A shard of an off-policy simulation (``study.core.offpolicy``): ``ShardResult``'s fields
-    and curves, and at each checkpoint the policy's entropy, each recorded KL estimator's
-    gradient bias and mean squared error, and the served policy's pass rate and mass on the best
-    arms (the runs table's columns of those names)."""
-
-    FIELDS: ClassVar[tuple[str, ...]] = (*ShardResult.FIELDS, "entropy", "k1_bias", "k1_mse",
-                                         "k3_bias", "k3_mse", "k3_is_bias", "k3_is_mse",
-                                         "served_pass_rate", "served_p_best")
-
-    entropy: np.ndarray = field(kw_only=True)
-    k1_bias: np.ndarray = field(kw_only=True)
-    k1_mse: np.ndarray = field(kw_only=True)
-    k3_bias: np.ndarray = field(kw_only=True)
-    k3_mse: np.ndarray = field(kw_only=True)
-    k3_is_bias: np.ndarray = field(kw_only=True)
-    k3_is_mse: np.ndarray = field(kw_only=True)
-    served_pass_rate: np.ndarray = field(kw_only=True)
-    served_p_best: np.ndarray = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -246,6 +234,11 @@ class PromptShardResult:
     non_finite: np.ndarray
 
     @property
+    def fields(self) -> tuple[str, ...]:
+        """The result's arrays per (seed, checkpoint, band)."""
+        return self.FIELDS
+
+    @property
     def rows(self) -> int:
         """Rows of the runs table the result makes per cell: one per (seed, checkpoint, band)."""
         return self.prompts.size
@@ -256,21 +249,23 @@ class PromptShardResult:
         return int((self.non_finite > 0).sum())
 
 
-Result = ShardResult | TokenShardResult | OffPolicyShardResult | PromptShardResult
+Result = ShardResult | PromptShardResult
 
 
-def result_type(simulation: Simulation) -> type[Result]:
-    """The kind of result a simulation's shards give."""
+def fields_of(simulation: Simulation) -> tuple[str, ...]:
+    """The arrays per (seed, checkpoint) a simulation's shards give: the many-prompts kernel's
+    fields, or ``ShardResult``'s with the groups of the parts the simulation uses."""
     if simulation.allocation:
-        return PromptShardResult
-    if simulation.offpolicy is not None:
-        return OffPolicyShardResult
-    return TokenShardResult if simulation.environment.lengths is not None else ShardResult
+        return PromptShardResult.FIELDS
+    groups = ShardResult.GROUPS
+    return (*ShardResult.FIELDS,
+            *(groups["answers"] if simulation.environment.lengths is not None else ()),
+            *(groups["sampler"] if simulation.offpolicy is not None else ()))
 
 
 def _arrays(result: Result) -> list[np.ndarray]:
     """The result's arrays in a fixed order: its fields, then its curves."""
-    return [getattr(result, name) for name in (*result.FIELDS, *result.CURVES)]
+    return [getattr(result, name) for name in (*result.fields, *result.CURVES)]
 
 
 def checksum(result: Result) -> str:
@@ -284,13 +279,12 @@ def checksum(result: Result) -> str:
 def concat(parts: list[Result]) -> Result:
     """Join shard results along the seed axis, in order; the curves' sums add up (integers, so
     the total does not depend on how the seeds were split)."""
-    kind = type(parts[0])
+    kind, fields = type(parts[0]), parts[0].fields
     columns = list(zip(*(_arrays(p) for p in parts), strict=True))
     return kind(**{name: np.concatenate(arrays)
-                   for name, arrays in zip(kind.FIELDS, columns, strict=False)},
+                   for name, arrays in zip(fields, columns, strict=False)},
                 **{name: np.sum(arrays, axis=0)
-                   for name, arrays in zip(kind.CURVES, columns[len(kind.FIELDS):],
-                                           strict=True)})
+                   for name, arrays in zip(kind.CURVES, columns[len(fields):], strict=True)})
 
 
 def plan(simulations: list[Simulation], start: int, stop: int, budgets: tuple[int, ...],
@@ -331,7 +325,7 @@ def save(path: Path, shard: Shard, result: Result) -> None:
     if steps:
         _write_atomic(pa.table({name: getattr(result, name) for name in result.CURVES}),
                       _curves_path(path))
-    table = pa.table({name: getattr(result, name).ravel() for name in result.FIELDS})
+    table = pa.table({name: getattr(result, name).ravel() for name in result.fields})
     table = table.replace_schema_metadata({
         "shard_key": shard.key(), "checksum": checksum(result),
         "shape": json.dumps([seeds, checkpoints, steps])})
@@ -361,18 +355,19 @@ def load(path: Path, shard: Shard) -> Result:
     seeds, checkpoints, steps = json.loads(meta.get("shape", "[0, 0, 0]"))
     if seeds != shard.stop - shard.start or checkpoints != len(shard.budgets):
         raise CorruptShardError("its shape does not match the shard")
-    kind = result_type(shard.simulation)
+    kind = PromptShardResult if shard.simulation.allocation else ShardResult
+    fields = fields_of(shard.simulation)
     curves = {name: np.zeros(0, dtype=np.int64) for name in kind.CURVES}
     if steps:
         found = _read(_curves_path(path))
         if found.num_rows != steps or found.column_names != list(kind.CURVES):
             raise CorruptShardError("its curves do not match the shard")
         curves = {name: found.column(name).to_numpy() for name in kind.CURVES}
-    if table.column_names != list(kind.FIELDS):
+    if table.column_names != list(fields):
         raise CorruptShardError("its columns do not match the shard")
     result = kind(**{name: table.column(name).to_numpy().reshape(seeds, checkpoints,
                                                                  *kind.TRAILING)
-                     for name in kind.FIELDS}, **curves)
+                     for name in fields}, **curves)
     if checksum(result) != meta.get("checksum"):
         raise CorruptShardError("its checksum does not match its contents")
     return result

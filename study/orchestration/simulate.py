@@ -33,12 +33,10 @@ from study.model.environment import best_arms
 from study.model.grid import Simulation
 from study.model.offpolicy import ESTIMATORS
 from study.orchestration.shards import (
-    OffPolicyShardResult,
     PromptShardResult,
     Result,
     Shard,
     ShardResult,
-    TokenShardResult,
 )
 
 
@@ -76,7 +74,7 @@ class KernelOutput:
     and mean squared error, (seeds, checkpoints, 3), and the served policy's pass rate and mass
     on the best arms, (seeds, checkpoints, 2); None for the other drivers."""
 
-    def reduce(self) -> ShardResult | TokenShardResult | OffPolicyShardResult:
+    def reduce(self) -> ShardResult:
         """What the runs table keeps: the per-arm arrays reduced to the best arms' pulls and the
         values of the best and of the recommended arm."""
         checkpoints = self.greedy.shape[1]
@@ -92,18 +90,17 @@ class KernelOutput:
                   np.repeat(np.argmax(self.best, axis=1)[:, None], checkpoints, axis=1),
                   np.repeat(top[:, None], checkpoints, axis=1),
                   np.repeat(gap[:, None], checkpoints, axis=1), greedy_value)
-        if self.tokens is not None:
-            return TokenShardResult(*common, rollouts=self.rollouts, tokens=self.tokens,
-                                    expected_length=self.expected_length)
+        answers = ({"rollouts": self.rollouts, "tokens": self.tokens,
+                    "expected_length": self.expected_length} if self.tokens is not None else {})
+        sampler = {}
         if self.entropy is not None:
-            estimators = {f"{name}_{kind}": values[:, :, e]
+            sampler = {"entropy": self.entropy,
+                       **{f"{name}_{kind}": values[:, :, e]
                           for kind, values in (("bias", self.kl_bias), ("mse", self.kl_mse))
-                          for e, name in enumerate(ESTIMATORS[1:])}
-            return OffPolicyShardResult(*common, self.curve_optimal, self.curve_reward,
-                                        entropy=self.entropy, **estimators,
-                                        served_pass_rate=self.served[:, :, 0],
-                                        served_p_best=self.served[:, :, 1])
-        return ShardResult(*common, self.curve_optimal, self.curve_reward)
+                          for e, name in enumerate(ESTIMATORS[1:])},
+                       "served_pass_rate": self.served[:, :, 0],
+                       "served_p_best": self.served[:, :, 1]}
+        return ShardResult(*common, self.curve_optimal, self.curve_reward, **answers, **sampler)
 
 
 def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
@@ -161,25 +158,29 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         literal_arms = _literal_arms(arms)
         settings = (parameters, float(simulation.lr), learner.baseline_code(simulation.baseline))
         models: tuple[str, ...] = (env.reward,)
-        if counted:
-            law = GEOMETRIC if env.length_law == "geometric" else 0
-            driver = simulate_tokens
-            # The verdict decides a pull's reward, the reward model shapes it by its length
-            # (study.core.reward_hooks; a verdict unshaped is its own shaping).
-            models = (env.judged_by, env.reward)
-            settings = (np.asarray(env.lengths, dtype=np.float64), law, env.length_scales(),
-                        np.asarray(env.judged_with, dtype=np.float64), *settings, group,
-                        int(tokens), checkpoints_array)
-        elif offpolicy is not None:
+        # A pull's reward is the verdict's, shaped by the reward model where answers cost
+        # tokens (study.core.reward_hooks; a verdict is its own shaping, which shapes nothing).
+        verdict = np.asarray(env.judged_with, dtype=np.float64)
+        lengths = np.asarray(env.lengths or (), dtype=np.float64)
+        meter = (lengths, GEOMETRIC if env.length_law == "geometric" else 0, env.length_scales(),
+                 parameters, int(tokens))
+        if offpolicy is not None:
             driver = simulate_offpolicy
-            settings = (parameters, float(simulation.lr),
-                        simulation.baseline == "leave_one_out",
-                        simulation.baseline == "group_zscore", group, *offpolicy.codes(),
+            models = (env.judged_by, env.reward)
+            settings = (verdict, float(simulation.lr), simulation.baseline == "leave_one_out",
+                        simulation.baseline == "group_zscore", group, *offpolicy.codes(), meter,
+                        checkpoints_array)
+        elif counted:
+            driver = simulate_tokens
+            models = (env.judged_by, env.reward)
+            settings = (*meter[:3], verdict, parameters, *settings[1:], group, int(tokens),
                         checkpoints_array)
         elif group == 1:
             driver, settings = simulate_single, (*settings, checkpoints_array)
         else:
             driver, settings = simulate_groups, (*settings, group, checkpoints_array)
+
+        empty = np.empty((0, 0))
 
         def blocks(first: int) -> None:
             # Thread ``first`` takes blocks first, first + threads, ..., and its own curve rows.
@@ -189,11 +190,13 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                 # is its own, so the results are the same bits, and a study of few seeds (a
                 # test's) does not pay for LANES.
                 lanes = min(LANES, -(-(min(runs, lo + LANES) - lo) // VECTOR) * VECTOR)
-                tail = (((out.rollouts[rows], out.tokens[rows], out.expected_length[rows]),)
-                        if counted else (out.curve_optimal[first], out.curve_reward[first]))
+                spent = ((out.rollouts[rows], out.tokens[rows], out.expected_length[rows])
+                         if counted else (empty, empty, empty))
+                curve = (out.curve_optimal[first], out.curve_reward[first])
+                tail = (spent,) if counted and offpolicy is None else curve
                 if offpolicy is not None:
                     tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows],
-                             out.served[rows]), *tail)
+                             out.served[rows]), spent, *curve)
                 arguments = (learner.name, literal_arms, *models, philox_keys[rows], lanes,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)

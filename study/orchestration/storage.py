@@ -30,15 +30,16 @@ from study.model.atomic import Writer, remove_stale_temporaries, replacing, writ
 from study.model.grid import Cell
 from study.model.offpolicy import OffPolicy
 from study.model.schema import (
+    ANSWER_CELL_COLUMNS,
     CELL_COLUMNS,
     CELLS_FILE,
     CURVES_FILE,
     LIST_COLUMNS,
     MANIFEST_FILE,
-    OFFPOLICY_CELL_COLUMNS,
     PROMPT_CELL_COLUMNS,
     RUNS_FILE,
-    TOKEN_CELL_COLUMNS,
+    SAMPLER_CELL_COLUMNS,
+    cell_columns,
 )
 
 _TOKEN = b"config_hash"
@@ -62,18 +63,20 @@ PROMPT_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("allocation", pa.str
                                  ("prompts", pa.int64()), CELLS_SCHEMA.field("cost")])
 """The types of a many-prompts study's ``cells.parquet`` (``PROMPT_CELL_COLUMNS``)."""
 assert tuple(PROMPT_CELLS_SCHEMA.names) == PROMPT_CELL_COLUMNS
-TOKEN_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("arm_lengths", pa.list_(pa.float64())),
-                                ("length_law", pa.string()), ("verdict", pa.string()),
-                                CELLS_SCHEMA.field("cost")])
-"""The types of the ``cells.parquet`` of a study whose answers cost tokens
-(``TOKEN_CELL_COLUMNS``)."""
-assert tuple(TOKEN_CELLS_SCHEMA.names) == TOKEN_CELL_COLUMNS
-OFFPOLICY_CELLS_SCHEMA = pa.schema([
-    *list(CELLS_SCHEMA)[:-1], ("lag", pa.int64()), ("mismatch", pa.float64()),
-    ("top_p", pa.float64()), ("correction", pa.string()), ("kl_beta", pa.float64()),
-    ("kl_estimator", pa.string()), CELLS_SCHEMA.field("cost")])
-"""The types of an off-policy study's ``cells.parquet`` (``OFFPOLICY_CELL_COLUMNS``)."""
-assert tuple(OFFPOLICY_CELLS_SCHEMA.names) == OFFPOLICY_CELL_COLUMNS
+PART_CELL_TYPES = {"arm_lengths": pa.list_(pa.float64()), "length_law": pa.string(),
+                   "verdict": pa.string(), "lag": pa.int64(), "mismatch": pa.float64(),
+                   "top_p": pa.float64(), "correction": pa.string(), "kl_beta": pa.float64(),
+                   "kl_estimator": pa.string()}
+"""The types of the cell columns of a study's parts (``study.model.schema.cell_columns``)."""
+assert set(PART_CELL_TYPES) == {*ANSWER_CELL_COLUMNS, *SAMPLER_CELL_COLUMNS}
+
+
+def cells_schema(*, answers: bool = False, sampler: bool = False) -> pa.Schema:
+    """The types of ``cells.parquet``'s columns for a study of these parts
+    (``study.model.schema.cell_columns``)."""
+    types = {**{f.name: f.type for f in CELLS_SCHEMA}, **PART_CELL_TYPES}
+    return pa.schema([(name, types[name])
+                      for name in cell_columns(answers=answers, sampler=sampler)])
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
@@ -84,8 +87,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
     off = any(cell.simulation.offpolicy is not None for cell in grid)
     named = [_named_parameters(cell) for cell in grid]
     names = list(dict.fromkeys(name for found in named for name in found))
-    schema = (PROMPT_CELLS_SCHEMA if many else TOKEN_CELLS_SCHEMA if counted
-              else OFFPOLICY_CELLS_SCHEMA if off else CELLS_SCHEMA)
+    schema = PROMPT_CELLS_SCHEMA if many else cells_schema(answers=counted, sampler=off)
     # The named parameters before ``cost``, which stays last.
     schema = pa.schema([*list(schema)[:-1], *((name, pa.float64()) for name in names),
                         schema.field("cost")])

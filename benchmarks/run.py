@@ -55,6 +55,10 @@ TOKENS, TOKENS_8 = (f"package kernel, {name}, 1 thread" for name in ANSWERS)
 OFF_POLICY = ("package kernel, off-policy groups of 8 (group_mean), lag 4, tis, per rollout, "
               "1 thread")
 """The off-policy learner's row: a sampler 4 updates stale, truncated importance weights."""
+OFF_POLICY_TOKENS = ("package kernel, off-policy groups of 8 (group_mean), lag 4, tis, answers "
+                     "of lengths 1, 2, 4, per rollout, 1 thread")
+"""The composition of the off-policy row and the token-counting row of groups of 8 (budgets in
+rollouts: per rollout the work of both)."""
 PROMPTS = 256
 """The many-prompts rows' dataset: the many-prompts study's size."""
 PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 8 (group_mean), "
@@ -170,9 +174,11 @@ def references() -> tuple[list[dict[str, object]], float]:
                   for g in (8, 64)),
                 *((name, Simulation("reinforce", answers, LR, baseline, group), False)
                   for name, (baseline, group) in ANSWERS.items()),
-                (OFF_POLICY.removeprefix("package kernel, ").removesuffix(", 1 thread"),
-                 Simulation("reinforce", Environment.fixed(PROBS), LR, "group_mean", 8,
-                            offpolicy=OffPolicy(lag=4, correction="tis")), False)]
+                *((name.removeprefix("package kernel, ").removesuffix(", 1 thread"),
+                   Simulation("reinforce", env, LR, "group_mean", 8,
+                              offpolicy=OffPolicy(lag=4, correction="tis")), False)
+                  for name, env in ((OFF_POLICY, Environment.fixed(PROBS)),
+                                    (OFF_POLICY_TOKENS, answers)))]
     # Many prompts sharing one budget, per rollout, at the group size of the groups-of-8 row:
     # prompts drawn from beta(2, 2), 400 rollouts per prompt (the many-prompts study goes to
     # 1,024; drawing a seed's 768 values with numpy costs as much as thousands of rollouts, so
@@ -288,6 +294,8 @@ def targets(rows: list[dict[str, object]], over_floor: float,
          1.3),
         ("off-policy (lag 4, tis) / on-policy groups of 8, per rollout",
          ns[OFF_POLICY] / ns[GROUPS_8], "<=", 1.5),
+        ("off-policy with answers that cost tokens / the slower of the two alone, per rollout",
+         ns[OFF_POLICY_TOKENS] / max(ns[OFF_POLICY], ns[TOKENS_8]), "<=", 1.3),
         (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",

@@ -116,12 +116,16 @@ def test_the_readme_own_study_runs_to_its_report(tmp_path: Path) -> None:
     assert "## 1. How accuracy rises with the budget" in report
     assert "](figures/mine_accuracy_vs_budget.png)" in report
     assert "## 2. Above the never-training sampler and above uniform allocation" in report
+    # The composed study (off-policy answers that cost tokens) gets the sections of its parts.
+    for title in ("Answers that cost tokens: the price of a length penalty (`composed`)",
+                  "Off-policy rollouts: what a stale sampler costs (`composed`)"):
+        assert title in report
     # Only where the commands were told: the runs (their shards under the per-user cache), the
     # tables, the figures, and the report with its sources and named numbers.
     assert sorted(p.name for p in work.iterdir()) == [
-        "figures", "mine.toml", "number_sources.csv", "numbers.tex", "report.md",
-        "report_sources.csv", "runs", "tables"]
-    assert sorted(p.name for p in (work / "runs").iterdir()) == ["mine"]
+        "composed.toml", "figures", "mine.toml", "number_sources.csv", "numbers.tex",
+        "report.md", "report_sources.csv", "runs", "tables"]
+    assert sorted(p.name for p in (work / "runs").iterdir()) == ["composed", "mine"]
 
 
 @pytest.mark.slow

@@ -398,6 +398,9 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
                   0, 10, (10, 100), 1, "per_seed")
     answers = Shard(Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)).with_lengths(
         (1, 2, 4)), 0.1, "running_mean"), 0, 10, (10, 100), 1, "per_seed")
+    shaped = Shard(Simulation("reinforce", Environment.fixed(
+        (0.5, 0.55, 0.6), "length_penalty", (0.1, 1.0, 1.0)).with_lengths((1, 2, 4)).with_verdict(
+            "noisy_verifier", (0.1, 0.2)), 0.1, "running_mean"), 0, 10, (10, 100), 1, "per_seed")
 
     def environment(base: Shard, **change: object) -> tuple[Shard, Shard]:
         new = dataclasses.replace(base.simulation.environment, **change)
@@ -423,6 +426,8 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         "environment.prompts": environment(dataset, prompts=8),
         "environment.lengths": environment(answers, lengths=(1.0, 2.0, 8.0)),
         "environment.length_law": environment(answers, length_law="geometric"),
+        "environment.verdict": environment(shaped, verdict="", verdict_parameters=()),
+        "environment.verdict_parameters": environment(shaped, verdict_parameters=(0.1, 0.3)),
         "simulation.algorithm": simulation(bandit, algorithm="epsilon_greedy"),
         "simulation.lr": simulation(bandit, lr=0.2),
         "simulation.baseline": simulation(bandit, baseline="none"),

@@ -555,18 +555,11 @@ the arm's length)."""
 
 
 @inline_jit
-def meter_start(shaping, lanes, used, budgets, k0, k1, parameters):  # pragma: no cover
-    """The state of a block's token meter (``simulate_tokens``): the schedule of the ``LENGTH``
-    stream and room for ``BUFFERED`` rollouts' length draws; per lane the update's cost, the
-    tokens its answers cost, the budget spent (in the study's unit) and the tokens spent, the
-    next checkpoint due and the budget it waits for (inf once it has passed the last; the unused
-    lanes of a partial block wait for nothing); and the shaping's cut and the spending after
-    which its constraint is lifted."""
-    waits = np.full(lanes, np.inf)
-    waits[:used] = budgets[0]
-    return (stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1), np.zeros((BUFFERED, lanes)),
-            np.zeros(lanes), np.zeros(lanes), np.zeros(lanes), np.zeros(lanes),
-            np.zeros(lanes, dtype=np.int64), waits, cut(shaping, parameters),
+def meter_start(shaping, k0, k1, budgets, parameters):  # pragma: no cover
+    """A block's token meter's schedule of the ``LENGTH`` stream, the shaping's cut and the
+    spending after which its constraint is lifted (the meter's per-lane arrays are the
+    driver's own)."""
+    return (stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1), cut(shaping, parameters),
             lifted_at(shaping, parameters) * np.float64(budgets[-1]))
 
 
@@ -579,21 +572,22 @@ def draw_lengths(law, t, row, schedule, length_draws) -> None:  # pragma: no cov
 
 
 @inline_jit
-def answers(shaping, law, n_arms, lanes, row, arms, lengths, scale, length_draws, longest,
+def answers(shaping, law, n_arms, lanes, row, i, pulled, lengths, scale, length_draws, longest,
             lifted, spending, parameters, answered, rewards) -> None:  # pragma: no cover
-    """Every lane's rollout as an answer: the answer to the arm in ``arms`` has ``lengths[arm]``
-    tokens (``law`` 0), or 1 + floor(ln(1 - u) ``scale[arm]``) with u its length draw in row
-    ``row`` (``GEOMETRIC``); its reward in ``rewards`` shaped by ``shaping`` and its tokens added
-    to ``answered`` (``_answer``)."""
+    """Every lane's rollout i of the update as an answer: the answer to the arm in ``pulled[i]``
+    has ``lengths[arm]`` tokens (``law`` 0), or 1 + floor(ln(1 - u) ``scale[arm]``) with u its
+    length draw in row ``row`` (``GEOMETRIC``); its reward in ``rewards[i]`` shaped by
+    ``shaping`` and its tokens added to ``answered`` (``_answer``)."""
     if law == GEOMETRIC:
         for j in range(lanes):
             length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                    * _of_arm(n_arms, scale, arms[j]))
-            _answer(shaping, j, length, longest, lifted, spending, parameters, answered, rewards)
+                                    * _of_arm(n_arms, scale, pulled[i, j]))
+            _answer(shaping, j, length, longest, lifted, spending, parameters, answered,
+                    rewards[i])
     else:
         for j in range(lanes):
-            _answer(shaping, j, _of_arm(n_arms, lengths, arms[j]), longest, lifted, spending,
-                    parameters, answered, rewards)
+            _answer(shaping, j, _of_arm(n_arms, lengths, pulled[i, j]), longest, lifted,
+                    spending, parameters, answered, rewards[i])
 
 
 @inline_jit
@@ -630,6 +624,10 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     answer longer than the shaping's ``cut`` costs that many tokens, and the constraint is lifted
     for the updates that start once a lane has spent ``lifted_at`` times the largest budget
     (numba compiles the driver once per learner, value of ``n_arms``, verdict and shaping).
+    Its meter is ``draw_lengths``, ``answers``, ``passing`` and ``spend`` written out: called,
+    even inlined, they made this driver 7 to 10% slower per rollout (groups of 8, interleaved
+    runs against the driver written out), where the off-policy driver, whose update costs more,
+    calls them.
 
     ``budgets`` count tokens when ``in_tokens`` is 1, else rollouts; a lane's checkpoint B is its
     state after the most updates whose spending stays within B (after floor(B / G) updates when
@@ -649,12 +647,22 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     used = keys.shape[0]
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
-    (length_schedule, length_draws, cost, answered, spending, tokens, due, waits, longest,
-     lifted) = meter_start(shaping, lanes, used, budgets, k0, k1, shaping_parameters)
+    length_schedule, longest, lifted = meter_start(shaping, k0, k1, budgets, shaping_parameters)
+    length_draws = np.zeros((BUFFERED, lanes))
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
     rewards = aligned_rows(group, lanes)
     advantage = aligned_rows(group, lanes)
+    # Per lane: the update's cost, its answers' tokens, the budget spent (in the study's unit)
+    # and the tokens spent, the next checkpoint due and the budget it waits for (inf once past
+    # the last; the unused lanes of a partial block wait for nothing).
+    cost = np.zeros(lanes)
+    answered = np.zeros(lanes)
+    spending = np.zeros(lanes)
+    tokens = np.zeros(lanes)
+    due = np.zeros(lanes, dtype=np.int64)
+    waits = np.full(lanes, np.inf)
+    waits[:used] = budgets[0]
     spent_rollouts, spent_tokens, spent_length = spent
     finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
     # scores, finite, zero_signal
@@ -663,18 +671,31 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     width = np.uint64(lanes)
     while waiting > 0:
         _prepare(n_arms, name, arms, s, width, w)
-        answered[:] = 0.0
+        for j in range(width):
+            answered[j] = 0.0
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
-            draw_lengths(law, t, row, length_schedule, length_draws)
+            if law == GEOMETRIC and row == 0:
+                draw_uniforms(t // 4, length_schedule, length_draws)
             _rollouts(n_arms, name, model, arms, t, s, width, w, uniforms[2 * row],
                       uniforms[2 * row + 1], own[row], parameters, pulled[i], chosen, rewards[i])
-            answers(shaping, law, arms, width, row, pulled[i], lengths, scale, length_draws,
-                    longest, lifted, spending, shaping_parameters, answered, rewards[i])
+            if law == GEOMETRIC:
+                for j in range(width):
+                    length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
+                                            * _of_arm(arms, scale, pulled[i, j]))
+                    _answer(shaping, j, length, longest, lifted, spending, shaping_parameters,
+                            answered, rewards[i])
+            else:
+                for j in range(width):
+                    _answer(shaping, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
+                            spending, shaping_parameters, answered, rewards[i])
         # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
-        for j in range(used if passing(lanes, in_tokens, group, answered, spending, cost,
-                                       waits) > 0 else 0):
+        passed = 0
+        for j in range(np.uint64(lanes)):
+            cost[j] = select(in_tokens == 1, answered[j], np.float64(group))
+            passed += np.int64(spending[j] + cost[j] > waits[j])
+        for j in range(used if passed > 0 else 0):
             while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
                 c = due[j]
                 _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid, arms,
@@ -694,5 +715,7 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
         else:
             learn(name, arms, update * group, lr, baseline, s, width, w, pulled, rewards,
                   advantage)
-        spend(lanes, cost, answered, spending, tokens)
+        for j in range(np.uint64(lanes)):
+            spending[j] += cost[j]
+            tokens[j] += answered[j]
         update += 1

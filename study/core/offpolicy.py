@@ -43,6 +43,7 @@ from study.core.philox import philox_block
 from study.core.softmax import inverse_cdf, softmax_weights
 from study.core.state import (
     BEST,
+    BUFFERED,
     NORM,
     PARAMS,
     STRIDE,
@@ -395,12 +396,20 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     # scores, finite, zero_signal
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
-    (length_schedule, length_draws, cost, answered, spending, tokens, due, waits, longest,
-     lifted) = meter_start(shaping, lanes, used, budgets, k0, k1, shaping_parameters)
+    length_schedule, longest, lifted = meter_start(shaping, k0, k1, budgets, shaping_parameters)
+    length_draws = np.zeros((BUFFERED, lanes))
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
     rewards = aligned_rows(group, lanes)
     advantage = aligned_rows(group, lanes)
+    # The token meter's lanes, as ``study.core.kernel.simulate_tokens``'.
+    cost = np.zeros(lanes)
+    answered = np.zeros(lanes)
+    spending = np.zeros(lanes)
+    tokens = np.zeros(lanes)
+    due = np.zeros(lanes, dtype=np.int64)
+    waits = np.full(lanes, np.inf)
+    waits[:used] = budgets[0]
     factors = np.ones((group, lanes))
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
     o = aligned(rows(padded(arms)) * STRIDE)
@@ -419,7 +428,8 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     while waiting > 0:
         prepare(name, arms, s, width, w)
         _sampler(arms, s, o, width, w, update, history, lag, mismatch, top_p, k0, k1)
-        answered[:] = 0.0
+        for j in range(width):
+            answered[j] = 0.0
         for i in range(group):
             t = update * group + i
             row = _draw(t, main, mine, model, uniforms, own)
@@ -429,8 +439,8 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
                      rewards[i])
             if counted:
                 draw_lengths(law, t, row, length_schedule, length_draws)
-                answers(shaping, law, arms, width, row, pulled[i], lengths, scale, length_draws,
-                        longest, lifted, spending, shaping_parameters, answered, rewards[i])
+                answers(shaping, law, arms, width, row, i, pulled, lengths, scale, length_draws,
+                        longest, lifted, spending, shaping_parameters, answered, rewards)
             if t < curve_optimal.shape[0]:
                 _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
                            curve_reward)

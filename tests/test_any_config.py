@@ -1,9 +1,9 @@
 """A user's own studies, end to end: configs the report's sections were not written for (only
 reference learners; REINFORCE with learning curves on Bernoulli arms; drawn Gaussian arms with
 several learners; an off-policy learner whose answers cost tokens, rewarded by a noisy
-verifier's verdict under a length penalty), each declaring every section a config may declare, through the analysis, the
-figures and the report. Every section is given to a study or listed, with its reason, among the
-sections not given; none crashes."""
+verifier's verdict under a length penalty), each declaring every section a config may declare,
+through the analysis, the figures and the report. Every section is given to a study or listed,
+with its reason, among the sections not given; none crashes."""
 
 from __future__ import annotations
 

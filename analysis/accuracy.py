@@ -9,6 +9,7 @@ from analysis.binomial import proportion_interval
 from analysis.outcomes import Outcomes
 from study.model import registry
 from study.model.environment import Environment
+from study.rewards import DEFAULT_VERDICT
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
              "cost"]
@@ -37,7 +38,8 @@ def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:
         if "arm_lengths" in outcomes.cells:
             env = env.with_lengths(row.arm_lengths, row.length_law)
             if registry.reward_model(env.reward).lengths:
-                verdict = registry.reward_model(row.verdict)
+                # Runs written before verdicts were named have the default's.
+                verdict = registry.reward_model(getattr(row, "verdict", DEFAULT_VERDICT))
                 env = env.with_verdict(verdict.name,
                                        tuple(getattr(row, p.name) for p in verdict.parameters))
         found[int(row.cell)] = env

@@ -160,7 +160,6 @@ BAD_CONFIGS = {
                                                  lengths=[[1, 2, 4]]), "grid.token_budgets[1]"),
     "both budgets": (config_text(token_budgets=[10, 100], lengths=[[1, 2, 4]]), "grid.budgets"),
     "no budgets": (config_text(budgets=None), "grid.budgets"),
-    "lengths with curves": (config_text({"curves": True}, lengths=[[1, 2, 4]]), "study.curves"),
     "lengths with costs": (config_text(cost=[0.0, 0.1], lengths=[[1, 2, 4]]), "grid.cost"),
     "lengths with a fixed-budget learner": (config_text(algorithm=["successive_rejects"],
                                                         lengths=[[1, 2, 4]]),

@@ -52,7 +52,7 @@ def test_on_policy_settings_are_todays_group_learner(baseline: str) -> None:
                                                               ("cispo_high", 0.2)))):
         out = simulate(Simulation("reinforce", env, 1.0, baseline, 4, offpolicy=sampler), keys,
                        budgets, scores=True, curves=True)
-        for name in (*FIELDS, "curve_optimal", "curve_reward"):
+        for name in (*FIELDS, "curve_optimal", "curve_reward", "curve_seeds"):
             np.testing.assert_array_equal(getattr(out, name), getattr(today, name), name)
 
 
@@ -100,16 +100,17 @@ def test_cispo_keeps_every_rollouts_gradient_where_ppo_drops_it(rho: float,
 def offpolicy_case(draw: st.DrawFn) -> tuple[Simulation, tuple[int, ...], bool]:
     """An off-policy simulation on three arms with its budgets and whether they count tokens:
     answers of no length, or answers of lengths (fixed or geometric) rewarded by a noisy
-    verifier's verdict under a length penalty (two compilations of the driver: each verdict and
-    shaping is one, and ``tests/test_tokens.py`` holds the meter to the reference under every
-    pair of them; the meter's code is the same whatever the pair)."""
+    verifier's verdict under the overlong punishment, whose cut and ramp reach every step of the
+    meter (two compilations of the driver: each verdict and shaping is one; the meter's code is
+    the same whatever the pair, and ``tests/test_tokens.py`` holds every pair's pieces)."""
     arms = 3
     values = tuple(draw(st.sampled_from([0.0, 0.2, 0.5, 0.6, 0.9, 1.0])) for _ in range(arms))
     env = Environment.fixed(values)
     answers = draw(st.sampled_from(["none", "shaped"]))
     if answers == "shaped":
-        env = Environment.fixed(values, "length_penalty", (
-            draw(st.sampled_from([0.0, 0.05, 0.5])), draw(st.sampled_from([1.0, 4.0])),
+        longest = draw(st.integers(2, 12))
+        env = Environment.fixed(values, "overlong", (
+            float(longest), float(draw(st.integers(1, longest - 1))),
             draw(st.sampled_from([0.0, 0.3, 1.0])))).with_verdict(
                 "noisy_verifier", draw(st.sampled_from([(0.0, 0.0), (0.1, 0.2)])))
     if answers == "shaped":

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from reference import run as reference_run
+from study.core.kernel import CURVE_SCALE
 from study.core.streams import run_keys
 from study.model.environment import LENGTH_LAWS, Environment
 from study.model.grid import Simulation
@@ -65,12 +66,18 @@ def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
     sim, budgets, tokens = case
     env = sim.environment
     keys = run_keys(root_seed, np.arange(seeds))
-    out = simulate(sim, keys, budgets, scores=True, tokens=tokens)
+    out = simulate(sim, keys, budgets, curves=True, scores=True, tokens=tokens)
+    # The curves: each step's sums over the runs whose rollouts reach it, and their number.
+    optimal, gained, reached = (np.zeros(len(out.curve_seeds), dtype=np.int64) for _ in range(3))
     for i in range(seeds):
-        expected, _ = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
-                                    sim.lr, sim.baseline, list(budgets), sim.group_size,
-                                    env.reward_parameters, list(env.lengths), env.length_law,
-                                    tokens, env.verdict, env.verdict_parameters)
+        expected, steps = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
+                                        sim.lr, sim.baseline, list(budgets), sim.group_size,
+                                        env.reward_parameters, list(env.lengths), env.length_law,
+                                        tokens, env.verdict, env.verdict_parameters)
+        optimal[:len(steps)] += np.array([s.optimal for s in steps], dtype=np.int64)
+        gained[:len(steps)] += np.array([round(s.reward * CURVE_SCALE) for s in steps],
+                                        dtype=np.int64)
+        reached[:len(steps)] += 1
         for c, point in enumerate(expected):
             assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (
                 point.greedy, point.finite, point.zero_signal)
@@ -82,6 +89,9 @@ def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
                                  (out.pass_rate[i, c], point.pass_rate),
                                  (out.expected_length[i, c], point.expected_length)):
                 np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    for ours, theirs in ((out.curve_optimal, optimal), (out.curve_reward, gained),
+                         (out.curve_seeds, reached)):
+        np.testing.assert_array_equal(ours, theirs)
 
 
 @pytest.mark.parametrize(("algorithm", "baseline", "group", "budgets"), [

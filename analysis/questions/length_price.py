@@ -72,11 +72,11 @@ Interval = tuple[str, str, str]
 the side (``below``: this row's upper limit under that row's lower one; ``above``: the reverse)."""
 
 
-def alongside(frame: pd.DataFrame) -> list[str]:
-    """The columns of ``frame``, besides the bandit's arms and a question's own, that a
-    penalised cell and its partner without a penalty share where a study composes parts: the
-    verdict the penalty shapes and its parameters, and an off-policy learner's sampler (none of
-    them in a study of the penalty alone)."""
+def alongside(frame: pd.DataFrame | pd.Series) -> list[str]:
+    """The columns of ``frame`` (the labels of a row), besides the bandit's arms and a
+    question's own, that a penalised cell and its partner without a penalty share where a study
+    composes parts: the verdict the penalty shapes and its parameters, and an off-policy
+    learner's sampler (none of them in a study of the penalty alone)."""
     verdicts = [p.name for m in registry.reward_models() if not m.lengths for p in m.parameters]
     return [c for c in ("verdict", *verdicts, *SAMPLER_KEYS) if c in frame]
 

@@ -32,7 +32,7 @@ from analysis.families import ALPHA, declare, family_name
 from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import seed_pass_rates
 from analysis.questions import Inputs
-from analysis.questions.length_price import no_penalty_partners
+from analysis.questions.length_price import alongside, no_penalty_partners
 from analysis.questions.length_stability import COLLAPSED
 from analysis.stuck import stuck_runs, untrained_mass
 
@@ -86,7 +86,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         untrained = untrained_mass(environments[cell])
         described = {"cell_a": cell, "cell_b": partner, **row[[
             "environment", "penalty", "penalty_until", "optimum_passes_best", *KEYS,
-            "budget"]].to_dict()}
+            *alongside(row), "budget"]].to_dict()}
         ours, theirs = (seed_pass_rates(outcomes, c)[:, last] for c in (cell, partner))
         values = [float(v) for v in outcomes.cells.set_index("cell").at[cell, "arm_values"]]
         # A pair's half squared difference of pass rates lies in [0, (highest - lowest)^2 / 2].

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.accuracy import SAMPLER_KEYS
 from analysis.bounded import paired_betting
 from analysis.families import ALPHA, declare, family_name
 from analysis.paired import judge
@@ -90,6 +89,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
                                         answers.expected_length[outcomes.row(partner)],
                                         max(lengths) - min(lengths))}
         described = cells.set_index("cell").loc[cell]
+        setting = first.set_index("cell").loc[cell]
         for metric, (ours, theirs, span) in compared.items():
             for c, budget in enumerate(outcomes.budgets):
                 if budget <= lifted * largest:
@@ -99,7 +99,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
                              "baseline": described["baseline"],
                              "group_size": described["group_size"], "lr": described["lr"],
                              "penalty": penalty, "penalty_until": lifted,
-                             **{key: described[key] for key in SAMPLER_KEYS if key in cells},
+                             **{key: setting[key] for key in alongside(first)},
                              "budget": int(budget), "range": float(span)})
                 differences.append(ours[:, c] - theirs[:, c])
     if not rows:

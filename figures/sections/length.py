@@ -8,6 +8,7 @@ buys stability (``analysis.questions.length_stability``, tested in
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.families import plain
+from analysis.questions.length_price import alongside
 from analysis.roles import Finding, Schedule
 from figures.cite import Tables, read_table
 from figures.claims import distinct, families, figure_name
@@ -64,6 +66,27 @@ def _kept(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.query(KEPT)
 
 
+def _stratum(tables: Callable[[str], pd.DataFrame | None], headline: int
+             ) -> tuple[list[str], Callable[[pd.DataFrame | None], pd.DataFrame | None]]:
+    """The columns by which a composed study's length tables differ besides the penalty (the
+    verdict's rates and the sampler: ``analysis.questions.length_price.alongside``; none in a
+    study of the penalty alone), and a filter to the rows of the headline cell's values of
+    them: the section's figures and numbers describe that stratum, the tables hold the others."""
+    price = tables(SECTION.table)
+    keys = alongside(price)
+    if not keys:
+        return keys, lambda frame: frame
+    rows = price[price["cell"] == headline]
+    head = (rows if len(rows) else price).iloc[0]
+
+    def within(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+        if frame is None:
+            return None
+        shared = [k for k in keys if k in frame]
+        return frame[(frame[shared] == head[shared]).all(axis=1)] if shared else frame
+    return keys, within
+
+
 def _bandit(environment: str) -> str:
     """A cell's bandit without its reward model: the arm values and lengths."""
     values, *rest = environment.split(" ")
@@ -76,7 +99,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     at the first and largest budgets, with ``Low`` and ``High``; ``DriftPassRate`` at the
     largest); the Speciale comparisons' counts by partner, metric and finding; the penalised
     rows more collapsed than no penalty's; and the tables."""
-    price = cite.read(study, SECTION.table)
+    settings = cite.read(study, "settings").iloc[0]
+    stratum, within = _stratum(lambda name: cite.read(study, name), settings["headline_cell"])
+    price = within(cite.read(study, SECTION.table))
     numbers.put_constant("Level", cite.constant("1 - analysis.families.ALPHA"), ".0%")
     numbers.put_constant("CollapsedMass",
                          cite.constant("1 - analysis.questions.length_stability.COLLAPSED"), "g")
@@ -97,7 +122,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 (f"DriftPassRate{word}", last, "pass_rate", ".4f")):
             for suffix, limit in (("", ""), ("Low", "_low"), ("High", "_high")):
                 numbers.put(name + suffix, row[column + limit], spec)
-    speciale = cite.read(study, "speciale")
+    speciale = within(cite.read(study, "speciale"))
     lifted = None
     if speciale is not None:
         for against in Schedule:
@@ -118,9 +143,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         lifted = {"families": families(cite, speciale),
                   "equivalence": families(cite, speciale, "equivalence_family"),
                   "table": speciale[SPECIALE]}
-    stability = cite.read(study, "length_stability")
+    stability = within(cite.read(study, "length_stability"))
     kept = _kept(stability)
-    tests = cite.read(study, "length_stability_tests")
+    tests = within(cite.read(study, "length_stability_tests"))
     numbers.put("StabilitySeeds", cite.first(stability).seeds, ",")
     numbers.put_constant("StuckWrongMass", cite.constant("analysis.stuck.STUCK_WRONG_MASS"), "g")
     numbers.put("PenalisedRows", cite.count(tests, VARIANCE), "")
@@ -141,7 +166,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                         ("MoreStuckOntoOptimum", "metric == 'stuck' and finding == 'higher' "
                          "and optimum_passes_best == False")):
         numbers.put(name, cite.count(tests, where), "")
-    budgets = cite.read(study, "length_budgets")
+    budgets = within(cite.read(study, "length_budgets"))
     shares = budgets["fraction"].max()
     numbers.put("BudgetFraction", cite.largest(budgets, "fraction"), ".0%")
     at = f"fraction == {plain(shares)} and penalty > 0.0 and {KEPT}"
@@ -161,6 +186,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     lower_impossible = {metric: not bool(tests.query(where)["lower_possible"].any())
                         for metric, where in (("variance", VARIANCE), ("collapse", COLLAPSE))}
     return {"words": words, "lifted": lifted, "lower_impossible": lower_impossible,
+            "stratum": [f"`{key}`" for key in stratum],
             "rloo": cite.literal("G/(G - 1)"),
             "betting": cite.literal("Waudby-Smith and Ramdas, 2024"),
             # The paper's other figures (the report's template names them by stem).
@@ -178,7 +204,10 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     lambda with both 95% intervals, a colour per estimator, the penalty never lifted) and the
     drift (expected answer length against tokens spent, without a penalty, with its 95% band),
     one panel per bandit."""
-    price = read_table(tables, SECTION.table)
+    settings = read_table(tables, "settings")
+    _, within = _stratum(lambda name: read_table(tables, name),
+                         settings["headline_cell"].iat[0])
+    price = within(read_table(tables, SECTION.table))
     kept = _kept(price).assign(bandit=lambda f: f["environment"].map(_bandit))
     bandits = list(dict.fromkeys(kept["bandit"]))
     estimators = list(dict.fromkeys(kept["baseline"]))
@@ -223,10 +252,10 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     axes[0][0].set_ylabel("expected answer length (tokens)")
     outside_legend(figure, axes[0][0], title="no penalty")
     found[name] = save(figure, out_dir, name)
-    speciale = read_table(tables, "speciale")
-    if speciale is not None:
+    speciale = within(read_table(tables, "speciale"))
+    if speciale is not None and len(speciale):
         name = figure_name(study, SECTION.figures[2])
-        found[name] = _speciale(speciale, read_table(tables, "settings"), out_dir, name)
+        found[name] = _speciale(speciale, settings, out_dir, name)
     return found
 
 

@@ -356,6 +356,32 @@ def _add_trace(n_arms, s, lanes, w, used, arms, rewards, t, curve_optimal,
 
 
 @inline_jit
+def add_metered_traces(n_arms, s, lanes, w, used, group, first, arms, rewards, due, last,
+                       curves) -> None:  # pragma: no cover
+    """``_add_trace`` for rollouts ``first``, ..., ``first + group - 1`` of a metered update
+    (``arms`` and ``rewards``: its rows of rollouts), of the lanes whose run it belongs to: those
+    that have not passed their last checkpoint (``due`` below ``last``), which lanes passing their
+    checkpoints at updates of their own leave at different steps; ``curves``: (optimal, reward,
+    seeds), the last counting the runs each step has."""
+    curve_optimal, curve_reward, curve_seeds = curves
+    best = lane_row(0)
+    running = 0
+    for j in range(np.uint64(used)):
+        running += np.int64(due[j] < last)
+    for i in range(group):
+        pick(n_arms, s, BEST, arms[i], lanes, w, best)
+        optimal = 0
+        gained = 0
+        for j in range(np.uint64(used)):
+            on = np.int64(due[j] < last)
+            optimal += on * np.int64(w[best + j])
+            gained += on * np.int64(np.rint(rewards[i, j] * CURVE_SCALE))
+        curve_optimal[first + i] += optimal
+        curve_reward[first + i] += gained
+        curve_seeds[first + i] += running
+
+
+@inline_jit
 def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
     """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
     its lanes and the schedules of the main stream and the reward model's (``stream_schedule``;
@@ -613,7 +639,7 @@ def spend(lanes, cost, answered, spending, tokens) -> None:  # pragma: no cover
 @jit
 def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, lengths, law, scale,
                     parameters, shaping_parameters, lr, baseline, group, in_tokens, budgets, out,
-                    spent) -> None:  # pragma: no cover
+                    spent, curves) -> None:  # pragma: no cover
     """``simulate_single`` (G = 1) and ``simulate_groups`` (G = ``group`` >= 2) for answers that
     cost tokens: the arm pulled at a rollout is an answer of ``lengths[arm]`` tokens (``law`` 0),
     or of 1 + floor(ln(1 - u) ``scale[arm]``) tokens with u its draw of the ``LENGTH`` stream
@@ -635,10 +661,12 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     own and the block runs until its last lane has passed the largest. Besides ``out`` (those of
     ``simulate_single``) each checkpoint records ``spent``: the rollouts and tokens spent and the
     policy's expected answer length sum pi[k] l[k] (NaN where the state is not finite or the
-    learner has no policy). With every length 1 and a shaping that
-    returns the drawn reward, the runs are those of ``simulate_single`` and ``simulate_groups``,
-    bit for bit: the same operations in the same order, the learning of an update moved after its
-    checkpoints (no per-step curves here)."""
+    learner has no policy). ``curves`` (optimal, reward, seeds; empty to skip them) get the
+    per-step sums of ``simulate_single``'s curves over the runs each rollout t belongs to, and
+    their number (``add_metered_traces``: a run's rollouts are those of the updates before it
+    passes its largest budget). With every length 1 and a shaping that returns the drawn reward,
+    the runs are those of ``simulate_single`` and ``simulate_groups``, bit for bit: the same
+    operations in the same order, the learning of an update moved after its checkpoints."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
@@ -709,6 +737,9 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
             waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
         if waiting == 0:
             break
+        if curves[0].shape[0] > 0:
+            add_metered_traces(arms, s, width, w, used, group, update * group, pulled, rewards,
+                               due, budgets.shape[0], curves)
         if group == 1:
             learn_one(name, arms, update, lr, baseline, s, width, w, pulled[0], rewards[0],
                       advantage[0])

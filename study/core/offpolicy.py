@@ -28,11 +28,11 @@ from study.core.gaussian import box_muller
 from study.core.hooks import policy_mean, prepare
 from study.core.jit import inline_jit, jit
 from study.core.kernel import (
-    _add_trace,
     _draw,
     _record,
     _rewards,
     _start,
+    add_metered_traces,
     answers,
     draw_lengths,
     meter_start,
@@ -363,7 +363,7 @@ def _update(n_arms, s, o, scored, block, lanes, scale, pulled, advantage, weight
 def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, parameters, lr,
                        leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting,
                        bits, keep_mask, corrections, beta, estimator, meter, budgets, out, extra,
-                       spent, curve_optimal, curve_reward) -> None:  # pragma: no cover
+                       spent, curves) -> None:  # pragma: no cover
     """``study.core.kernel.simulate_groups`` for the off-policy group learner (``name`` is
     ``"reinforce"``, whose softmax and readout it uses; ``leave_one_out`` and ``zscore`` pick
     the group estimator, neither: the group mean): rollouts from the sampler ``lag``,
@@ -381,7 +381,8 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     arrays empty the answers have no lengths and the budgets count rollouts (``shaping`` is then
     ``model``, which shapes nothing). A lane's checkpoint B is its state after the most updates
     whose spending stays within B, as there: after floor(B / G) updates when counting rollouts,
-    the update's rollouts drawn before its checkpoints are read (the draws change no state)."""
+    the update's rollouts drawn before its checkpoints are read (the draws change no state).
+    ``curves`` are ``simulate_tokens``' (``add_metered_traces``)."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)
@@ -441,9 +442,6 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
                 draw_lengths(law, t, row, length_schedule, length_draws)
                 answers(shaping, law, arms, width, row, i, pulled, lengths, scale, length_draws,
                         longest, lifted, spending, shaping_parameters, answered, rewards)
-            if t < curve_optimal.shape[0]:
-                _add_trace(arms, s, width, w, used, pulled[i], rewards[i], t, curve_optimal,
-                           curve_reward)
         # The checkpoints the update passes read the state before it (a scalar loop over the
         # lanes, only in the updates that pass one).
         if passing(lanes, in_tokens, group, answered, spending, cost, waits) > 0:
@@ -475,6 +473,9 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
                 waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
         if waiting == 0:
             break
+        if curves[0].shape[0] > 0:
+            add_metered_traces(arms, s, width, w, used, group, update * group, pulled, rewards,
+                               due, budgets.shape[0], curves)
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                          ZSCORE_EPSILON)
         count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)

@@ -10,8 +10,9 @@ the model's own draw of pull t, made two pulls at a time from a block of that st
 (``own_pair``).
 
 A shaping (a length-constraint model: ``study.rewards.length_penalty``, ``study.rewards.overlong``)
-shapes a verdict's reward by the answer's length in the token-counting driver
-(``study.core.kernel.simulate_tokens``), which takes the verdict's name and the shaping's: it
+shapes a verdict's reward by the answer's length in the drivers that meter tokens
+(``study.core.kernel.simulate_tokens``, ``study.core.offpolicy.simulate_offpolicy``), which take
+the verdict's name and the shaping's: it
 implements ``shaped`` (the reward of an answer of a given length, while the constraint is on or
 after it is lifted), ``cut`` (the length past which an answer is cut and fails) and ``lifted_at``
 (the share of the largest budget after which the constraint is lifted), and no ``outcome``. A

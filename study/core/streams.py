@@ -22,7 +22,8 @@ counters, so drawing more from one never shifts another:
 * ``VERIFIER``, blocks (j, 0, 3, 0): a noisy verifier's verdict draws
   (``study.rewards.noisy_verifier``).
 * ``LENGTH``, blocks (j, 0, 4, 0): the lengths of answers drawn from a law
-  (``study.core.tokens``): rollout t's is word t mod 4 of block t div 4, a 32-bit uniform.
+  (``study.core.kernel``'s token meter): rollout t's is word t mod 4 of block t div 4, a 32-bit
+  uniform.
 * ``MISMATCH``, blocks (u, m, 5, 0): an off-policy sampler's logit noise of update u
   (``study.model.offpolicy``), the normal pair of arms 2m and 2m + 1 by Box-Muller as ``NOISE``.
 * ``TIE_BREAK``, block (B, 0, 0, 1): the tie-break of the greedy pick at checkpoint B (word 0).

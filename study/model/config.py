@@ -433,7 +433,7 @@ def _budget_unit(grid: dict[str, Any]) -> str:
 
 def _check_lengths(config: StudyConfig, grid: dict[str, Any], model: RewardModel) -> None:
     """Answers with lengths (``grid.lengths``) are what a length-constraint reward model and
-    token budgets need, and what only the nested learners, without per-step curves, run."""
+    token budgets need, and what only the nested learners run."""
     if all(env.lengths is None for env in config.environments):
         if model.lengths:
             raise ConfigError("grid.lengths", None, f"is missing (the reward model {model.name} "
@@ -442,8 +442,6 @@ def _check_lengths(config: StudyConfig, grid: dict[str, Any], model: RewardModel
             raise ConfigError("grid.lengths", None, "is missing (grid.token_budgets counts the "
                               "tokens of answers that have lengths)")
         return
-    if config.curves:
-        raise ConfigError("study.curves", True, "are not recorded for answers that cost tokens")
     if len(config.cost) > 1:
         raise ConfigError("grid.cost", list(config.cost), "prices rollouts, whose number at a "
                           "checkpoint differs by seed when answers cost tokens: give one cost")

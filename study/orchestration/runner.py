@@ -139,7 +139,7 @@ def run_study(
                 rows += output.rows
                 non_finite += output.non_finite_rows
                 if config.curves:
-                    curves.append(_curve_rows(cell, output, len(seeds)))
+                    curves.append(_curve_rows(cell, output))
             del output  # before the next simulation is assembled
     runs = None if sink else tidy(cells_to_pandas(cells_table(grid)),
                                   pa.concat_tables(gathered).to_pandas())
@@ -259,14 +259,17 @@ def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
     return pa.table({name: columns[name] for name in STORED_PROMPT_RUN_COLUMNS})
 
 
-def _curve_rows(cell: Cell, out: ShardResult, seeds: int) -> pd.DataFrame:
-    """The cell's per-step curves: step t = 1, 2, ... is the t-th rollout; empty for the learners
-    that have none."""
-    steps = len(out.curve_optimal)
+def _curve_rows(cell: Cell, out: ShardResult) -> pd.DataFrame:
+    """The cell's per-step curves: step t = 1, 2, ... is the t-th rollout, over the runs whose
+    rollouts reach it (every run but where answers cost tokens); empty for the learners that have
+    none."""
+    reached = out.curve_seeds > 0
+    steps = np.flatnonzero(reached) + 1
+    seeds = out.curve_seeds[reached]
     return pd.DataFrame({
-        "cell": np.full(steps, cell.index, dtype=np.int64),
-        "step": np.arange(1, steps + 1, dtype=np.int64),
-        "optimal_action": out.curve_optimal / seeds,
-        "mean_reward": out.curve_reward / CURVE_SCALE / seeds,
-        "seeds": np.full(steps, seeds, dtype=np.int64),
+        "cell": np.full(len(steps), cell.index, dtype=np.int64),
+        "step": steps.astype(np.int64),
+        "optimal_action": out.curve_optimal[reached] / seeds,
+        "mean_reward": out.curve_reward[reached] / CURVE_SCALE / seeds,
+        "seeds": seeds,
     }, columns=list(CURVES_COLUMNS))

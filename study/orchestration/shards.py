@@ -167,7 +167,7 @@ class ShardResult:
                                          "best_value", "value_gap", "greedy_value")
     GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {
         "answers": ("rollouts", *ANSWER_RUN_COLUMNS), "sampler": SAMPLER_RUN_COLUMNS}
-    CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward")
+    CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward", "curve_seeds")
     TRAILING: ClassVar[tuple[int, ...]] = ()
     """The shape of each field past (seeds, checkpoints)."""
 
@@ -184,6 +184,8 @@ class ShardResult:
     greedy_value: np.ndarray
     curve_optimal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     curve_reward: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    curve_seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The runs each step of the curves sums (``study.orchestration.simulate.KernelOutput``)."""
     rollouts: np.ndarray | None = None
     tokens: np.ndarray | None = None
     expected_length: np.ndarray | None = None

@@ -59,12 +59,16 @@ class KernelOutput:
     best: np.ndarray
     curve_optimal: np.ndarray
     curve_reward: np.ndarray
+    curve_seeds: np.ndarray
+    """The runs each step of the curves has: every run, but where answers cost tokens the runs
+    whose rollouts reach it (a run's rollouts are those of the updates before it passes its
+    largest budget)."""
     rollouts: np.ndarray | None = None
     tokens: np.ndarray | None = None
     expected_length: np.ndarray | None = None
-    """What a run that counts tokens spent by each checkpoint, (seeds, checkpoints): rollouts,
-    tokens and the policy's expected answer length (``study.core.kernel.simulate_tokens``);
-    None for the other drivers."""
+    """What a run whose answers have lengths spent by each checkpoint, (seeds, checkpoints):
+    rollouts, tokens and the policy's expected answer length (``study.core.kernel``'s token
+    meter, in ``simulate_tokens`` and ``simulate_offpolicy``); None where answers have none."""
     entropy: np.ndarray | None = None
     kl_bias: np.ndarray | None = None
     kl_mse: np.ndarray | None = None
@@ -100,7 +104,8 @@ class KernelOutput:
                           for e, name in enumerate(ESTIMATORS[1:])},
                        "served_pass_rate": self.served[:, :, 0],
                        "served_p_best": self.served[:, :, 1]}
-        return ShardResult(*common, self.curve_optimal, self.curve_reward, **answers, **sampler)
+        return ShardResult(*common, self.curve_optimal, self.curve_reward, self.curve_seeds,
+                           **answers, **sampler)
 
 
 def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
@@ -109,8 +114,10 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     the per-step curves over the runs (for the nested learners; the others plan from each budget
     and have no single run to follow step by step); with ``scores`` also return every run's
     scores of the arms at each checkpoint (for the tests: the runs table does not keep them).
-    A simulation whose answers have lengths runs ``simulate_tokens``, its ``budgets`` counting
-    tokens with ``tokens``, else rollouts (no curves)."""
+    A simulation whose answers have lengths runs ``simulate_tokens`` (the off-policy learner's
+    ``simulate_offpolicy``, which meters its updates as it does), its ``budgets`` counting
+    tokens with ``tokens``, else rollouts (its curves' steps those of the runs whose rollouts
+    reach them: ``KernelOutput.curve_seeds``)."""
     registry.register_kernels()
     env = simulation.environment
     learner = simulation.learner
@@ -119,14 +126,14 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
     best = best_arms(values)
     group = simulation.group_size
     # A nested run makes floor(B / G) updates of G rollouts; the curves follow every rollout.
-    steps = budgets[-1] // group * group if curves and learner.nested else 0
+    # Counting tokens, it makes at most B rollouts (each answer costs a token at least).
+    counted = env.lengths is not None
+    steps = ((budgets[-1] if counted and tokens else budgets[-1] // group * group)
+             if curves and learner.nested else 0)
     # The blocks of LANES runs are spread over the threads, thread g taking blocks g, g +
     # threads, ...; each sums its curves into its own row (integer sums, the same totals however
     # the blocks are spread).
     threads = min(-(-runs // LANES), numba.get_num_threads())
-    counted = env.lengths is not None
-    if counted:
-        steps = 0
     offpolicy = simulation.offpolicy
     out = KernelOutput(
         greedy=np.empty((runs, checkpoints), dtype=np.int64),
@@ -141,6 +148,7 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         best=best,
         curve_optimal=np.zeros((threads, steps), dtype=np.int64),
         curve_reward=np.zeros((threads, steps), dtype=np.int64),
+        curve_seeds=np.zeros((threads, steps), dtype=np.int64),
         rollouts=np.empty((runs, checkpoints), dtype=np.int64) if counted else None,
         tokens=np.empty((runs, checkpoints)) if counted else None,
         expected_length=np.empty((runs, checkpoints)) if counted else None,
@@ -162,8 +170,10 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         # tokens (study.core.reward_hooks; a verdict is its own shaping, which shapes nothing).
         verdict = np.asarray(env.judged_with, dtype=np.float64)
         lengths = np.asarray(env.lengths or (), dtype=np.float64)
+        # Budgets count tokens only where answers have lengths (else every update would cost
+        # none, and a run would never reach its checkpoints).
         meter = (lengths, GEOMETRIC if env.length_law == "geometric" else 0, env.length_scales(),
-                 parameters, int(tokens))
+                 parameters, int(tokens and counted))
         if offpolicy is not None:
             driver = simulate_offpolicy
             models = (env.judged_by, env.reward)
@@ -193,10 +203,12 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                 spent = ((out.rollouts[rows], out.tokens[rows], out.expected_length[rows])
                          if counted else (empty, empty, empty))
                 curve = (out.curve_optimal[first], out.curve_reward[first])
-                tail = (spent,) if counted and offpolicy is None else curve
+                # The metered drivers count each step's runs themselves.
+                metered = (*curve, out.curve_seeds[first])
+                tail = (spent, metered) if counted and offpolicy is None else curve
                 if offpolicy is not None:
                     tail = ((out.entropy[rows], out.kl_bias[rows], out.kl_mse[rows],
-                             out.served[rows]), spent, *curve)
+                             out.served[rows]), spent, metered)
                 arguments = (learner.name, literal_arms, *models, philox_keys[rows], lanes,
                              values[rows], best[rows], *settings,
                              tuple(o[rows] if len(o) else o for o in outputs), *tail)
@@ -207,8 +219,11 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
         arguments = (learner.name, env.reward, philox_keys, values, parameters, checkpoints_array,
                      *outputs)
         _compiled(simulate_fixed_budget, 2, arguments)(*arguments)
+    seeds = out.curve_seeds.sum(axis=0)
+    if not (counted or offpolicy is not None):
+        seeds = np.full(steps, runs, dtype=np.int64)
     return replace(out, curve_optimal=out.curve_optimal.sum(axis=0),
-                   curve_reward=out.curve_reward.sum(axis=0))
+                   curve_reward=out.curve_reward.sum(axis=0), curve_seeds=seeds)
 
 
 def simulate_dataset(simulation: Simulation, keys: np.ndarray,

@@ -4,8 +4,8 @@ lambda L / L_ref, the length-constraint reward a post-training protocol keeps fo
 penalty can be lifted part way through a run (``penalty_until``, a share of the study's largest
 budget, counted in the study's unit: tokens for a token budget): trained with the penalty, then
 without it, in one cell. At lambda = 0 the rewards are the verdict's, bit for bit. Only the
-token-counting driver (``study.core.kernel.simulate_tokens``) sees lengths: a study with this
-model gives its arms lengths (``grid.lengths``)."""
+drivers that meter tokens (``study.core.kernel.simulate_tokens``, and the off-policy learner's)
+see lengths: a study with this model gives its arms lengths (``grid.lengths``)."""
 
 from __future__ import annotations
 

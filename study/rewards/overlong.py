@@ -3,8 +3,8 @@ unless ``grid.verdict`` names another), with no penalty for an answer up to L_ma
 tokens, a penalty rising linearly to 1 at L_max, and an answer longer than L_max cut there (it
 costs L_max tokens) and rewarded -1 whatever its verdict. Lifting the constraint part way through
 a run (``penalty_until``) removes the penalty, not the cut: a cut answer is then rewarded 0. Only
-the token-counting driver (``study.core.kernel.simulate_tokens``) sees lengths: a study with this
-model gives its arms lengths (``grid.lengths``)."""
+the drivers that meter tokens (``study.core.kernel.simulate_tokens``, and the off-policy
+learner's) see lengths: a study with this model gives its arms lengths (``grid.lengths``)."""
 
 from __future__ import annotations
 

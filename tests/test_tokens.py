@@ -284,3 +284,21 @@ def test_a_zero_penalty_lifted_part_way_is_one_bandit_with_the_zero_penalty() ->
                          token_budgets=[10, 40])
     assert [env.reward_parameters for env in config.environments] == [
         (0.0, 1.0, 1.0), (0.1, 1.0, 1.0), (0.1, 1.0, 0.5)]
+
+
+def test_the_simulation_text_names_a_verdict_only_where_a_shaping_names_one() -> None:
+    # Naming the default verdict is the same simulation, and every study that names none keeps
+    # the text (and so the hash, which make compares) it had before verdicts could be named.
+    from study.model.config import config_from_dict
+
+    def config(**grid: object) -> object:
+        return config_from_dict({"study": {"name": "v", "root_seed": 1, "seeds": 2}, "grid": {
+            "probs": [[0.5, 0.6]], "lengths": [[1, 2]], "budgets": [10],
+            "reward_model": "length_penalty", **grid}})
+
+    plain, named, noisy = (config(), config(verdict="bernoulli"),
+                           config(verdict="noisy_verifier", false_positive=[0.1]))
+    assert plain.content_hash() == named.content_hash()
+    assert "verdict" not in plain.simulation_text()
+    assert '"verdict":"noisy_verifier"' in noisy.simulation_text()
+    assert noisy.content_hash() != plain.content_hash()

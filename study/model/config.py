@@ -215,11 +215,16 @@ class StudyConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form of the simulation (``analysis`` left out), as recorded in the
         manifest and in the simulation stamp (``simulation_text``)."""
-        # The budget's unit only where it is not rollouts: the simulations of every study before
-        # tokens keep the text, and so the hash, they had.
-        return {key: _plain(value) for key, value in asdict(self).items()
-                if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])
-                and (key != "offpolicy" or value is not None)}
+        # The budget's unit only where it is not rollouts, a bandit's verdict only where it names
+        # one: the simulations of every study before them keep the text, and so the hash, they
+        # had.
+        found = {key: _plain(value) for key, value in asdict(self).items()
+                 if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])
+                 and (key != "offpolicy" or value is not None)}
+        for env in found["environments"]:
+            if not env["verdict"]:
+                del env["verdict"], env["verdict_parameters"]
+        return found
 
     def simulation_text(self) -> str:
         """The canonical JSON of the simulation (``to_dict``): what ``runs.parquet`` depends on,

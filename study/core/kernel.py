@@ -629,6 +629,31 @@ def passing(lanes, in_tokens, group, answered, spending, cost, waits):  # pragma
 
 
 @inline_jit
+def record_passed(name, j, update, group, budgets, spending, cost, due, waits, k0, k1, best,
+                  values, grid, n_arms, scores, out, spent, tokens, lengths):  # pragma: no cover
+    """Record lane j's checkpoints that the update passes (``_record``, and what the lane had
+    spent, where ``spent``'s arrays are not empty), advance ``due[j]`` and ``waits[j]`` past them;
+    1 if the lane has now passed its last checkpoint, else 0. Called only in the updates that
+    pass a checkpoint (a scalar loop)."""
+    spent_rollouts, spent_tokens, spent_length = spent
+    finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
+    # scores, finite, zero_signal
+    last = budgets.shape[0]
+    before = due[j]
+    while due[j] < last and spending[j] + cost[j] > budgets[due[j]]:
+        c = due[j]
+        _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid, n_arms, scores,
+                out)
+        if spent_rollouts.shape[0] > 0:
+            spent_rollouts[j, c] = update * group
+            spent_tokens[j, c] = tokens[j]
+            spent_length[j, c] = policy_mean(name, scores, lengths) if finite[j, c] else np.nan
+        due[j] += 1
+    waits[j] = budgets[due[j]] if due[j] < last else np.inf
+    return np.int64(before < last and due[j] == last)
+
+
+@inline_jit
 def spend(lanes, cost, answered, spending, tokens) -> None:  # pragma: no cover
     """Every lane's update paid: its cost spent, its answers' tokens counted."""
     for j in range(np.uint64(lanes)):
@@ -691,9 +716,6 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     due = np.zeros(lanes, dtype=np.int64)
     waits = np.full(lanes, np.inf)
     waits[:used] = budgets[0]
-    spent_rollouts, spent_tokens, spent_length = spent
-    finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
-    # scores, finite, zero_signal
     waiting = used
     update = 0
     width = np.uint64(lanes)
@@ -724,17 +746,9 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
             cost[j] = select(in_tokens == 1, answered[j], np.float64(group))
             passed += np.int64(spending[j] + cost[j] > waits[j])
         for j in range(used if passed > 0 else 0):
-            while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
-                c = due[j]
-                _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid, arms,
-                        scores, out)
-                spent_rollouts[j, c] = update * group
-                spent_tokens[j, c] = tokens[j]
-                spent_length[j, c] = policy_mean(name, scores, lengths) if finite[j, c] else np.nan
-                due[j] += 1
-                if due[j] == budgets.shape[0]:
-                    waiting -= 1
-            waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
+            waiting -= record_passed(name, j, update, group, budgets, spending, cost, due, waits,
+                                     k0, k1, best, values, grid, arms, scores, out, spent, tokens,
+                                     lengths)
         if waiting == 0:
             break
         if curves[0].shape[0] > 0:

@@ -25,11 +25,10 @@ from study.core.bits import select
 from study.core.correction_hooks import kept, weighted
 from study.core.elementary import fast_log
 from study.core.gaussian import box_muller
-from study.core.hooks import policy_mean, prepare
+from study.core.hooks import prepare
 from study.core.jit import inline_jit, jit
 from study.core.kernel import (
     _draw,
-    _record,
     _rewards,
     _start,
     add_metered_traces,
@@ -37,6 +36,7 @@ from study.core.kernel import (
     draw_lengths,
     meter_start,
     passing,
+    record_passed,
     spend,
 )
 from study.core.philox import philox_block
@@ -391,10 +391,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     used = keys.shape[0]
     entropy, bias, mse, served = extra
     lengths, law, scale, shaping_parameters, in_tokens = meter
-    spent_rollouts, spent_tokens, spent_length = spent
-    counted = spent_rollouts.shape[0] > 0
-    finite = out[6]  # ``_record``'s outputs: greedy, p_best, pass_rate, reward_sum, pulls,
-    # scores, finite, zero_signal
+    counted = spent[0].shape[0] > 0
     s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
                                                                    values, best)
     length_schedule, longest, lifted = meter_start(shaping, k0, k1, budgets, shaping_parameters)
@@ -448,18 +445,9 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
             _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1)
             for j in range(used):
                 first = due[j]
-                while due[j] < budgets.shape[0] and spending[j] + cost[j] > budgets[due[j]]:
-                    c = due[j]
-                    _record(name, j, c, budgets[c], k0[j], k1[j], best[j], values[j], grid,
-                            arms, scores, out)
-                    if counted:
-                        spent_rollouts[j, c] = update * group
-                        spent_tokens[j, c] = tokens[j]
-                        spent_length[j, c] = (policy_mean(name, scores, lengths)
-                                              if finite[j, c] else np.nan)
-                    due[j] += 1
-                    if due[j] == budgets.shape[0]:
-                        waiting -= 1
+                waiting -= record_passed(name, j, update, group, budgets, spending, cost, due,
+                                         waits, k0, k1, best, values, grid, arms, scores, out,
+                                         spent, tokens, lengths)
                 if due[j] > first:
                     _gradient_errors(arms, s, o, j, group, readout, errors[0], errors[1])
                     _served_readout(arms, s, v, j, reading)
@@ -470,7 +458,6 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
                         for e in range(RECORDED):
                             bias[j, c, e] = errors[0, e]
                             mse[j, c, e] = errors[1, e]
-                waits[j] = budgets[due[j]] if due[j] < budgets.shape[0] else np.inf
         if waiting == 0:
             break
         if curves[0].shape[0] > 0:

@@ -25,7 +25,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from study.model import registry
 from study.model.atomic import Writer, remove_stale_temporaries, replacing, write_files
 from study.model.grid import Cell
 from study.model.offpolicy import OffPolicy
@@ -110,13 +109,9 @@ def _named_parameters(cell: Cell) -> dict[str, float]:
     (``study.rewards.RewardModel.parameters``), the verdict's it shapes, and its correction's
     (``study.corrections``), each a column of ``cells.parquet`` (NaN where another cell's model
     or correction has it)."""
-    env = cell.simulation.environment
-    found: dict[str, float] = {}
-    for name, values in ((env.reward, env.reward_parameters),
-                         (env.verdict, env.verdict_parameters)):
-        if name:
-            model = registry.reward_model(name)
-            found |= {p.name: float(v) for p, v in zip(model.parameters, values, strict=True)}
+    found = {name: float(value)
+             for name, value in cell.simulation.environment.reward_columns().items()
+             if name != "verdict"}
     sampler = cell.simulation.offpolicy
     if sampler is not None:
         found |= {name: float(value) for name, value in sampler.parameters}

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from analysis.paper_roles import role_gap
-from analysis.prompts.outcomes import READ_COLUMNS as PROMPTS_COLUMNS
+from analysis.prompts.outcomes import read_columns
 from analysis.prompts.study_tables import study_tables as prompts_tables
 from analysis.study_tables import analyze_outcomes, load
 from analysis.tables import write_tables
 from study.model.config import ArgumentParser, ConfigError, StudyConfig, load_config, make_folder
-from study.orchestration.storage import read_cells, read_manifest, read_runs
+from study.orchestration.storage import read_cells, read_manifest, read_runs, run_column_names
 
 
 def check_simulation(config: StudyConfig, manifest: dict) -> None:
@@ -50,7 +50,8 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     try:
-        many = "allocation" in read_cells(args.run_dir)
+        cells = read_cells(args.run_dir)
+        many = "allocation" in cells
         outcomes, manifest = (None, read_manifest(args.run_dir)) if many else load(args.run_dir)
     except (ValueError, OSError) as error:
         print(f"error: run_dir: {str(args.run_dir)!r} {error}", file=sys.stderr)
@@ -68,7 +69,8 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if many:
-        tables = prompts_tables(read_runs(args.run_dir, PROMPTS_COLUMNS), manifest["study"],
+        columns = read_columns(list(cells.columns), run_column_names(args.run_dir))
+        tables = prompts_tables(read_runs(args.run_dir, columns), manifest["study"],
                                 config.analysis, {env.text: env for env in config.environments},
                                 args.run_dir)
     else:

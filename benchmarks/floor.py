@@ -24,7 +24,8 @@ def floor_loop(keys: np.ndarray, arms: int, budget: int, lanes: int) -> float:  
     acc[:] = 0.0
     for block in range(keys.shape[0] // lanes):
         main = main_schedule(keys[block * lanes:(block + 1) * lanes, 0].copy(),
-                             keys[block * lanes:(block + 1) * lanes, 1].copy())
+                             keys[block * lanes:(block + 1) * lanes, 1].copy(),
+                             np.zeros(lanes, np.uint64))
         for t in range(budget):
             row = t % BUFFERED
             if row == 0:

@@ -63,12 +63,12 @@ def key_words(key: np.ndarray) -> tuple[int, int]:
     return first & MASK, first >> 32
 
 
-def draws(key: np.ndarray, n: int) -> list[tuple[float, float]]:
-    """(action, reward) uniforms of episodes 0 .. n - 1: main-stream block (t div 2, 0, 0, 0),
-    words 0 and 1 for an even t, 2 and 3 for an odd one."""
+def draws(key: np.ndarray, n: int, prompt: int = 0) -> list[tuple[float, float]]:
+    """(action, reward) uniforms of episodes 0 .. n - 1 of prompt ``prompt``: main-stream block
+    (t div 2, prompt, 0, 0), words 0 and 1 for an even t, 2 and 3 for an odd one."""
     out = []
     for j in range((n + 1) // 2):
-        w = philox((j, 0, 0, 0), key_words(key))
+        w = philox((j, prompt, 0, 0), key_words(key))
         out += [(unit32(w[0]), unit32(w[1])), (unit32(w[2]), unit32(w[3]))]
     return out[:n]
 
@@ -164,11 +164,12 @@ def empirical_means(state: State) -> tuple[list[float], bool]:
             for k in range(len(state.pulls))], True
 
 
-def length_draws(key: np.ndarray, n: int) -> list[float]:
-    """u_0 .. u_n-1 of the answers' lengths: word t mod 4 of length block (t div 4, 0, 4, 0)."""
+def length_draws(key: np.ndarray, n: int, prompt: int = 0) -> list[float]:
+    """u_0 .. u_n-1 of prompt ``prompt``'s answers' lengths: word t mod 4 of length block
+    (t div 4, prompt, 4, 0)."""
     out = []
     for j in range((n + 3) // 4):
-        out += [unit32(w) for w in philox((j, 0, 4, 0), key_words(key))]
+        out += [unit32(w) for w in philox((j, prompt, 4, 0), key_words(key))]
     return out[:n]
 
 
@@ -196,7 +197,8 @@ class Answers:
     run has spent less than ``lifted_at`` times the largest of ``budgets`` when the update
     starts, and an answer longer than its ``cut`` costs that many tokens. An update costs its
     answers' tokens when ``tokens``, else its rollouts. ``rollouts`` bounds the rollouts a run
-    makes (the draws made)."""
+    makes (the draws made); ``prompt`` is the many-prompts run's prompt whose answers these are
+    (word 1 of the streams' counters)."""
 
     key: np.ndarray
     values: list[float]
@@ -209,6 +211,7 @@ class Answers:
     tokens: bool
     budgets: list[int]
     rollouts: int
+    prompt: int = 0
 
     def __post_init__(self) -> None:
         model = reward_model(self.reward)
@@ -221,8 +224,8 @@ class Answers:
         self.longest = model.cut(self.reward_parameters) if hasattr(model, "cut") else math.inf
         self.lifted = (model.lifted_at(self.reward_parameters) if hasattr(model, "lifted_at")
                        else 1.0) * float(self.budgets[-1])
-        self.own = self.judge.own(self.key, self.rollouts)
-        self.drawn = (length_draws(self.key, self.rollouts) if self.law != "fixed"
+        self.own = self.judge.own(self.key, self.rollouts, self.prompt)
+        self.drawn = (length_draws(self.key, self.rollouts, self.prompt) if self.law != "fixed"
                       else [0.0] * self.rollouts)
 
     def answer(self, t: int, arm: int, u_reward: float, spent: float) -> tuple[float, float]:

@@ -46,12 +46,13 @@ def _log0(x: float) -> float:
     return log(x) if x >= SMALLEST_NORMAL else 0.0
 
 
-def mismatch_noise(key: np.ndarray, update: int, arms: int) -> list[float]:
-    """z_{u,k} of the MISMATCH stream: block (u, m, 5, 0) is the Box-Muller pair of arms 2m and
-    2m + 1."""
+def mismatch_noise(key: np.ndarray, update: int, arms: int, prompt: int = 0) -> list[float]:
+    """z_{u,k} of the MISMATCH stream: block (u, prompt ceil(K / 2) + m, 5, 0) is the Box-Muller
+    pair of arms 2m and 2m + 1 of prompt ``prompt``."""
     out = []
-    for pair in range((arms + 1) // 2):
-        w = philox((update, pair, 5, 0), key_words(key))
+    pairs = (arms + 1) // 2
+    for pair in range(pairs):
+        w = philox((update, prompt * pairs + pair, 5, 0), key_words(key))
         radius = math.sqrt(-2.0 * log(1.0 - unit53(w[0], w[1])))
         cosine, sine = cos_sin_turns(unit53(w[2], w[3]))
         out += [radius * cosine, radius * sine]
@@ -141,6 +142,112 @@ def served(logits: list[float], noise: list[float], offpolicy: OffPolicy, values
     return passed, on_best
 
 
+class Trainer:
+    """One prompt's off-policy group learner: its state, its sampler's history and its answers
+    (``paying``, whose ``prompt`` it is), updated in two halves: ``draw`` an update's group,
+    then ``learn`` from it."""
+
+    def __init__(self, key: np.ndarray, values: list[float], lr: float, baseline: str,
+                 group_size: int, offpolicy: OffPolicy, paying: Answers) -> None:
+        self.key, self.values, self.lr, self.baseline = key, values, lr, baseline
+        self.group_size, self.offpolicy, self.paying = group_size, offpolicy, paying
+        self.uniforms = draws(key, paying.rollouts, paying.prompt)
+        n = len(values)
+        self.state = State([0.0] * n, [0] * n, [0.0] * n)
+        self.history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
+        self.zero_signal = 0
+        self.spent_tokens = 0.0
+
+    def _parameters(self, name: str) -> tuple[float, ...]:
+        return tuple(self.offpolicy.parameter(p.name)
+                     for p in registry.correction(name).parameters)
+
+    def noise(self, update: int) -> list[float]:
+        """The sampler's mismatch noise at ``update`` (none where eps is 0)."""
+        if self.offpolicy.mismatch <= 0.0:
+            return []
+        return mismatch_noise(self.key, update, len(self.values), self.paying.prompt)
+
+    def draw(self, update: int, spent: float) -> float:
+        """Update ``update``'s group from the sampler, its answers paid in a run that has spent
+        ``spent``; the tokens its answers cost."""
+        offpolicy, n = self.offpolicy, len(self.values)
+        lag = offpolicy.lag + 1
+        self.history[update % lag] = list(self.state.logits)
+        logits = list(self.history[(update + 1) % lag])
+        noise = self.noise(update)
+        if noise:
+            logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
+        self.sampled, self.sampled_norm, self.kept = sampler_weights(logits, offpolicy.top_p)
+        self.weights, self.norm = softmax_weights(self.state.logits)
+        self.arms, self.paid, self.answered = [], [], 0.0
+        for t in range(update * self.group_size, (update + 1) * self.group_size):
+            u_action, u_reward = self.uniforms[t]
+            target, cumulative, arm = u_action * self.sampled_norm, 0.0, n - 1
+            for k, w in enumerate(self.sampled):
+                cumulative += w
+                if target < cumulative:
+                    arm = k
+                    break
+            reward_t, length = self.paying.answer(t, arm, u_reward, spent)
+            self.arms.append(arm)
+            self.paid.append(reward_t)
+            self.answered += length
+        return self.answered
+
+    def readout(self) -> tuple[float, list[float], list[float]]:
+        """``readout`` of the state and of the drawn update's sampler."""
+        behaviour = [w * _divide(1.0, self.sampled_norm) for w in self.sampled]
+        return readout([w * _divide(1.0, self.norm) for w in self.weights], behaviour,
+                       self.group_size)
+
+    def learn(self, update: int) -> None:
+        """The drawn group's update: advantages, the correction's weights and masks, the score
+        on the sampler's support where ``keep_mask``, the KL term."""
+        offpolicy, state = self.offpolicy, self.state
+        n = len(self.values)
+        found = advantages(update * self.group_size, self.baseline, self.arms, self.paid, state)
+        self.zero_signal += all(a == 0.0 for a in found)
+        weight, masks = offpolicy.weight, offpolicy.masks
+        # The masks that drop rollouts (the support, keep_mask, is this learner's own
+        # operation).
+        dropping = [m for m in sorted(masks) if m in registry.corrections_of("mask")]
+        weights, norm = self.weights, self.norm
+        if "keep_mask" in masks:
+            restricted = [w if keep else 0.0 for w, keep in zip(weights, self.kept, strict=True)]
+            total = 0.0
+            for w in restricted:
+                total += w
+            scored, inverse = restricted, _divide(1.0, total)
+        else:
+            scored, inverse = weights, _divide(1.0, norm)
+        factors, ratios = [], []
+        for arm, a in zip(self.arms, found, strict=True):
+            behaves = self.sampled[arm] * _divide(1.0, self.sampled_norm)
+            rho = _divide(scored[arm] * inverse, behaves)
+            ratios.append(_divide(weights[arm] * _divide(1.0, norm), behaves))
+            w = correction(weight).weight(rho, a, self._parameters(weight))
+            if not all(correction(m).keeps(rho, a, self._parameters(m)) for m in dropping):
+                w = 0.0
+            factors.append(w)
+        policy = [w * _divide(1.0, norm) for w in weights]
+        gradient = (kl_gradient(policy, offpolicy.kl_estimator, self.arms, ratios)
+                    if offpolicy.kl_beta > 0.0 else None)
+        scale = self.lr * (1.0 / self.group_size)
+        for arm, a, w in zip(self.arms, found, factors, strict=True):
+            c = scale * a * w
+            for k in range(n):
+                state.logits[k] += c * ((1.0 if k == arm else 0.0) - scored[k] * inverse)
+        if gradient is not None:
+            for k in range(n):
+                state.logits[k] -= (self.lr * offpolicy.kl_beta) * gradient[k]
+        for arm, r in zip(self.arms, self.paid, strict=True):
+            state.pulls[arm] += 1
+            state.arm_rewards[arm] += r
+            state.total += r
+        self.spent_tokens += self.answered
+
+
 def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
         budgets: list[int], group_size: int, reward_parameters: tuple[float, ...],
         offpolicy: OffPolicy, lengths: list[float] | None = None, law: str = "fixed",
@@ -154,97 +261,33 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
     checkpoints those of ``reference.run``: the state after the most updates whose spending
     stays within the budget."""
     part = learner("reinforce")
-    n = len(values)
     top = max(values)
     # Every rollout costs at least one token, so a run stops by this many rollouts.
     most = (budgets[-1] // group_size + 1) * group_size
-    uniforms = draws(key, most)
     paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
                      lengths, law, tokens, budgets, most)
-    state = State([0.0] * n, [0] * n, [0.0] * n)
-    history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
-    weight, masks = offpolicy.weight, offpolicy.masks
-    # The masks that drop rollouts (the support, keep_mask, is this learner's own operation).
-    dropping = [m for m in sorted(masks) if m in registry.corrections_of("mask")]
-
-    def own_parameters(name: str) -> tuple[float, ...]:
-        return tuple(offpolicy.parameter(p.name) for p in registry.correction(name).parameters)
-
+    trainer = Trainer(key, values, lr, baseline, group_size, offpolicy, paying)
+    state = trainer.state
     record, readouts = [], []
-    zero_signal = due = update = 0
-    spent = spent_tokens = 0.0
+    due = update = 0
+    spent = 0.0
     while due < len(budgets):
-        history[update % (offpolicy.lag + 1)] = list(state.logits)
-        logits = list(history[(update + 1) % (offpolicy.lag + 1)])
-        noise = mismatch_noise(key, update, n) if offpolicy.mismatch > 0.0 else []
-        if offpolicy.mismatch > 0.0:
-            logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
-        sampled, sampled_norm, kept = sampler_weights(logits, offpolicy.top_p)
-        weights, norm = softmax_weights(state.logits)
-        behaviour = [w * _divide(1.0, sampled_norm) for w in sampled]
-        arms, paid, answered = [], [], 0.0
-        for t in range(update * group_size, (update + 1) * group_size):
-            u_action, u_reward = uniforms[t]
-            target, cumulative, arm = u_action * sampled_norm, 0.0, n - 1
-            for k, w in enumerate(sampled):
-                cumulative += w
-                if target < cumulative:
-                    arm = k
-                    break
-            reward_t, length = paying.answer(t, arm, u_reward, spent)
-            arms.append(arm)
-            paid.append(reward_t)
-            answered += length
-        cost = paying.cost(answered, group_size)
+        cost = paying.cost(trainer.draw(update, spent), group_size)
         while due < len(budgets) and spent + cost > budgets[due]:
             scores, finite = part.scores(state)
             record.append(Checkpoint(
                 budgets[due], tie_break(scores, key, budgets[due]) if finite else -1,
                 part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
                 part.policy_mean(scores, values) if finite else math.nan, state.total,
-                list(state.pulls), scores, finite, zero_signal, update * group_size,
-                spent_tokens, part.policy_mean(scores, paying.means) if finite else math.nan))
-            readouts.append((*readout([w * _divide(1.0, norm) for w in weights], behaviour,
-                                      group_size),
-                             served(state.logits, noise, offpolicy, values)))
+                list(state.pulls), scores, finite, trainer.zero_signal, update * group_size,
+                trainer.spent_tokens,
+                part.policy_mean(scores, paying.means) if finite else math.nan))
+            readouts.append((*trainer.readout(),
+                             served(state.logits, trainer.noise(update), offpolicy, values)))
             due += 1
         if due == len(budgets):
             break
-        found = advantages(update * group_size, baseline, arms, paid, state)
-        zero_signal += all(a == 0.0 for a in found)
-        if "keep_mask" in masks:
-            restricted = [w if keep else 0.0 for w, keep in zip(weights, kept, strict=True)]
-            total = 0.0
-            for w in restricted:
-                total += w
-            scored, inverse = restricted, _divide(1.0, total)
-        else:
-            scored, inverse = weights, _divide(1.0, norm)
-        factors, ratios = [], []
-        for arm, a in zip(arms, found, strict=True):
-            behaves = sampled[arm] * _divide(1.0, sampled_norm)
-            rho = _divide(scored[arm] * inverse, behaves)
-            ratios.append(_divide(weights[arm] * _divide(1.0, norm), behaves))
-            w = correction(weight).weight(rho, a, own_parameters(weight))
-            if not all(correction(m).keeps(rho, a, own_parameters(m)) for m in dropping):
-                w = 0.0
-            factors.append(w)
-        policy = [w * _divide(1.0, norm) for w in weights]
-        gradient = (kl_gradient(policy, offpolicy.kl_estimator, arms, ratios)
-                    if offpolicy.kl_beta > 0.0 else None)
-        scale = lr * (1.0 / group_size)
-        for arm, a, w in zip(arms, found, factors, strict=True):
-            c = scale * a * w
-            for k in range(n):
-                state.logits[k] += c * ((1.0 if k == arm else 0.0) - scored[k] * inverse)
-        if gradient is not None:
-            for k in range(n):
-                state.logits[k] -= (lr * offpolicy.kl_beta) * gradient[k]
-        for arm, r in zip(arms, paid, strict=True):
-            state.pulls[arm] += 1
-            state.arm_rewards[arm] += r
-            state.total += r
+        trainer.learn(update)
         spent += cost
-        spent_tokens += answered
         update += 1
     return record, readouts

@@ -35,13 +35,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference import allocation, key_words, philox, tie_break, unit32
+from reference import Answers, allocation, key_words, philox, tie_break, unit32
 from reference import reinforce as policy
+from reference.offpolicy import Trainer, served
+from study.model.offpolicy import OffPolicy
 
 BANDS = 4
 IDLE_PASSES = 10_000
 FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "best_value", "rollouts", "groups",
           "zero_signal", "non_finite")
+PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length")
 FLOOR = 2
 
 
@@ -89,6 +92,27 @@ class Prompt:
     failed: int = 0
 
 
+def bands(values: list[list[float]]) -> list[int]:
+    """Each prompt's difficulty band: the prompts ranked by their best arm's value, ties by
+    index, band = rank BANDS div P."""
+    count = len(values)
+    ranked = sorted(range(count), key=lambda i: (max(values[i]), i))
+    band = [0] * count
+    for rank, i in enumerate(ranked):
+        band[i] = rank * BANDS // count
+    return band
+
+
+def order_of(r: int, count: int, words: tuple[int, int]) -> list[int]:
+    """Pass r's order of ``count`` prompts (the module's docstring)."""
+    order = list(range(count))
+    for q in range(count - 1, 0, -1):
+        u = unit32(philox((r, q // 4, 2, 1), words)[q % 4])
+        j = int(u * (q + 1))
+        order[q], order[j] = order[j], order[q]
+    return order
+
+
 def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, group: int,
         rule: str, budgets: list[int],
         normalization: str = "per_group") -> dict[str, list[list[float]]]:
@@ -98,10 +122,7 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
     prompts = [Prompt(list(v), policy.State([0.0] * len(v), [0] * len(v), [0.0] * len(v)))
                for v in values]
     count = len(prompts)
-    ranked = sorted(range(count), key=lambda i: (max(values[i]), i))
-    band = [0] * count
-    for rank, i in enumerate(ranked):
-        band[i] = rank * BANDS // count
+    band = bands(values)
     record: dict[str, list[list[float]]] = {name: [] for name in FIELDS}
     pending = list(budgets)
     spent = 0
@@ -117,12 +138,7 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
                     _checkpoint(prompts, band, key, pending.pop(0), record)
             continue
         idle = 0
-        order = list(range(count))
-        for q in range(count - 1, 0, -1):
-            u = unit32(philox((r, q // 4, 2, 1), words)[q % 4])
-            j = int(u * (q + 1))
-            order[q], order[j] = order[j], order[q]
-        for i in order:
+        for i in order_of(r, count, words):
             if sizes[i] == 0:
                 continue
             while pending and pending[0] < spent + sizes[i]:
@@ -174,4 +190,78 @@ def _checkpoint(prompts: list[Prompt], band: list[int], key: np.ndarray, budget:
         row["greedy_value"][b] += p.values[greedy]
         row["pass_rate"][b] += pass_rate(*policy.prepare(p.state), p.values)
     for name in FIELDS:
+        record[name].append(row[name])
+
+
+def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: str,
+               group: int, budgets: list[int], offpolicy: OffPolicy, reward: str = "bernoulli",
+               reward_parameters: tuple[float, ...] = (), verdict: str = "",
+               verdict_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
+               law: str = "fixed", tokens: bool = False) -> dict[str, list[list[float]]]:
+    """One run of many prompts under uniform allocation whose groups come from the sampler of
+    ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the prompt's
+    index as word 1 of its streams' counters) and whose answers are ``reference.Answers`` (of
+    ``reward`` and the arguments after it): every pass, every prompt draws its group from the
+    trainer's policy version ``lag`` passes ago, its answers paid as the run's spending at the
+    pass's start says; then the prompts learn in the pass's order, each group costing its
+    answers' tokens (``tokens``) or its G rollouts. Checkpoint C records the state after the
+    longest run of groups, in the order they ran, whose costs add up to at most C: the fields
+    of ``FIELDS``, and of ``PASS_FIELDS`` the tokens spent on the band's prompts and the sums
+    over those whose logits are finite of the served policy's pass rate and the policy's
+    expected answer length."""
+    words = key_words(key)
+    count = len(values)
+    band = bands(values)
+    # A pass costs P G at least (an answer costs a token at least), so a run ends by this pass.
+    most = (budgets[-1] // (count * group) + 1) * group
+    trainers = [Trainer(key, list(v), lr, baseline, group, offpolicy,
+                        Answers(key, list(v), reward, reward_parameters, verdict,
+                                verdict_parameters, lengths, law, tokens, budgets, most, i))
+                for i, v in enumerate(values)]
+    record: dict[str, list[list[float]]] = {name: [] for name in FIELDS + PASS_FIELDS}
+    pending = list(budgets)
+    spent = 0.0
+    r = 0
+    while pending:
+        costs = [t.paying.cost(t.draw(r, spent), group) for t in trainers]
+        learned = [False] * count
+        for i in order_of(r, count, words):
+            while pending and pending[0] < spent + costs[i]:
+                _pass_checkpoint(trainers, learned, band, key, r, pending.pop(0), record)
+            if not pending:
+                break
+            trainers[i].learn(r)
+            learned[i] = True
+            spent += costs[i]
+        r += 1
+    return record
+
+
+def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[int],
+                     key: np.ndarray, r: int, budget: int,
+                     record: dict[str, list[list[float]]]) -> None:
+    row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
+                                         "non_finite") else [0.0] * BANDS
+           for name in FIELDS + PASS_FIELDS}
+    for i, t in enumerate(trainers):
+        b, state, values = band[i], t.state, t.values
+        updates = r + 1 if learned[i] else r
+        row["prompts"][b] += 1
+        row["best_value"][b] += max(values)
+        row["rollouts"][b] += updates * t.group_size
+        row["groups"][b] += updates
+        row["zero_signal"][b] += t.zero_signal
+        row["tokens"][b] += t.spent_tokens
+        if not all(math.isfinite(x) for x in state.logits):
+            row["non_finite"][b] += 1
+            continue
+        greedy = tie_break(state.logits, key, budget, i)
+        row["best"][b] += values[greedy] == max(values)
+        row["greedy_value"][b] += values[greedy]
+        weights, norm = policy.prepare(state)
+        row["pass_rate"][b] += pass_rate(weights, norm, values)
+        row["served_pass_rate"][b] += served(state.logits, t.noise(updates), t.offpolicy,
+                                             values)[0]
+        row["expected_length"][b] += pass_rate(weights, norm, t.paying.means)
+    for name in FIELDS + PASS_FIELDS:
         record[name].append(row[name])

@@ -70,17 +70,19 @@ def test_a_stream_is_randomgen_from_its_first_block(k0: int, k1: int, c2: int, n
     np.testing.assert_array_equal(got, generator.random_raw(n).astype(np.uint64))
 
 
-@given(counter=words, c2=words, c3=words, k0=words, k1=words)
-@example(counter=MASK, c2=MASK, c3=MASK, k0=MASK, k1=MASK)
-def test_a_scheduled_block_is_the_block(counter: int, c2: int, c3: int, k0: int,
+@given(counter=words, c1=words, c2=words, c3=words, k0=words, k1=words)
+@example(counter=MASK, c1=0, c2=MASK, c3=MASK, k0=MASK, k1=MASK)
+@example(counter=MASK, c1=MASK, c2=MASK, c3=MASK, k0=MASK, k1=MASK)
+def test_a_scheduled_block_is_the_block(counter: int, c1: int, c2: int, c3: int, k0: int,
                                         k1: int) -> None:
     """``stream_block`` from a lane's schedule (the second of two lanes, so that the column is
-    not the first) is ``philox_block`` of (counter, 0, c2, c3)."""
+    not the first) is ``philox_block`` of (counter, c1, c2, c3)."""
     keys = [np.array([k1, k0], dtype=np.uint64), np.array([k0, k1], dtype=np.uint64)]
-    schedule = stream_schedule(np.uint64(c2), np.uint64(c3), *keys)
+    schedule = stream_schedule(np.uint64(c2), np.uint64(c3), *keys,
+                               np.array([k0, c1], dtype=np.uint64))
     assert schedule.shape == (SCHEDULE_ROWS, 2)
     got = stream_block(np.uint64(counter), schedule, 1)
-    want = philox_block(*(np.uint64(c) for c in (counter, 0, c2, c3)), np.uint64(k0),
+    want = philox_block(*(np.uint64(c) for c in (counter, c1, c2, c3)), np.uint64(k0),
                         np.uint64(k1))
     assert [int(w) for w in got] == [int(w) for w in want]
 

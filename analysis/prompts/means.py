@@ -11,7 +11,7 @@ import pandas as pd
 from analysis.cost import Support
 from analysis.groups import SHARE
 from analysis.pass_rate import interval_columns
-from analysis.prompts.outcomes import CELL_COLUMNS, accuracy_support, seed_totals
+from analysis.prompts.outcomes import accuracy_support, cell_columns, seed_totals
 
 
 def _interval_columns(name: str, values: np.ndarray, support: Support) -> dict[str, object]:
@@ -35,19 +35,25 @@ def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
     (the mean over prompts of sum pi[k] v[k]) and the mean regret (the mean over prompts of the
     best value less the pass rate), each with its 95% interval (``<name>``, ``<name>_low``,
     ``<name>_high``, ``<name>_interval``, ``<name>_seeds``), the mean rollouts spent (at most the
-    budget: groups run whole) and the mean share of groups without signal."""
+    budget: groups run whole) and the mean share of groups without signal; where the study has
+    them, the mean served pass rate with its interval, and the mean tokens spent and expected
+    answer length."""
     totals = seed_totals(runs, ["rollouts", "groups", "zero_signal_groups"])
     with np.errstate(invalid="ignore", divide="ignore"):
         totals = totals.assign(zero_signal_share=totals["zero_signal_groups"] / totals["groups"])
+    rates = [name for name in ("pass_rate", "regret", "served_pass_rate") if name in totals]
+    spent = [name for name in ("tokens", "expected_length") if name in totals]
+    columns = cell_columns(runs)
     rows = []
-    for key, group in totals.groupby([*CELL_COLUMNS, "budget"], observed=True, sort=True):
-        row = dict(zip([*CELL_COLUMNS, "budget"], key, strict=True))
+    for key, group in totals.groupby([*columns, "budget"], observed=True, sort=True):
+        row = dict(zip([*columns, "budget"], key, strict=True))
         row |= _interval_columns("accuracy", group["accuracy"].to_numpy(),
                                  accuracy_support(int(row["prompts"])))
-        for name in ("pass_rate", "regret"):
+        for name in rates:
             row |= _interval_columns(name, group[name].to_numpy(), SHARE)
         row |= {"rollouts": float(group["rollouts"].mean()),
-                "zero_signal_share": float(group["zero_signal_share"].mean())}
+                "zero_signal_share": float(group["zero_signal_share"].mean()),
+                **{name: float(group[name].mean()) for name in spent}}
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -75,14 +81,15 @@ def band_spending(runs: pd.DataFrame) -> pd.DataFrame:
                                         / runs["groups"].to_numpy()),
                   "accuracy": (runs["correct_prompts"].to_numpy()
                                / runs["band_prompts"].to_numpy())}
-    frame = runs[[*CELL_COLUMNS, "budget", "band", "band_prompts"]].assign(**shares)
+    columns = cell_columns(runs)
+    frame = runs[[*columns, "budget", "band", "band_prompts"]].assign(**shares)
     rows = []
-    for key, group in frame.groupby([*CELL_COLUMNS, "budget", "band"], observed=True,
+    for key, group in frame.groupby([*columns, "budget", "band"], observed=True,
                                     sort=False):
         size = group["band_prompts"].unique()
         if size.size != 1:
             raise ValueError(f"{key}: a band's size differs between seeds")
-        row = dict(zip([*CELL_COLUMNS, "budget", "band"], key, strict=True))
+        row = dict(zip([*columns, "budget", "band"], key, strict=True))
         row["band_prompts"] = int(size[0])
         for name, support in (("rollout_share", SHARE), ("zero_signal_share", SHARE),
                               ("accuracy", accuracy_support(int(size[0])))):

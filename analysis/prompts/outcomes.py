@@ -19,15 +19,42 @@ import pandas as pd
 
 from analysis.cost import Support
 from study.model.grid import SAME_UNDER_EITHER
+from study.model.schema import (
+    PROMPT_ANSWER_RUN_COLUMNS,
+    PROMPT_SAMPLER_RUN_COLUMNS,
+    SAMPLER_CELL_COLUMNS,
+)
 
 CELL_COLUMNS = ["cell", "allocation", "normalization", "baseline", "group_size", "lr",
                 "environment", "prompts"]
-"""What describes a cell of a many-prompts study."""
+"""What describes a cell of every many-prompts study; a study whose groups come from an
+off-policy sampler has its ``SAMPLER_CELL_COLUMNS`` too (``cell_columns``). (The environment's
+text names its verdict and answer lengths.)"""
 PAIRED_BY = ["environment", "prompts", "group_size", "baseline", "lr", "normalization"]
-"""Cells equal in these share every seed's dataset and draws: they differ in allocation only."""
+"""Cells equal in these (and in their sampler) share every seed's dataset and draws: they
+differ in allocation only."""
 READ_COLUMNS = [*CELL_COLUMNS, "seed", "budget", "band", "band_prompts", "correct_prompts",
                 "pass_rate_sum", "best_value_sum", "rollouts", "groups", "zero_signal_groups"]
-"""The columns of the tidy runs table the analysis reads (the rest would only take memory)."""
+"""The columns of the tidy runs table the analysis reads of every many-prompts study (the rest
+would only take memory); ``read_columns`` adds those of the parts a study has."""
+PART_SUMS = {"served_pass_rate_sum": "served_pass_rate", "tokens": "tokens",
+             "expected_length_sum": "expected_length"}
+"""The parts' run columns (``PROMPT_SAMPLER_RUN_COLUMNS``, ``PROMPT_ANSWER_RUN_COLUMNS``), sums
+over a band's prompts, and the per-seed outcome each makes (``seed_totals``)."""
+assert set(PART_SUMS) == {*PROMPT_SAMPLER_RUN_COLUMNS, *PROMPT_ANSWER_RUN_COLUMNS}
+
+
+def read_columns(cells: list[str], runs: list[str]) -> list[str]:
+    """The columns of the tidy runs table to read of a study whose ``cells.parquet`` and
+    ``runs.parquet`` have the columns ``cells`` and ``runs``: ``READ_COLUMNS`` and its parts'."""
+    return [*READ_COLUMNS, *(c for c in SAMPLER_CELL_COLUMNS if c in cells),
+            *(c for c in PART_SUMS if c in runs)]
+
+
+def cell_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that describe a cell of the study whose (runs or cells) ``frame`` this is:
+    ``CELL_COLUMNS`` and, where it has them, the sampler's."""
+    return [*CELL_COLUMNS, *(c for c in SAMPLER_CELL_COLUMNS if c in frame.columns)]
 METRICS = ("accuracy", "pass_rate")
 """The outcomes every verdict of the study is stated on, each its own Holm family: best-arm
 accuracy (a seed's share of prompts whose greedy arm is a best arm) and the pass rate (a seed's
@@ -45,13 +72,17 @@ def seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     summed over the bands, ``accuracy``, the seed's share of prompts right (correct_prompts
     over band_prompts; a prompt that is not finite counts as wrong), ``pass_rate``, the mean
     over its prompts of their policies' pass rates (a prompt that is not finite counts 0), and
-    ``regret``, the mean over its prompts of the best value less the pass rate."""
-    totals = (runs.groupby([*CELL_COLUMNS, "seed", "budget"], observed=True, sort=True)
-              [list(dict.fromkeys([*_SUMMED, *columns]))].sum().reset_index())
+    ``regret``, the mean over its prompts of the best value less the pass rate; where the runs
+    have them, ``served_pass_rate`` and ``expected_length`` (means over the seed's prompts) and
+    ``tokens`` (the seed's, ``PART_SUMS``; a prompt that is not finite counts 0)."""
+    parts = [c for c in PART_SUMS if c in runs.columns]
+    totals = (runs.groupby([*cell_columns(runs), "seed", "budget"], observed=True, sort=True)
+              [list(dict.fromkeys([*_SUMMED, *parts, *columns]))].sum().reset_index())
     prompts = totals["band_prompts"]
-    return totals.assign(accuracy=totals["correct_prompts"] / prompts,
-                         pass_rate=totals["pass_rate_sum"] / prompts,
-                         regret=(totals["best_value_sum"] - totals["pass_rate_sum"]) / prompts)
+    found = {PART_SUMS[c]: totals[c] / (prompts if c.endswith("_sum") else 1) for c in parts}
+    return totals.drop(columns=[c for c in parts if c not in columns]).assign(
+        accuracy=totals["correct_prompts"] / prompts, pass_rate=totals["pass_rate_sum"] / prompts,
+        regret=(totals["best_value_sum"] - totals["pass_rate_sum"]) / prompts, **found)
 
 
 def seed_outcomes(runs: pd.DataFrame) -> pd.DataFrame:
@@ -66,8 +97,9 @@ def seed_frames(runs: pd.DataFrame, metric: str) -> dict[int, pd.DataFrame]:
 
 
 def cells_frame(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell, its ``CELL_COLUMNS``, in cell order."""
-    return runs[CELL_COLUMNS].drop_duplicates("cell").sort_values("cell").reset_index(drop=True)
+    """One row per cell, its ``cell_columns``, in cell order."""
+    return (runs[cell_columns(runs)].drop_duplicates("cell").sort_values("cell")
+            .reset_index(drop=True))
 
 
 def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
@@ -94,7 +126,8 @@ def uniform_pairs(cells: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
     cell that repeats another's runs (``repeats_another``)."""
     pairs = []
     repeats = repeats_another(cells)
-    for _, group in cells.groupby(PAIRED_BY, sort=False):
+    for _, group in cells.groupby([*PAIRED_BY, *cell_columns(cells)[len(CELL_COLUMNS):]],
+                                  sort=False):
         reference = group[group["allocation"] == REFERENCE]
         if reference.empty:
             continue

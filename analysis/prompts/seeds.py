@@ -12,7 +12,7 @@ from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from analysis.families import ALPHA
 from analysis.power import TARGET_POWER
-from analysis.prompts.outcomes import CELL_COLUMNS, cells_frame, seed_frames, uniform_pairs
+from analysis.prompts.outcomes import cells_frame, seed_frames, uniform_pairs
 
 EFFECT = 0.02
 """The difference in mean accuracy the seed planner sizes the paired test for, stated before
@@ -56,13 +56,15 @@ def plan_table(runs: pd.DataFrame, versus: pd.DataFrame, effect: float = EFFECT,
     this run's (a nuisance parameter, read from the data; the effect is not). One row per
     (rule, environment, group size, estimator): the largest over its budgets, since the family
     is tested at every budget. ``seeds`` is what the run had."""
+    if versus.empty:
+        return pd.DataFrame()
     per_seed = seed_frames(runs, metric)
     level = ALPHA / len(versus)
     rows = []
     for rule, reference in uniform_pairs(cells_frame(runs)):
         differences = per_seed[rule["cell"]] - per_seed[reference["cell"]]
         spread = float(differences.std(ddof=1).max())
-        rows.append({**rule[CELL_COLUMNS].to_dict(), "metric": metric,
+        rows.append({**rule.to_dict(), "metric": metric,
                      "seeds": len(differences),
                      "largest_sd_of_differences": spread, "effect": effect, "level": level,
                      "power": power,

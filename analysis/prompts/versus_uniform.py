@@ -11,7 +11,6 @@ from analysis.families import ALPHA, declare, family_name
 from analysis.paired import judge, paired_difference
 from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
 from analysis.prompts.outcomes import (
-    CELL_COLUMNS,
     METRICS,
     cells_frame,
     check_aligned,
@@ -45,7 +44,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
     uniform allocation's (``study.allocations.Allocation.uniform_first_pass``), at each budget past
     one pass (P G rollouts) only, since up to it the two cells' runs are the same.
 
-    Columns: the rule's ``CELL_COLUMNS``, ``metric``, ``uniform_cell``, ``budget``, ``seeds``,
+    Columns: the rule's ``cell_columns``, ``metric``, ``uniform_cell``, ``budget``, ``seeds``,
     ``rule_mean`` and ``uniform_mean`` (means over seeds), ``difference`` (the mean of
     the per-seed differences, rule minus uniform) with its ``confidence`` interval
     (``difference_low``, ``difference_high``) and its 1 - 2 alpha interval (``equivalence_low``,
@@ -67,7 +66,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
                       if registry.allocation(rule["allocation"]).uniform_first_pass else 0)
         for budget in ours.columns[ours.columns > same_until]:
             a, b = ours[budget].to_numpy(), theirs[budget].to_numpy()
-            rows.append({**rule[CELL_COLUMNS].to_dict(), "metric": metric,
+            rows.append({**rule.to_dict(), "metric": metric,
                          "uniform_cell": reference["cell"], "budget": int(budget),
                          "rule_mean": float(a.mean()), "uniform_mean": float(b.mean()),
                          **paired_difference(a - b, support, alpha, confidence)})

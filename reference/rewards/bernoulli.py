@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def own(key: np.ndarray, n: int) -> None:
+def own(key: np.ndarray, n: int, prompt: int = 0) -> None:
     """No stream of its own."""
     return None
 

@@ -8,11 +8,12 @@ import numpy as np
 from reference import key_words, philox, unit32
 
 
-def own(key: np.ndarray, n: int) -> list[float]:
-    """v_0 .. v_n-1: words 0 and 1 of verifier block (j, 0, 3, 0) for pulls 2j and 2j + 1."""
+def own(key: np.ndarray, n: int, prompt: int = 0) -> list[float]:
+    """v_0 .. v_n-1: words 0 and 1 of verifier block (j, prompt, 3, 0) for pulls 2j and
+    2j + 1."""
     out = []
     for j in range((n + 1) // 2):
-        w = philox((j, 0, 3, 0), key_words(key))
+        w = philox((j, prompt, 3, 0), key_words(key))
         out += [unit32(w[0]), unit32(w[1])]
     return out[:n]
 

@@ -132,9 +132,10 @@ def break_tie(
 
 
 @jit
-def main_schedule(k0: np.ndarray, k1: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """The main stream's ``stream_schedule`` of the lanes' keys, for ``draw_uniforms``."""
-    return stream_schedule(_MAIN_C2, _MAIN_C3, k0, k1)
+def main_schedule(k0: np.ndarray, k1: np.ndarray, c1: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """The main stream's ``stream_schedule`` of the lanes' keys and words c1, for
+    ``draw_uniforms``."""
+    return stream_schedule(_MAIN_C2, _MAIN_C3, k0, k1, c1)
 
 
 @jit
@@ -382,9 +383,10 @@ def add_metered_traces(n_arms, s, lanes, w, used, group, first, arms, rewards, d
 
 
 @inline_jit
-def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
+def _start(n_arms, model, keys, lanes, values, best, c1):  # pragma: no cover
     """The state of a block of runs (``study.core.state``), flat and as rows, the Philox keys of
-    its lanes and the schedules of the main stream and the reward model's (``stream_schedule``;
+    its lanes, their counters' word c1 (``c1``, one per run: 0 but for a many-prompts run's
+    prompt) and the schedules of the main stream and the reward model's (``stream_schedule``;
     the second unused for a model without a stream of its own), and room for the draws of
     ``BUFFERED`` rollouts (the reward model's own draws zero for a model without them), the
     block's scratch array (``study.core.state.SCRATCH``) and room for one lane's scores. The
@@ -393,6 +395,7 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
     used = keys.shape[0]
     k0 = np.full(lanes, keys[0, 0])
     k1 = np.full(lanes, keys[0, 1])
+    words = np.full(lanes, c1[0])
     room = padded(n_arms)
     s = aligned(rows(room) * STRIDE)
     s[:] = 0.0
@@ -400,14 +403,15 @@ def _start(n_arms, model, keys, lanes, values, best):  # pragma: no cover
         row = j if j < used else np.uint64(0)
         k0[j] = keys[row, 0]
         k1[j] = keys[row, 1]
+        words[j] = c1[row]
         for k in range(n_arms):
             s[arm_row(VALUES, k) + j] = values[row, k]
             s[arm_row(BEST, k) + j] = np.float64(best[row, k])
     c2, c3 = own_stream(model)
     own = aligned_rows(BUFFERED, lanes)
     own[:] = 0.0
-    return (s, s.reshape((rows(room), STRIDE)), aligned(SCRATCH * STRIDE), k0, k1,
-            main_schedule(k0, k1), stream_schedule(c2, c3, k0, k1),
+    return (s, s.reshape((rows(room), STRIDE)), aligned(SCRATCH * STRIDE), k0, k1, words,
+            main_schedule(k0, k1, words), stream_schedule(c2, c3, k0, k1, words),
             aligned_rows(2 * BUFFERED, lanes), own, np.empty(n_arms))
 
 
@@ -454,8 +458,8 @@ def simulate_single(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(model)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                   values, best)
+    s, grid, w, k0, k1, _, main, mine, uniforms, own, scores = _start(
+        arms, model, keys, lanes, values, best, np.zeros(keys.shape[0], np.uint64))
     width = np.uint64(lanes)
     pulled = aligned(lanes)
     chosen = aligned(lanes)
@@ -491,8 +495,8 @@ def simulate_groups(name, n_arms, model, keys, lanes, values, best, parameters, 
     nb.literally(model)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                   values, best)
+    s, grid, w, k0, k1, _, main, mine, uniforms, own, scores = _start(
+        arms, model, keys, lanes, values, best, np.zeros(keys.shape[0], np.uint64))
     width = np.uint64(lanes)
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
@@ -581,11 +585,11 @@ the arm's length)."""
 
 
 @inline_jit
-def meter_start(shaping, k0, k1, budgets, parameters):  # pragma: no cover
+def meter_start(shaping, k0, k1, c1, budgets, parameters):  # pragma: no cover
     """A block's token meter's schedule of the ``LENGTH`` stream, the shaping's cut and the
     spending after which its constraint is lifted (the meter's per-lane arrays are the
     driver's own)."""
-    return (stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1), cut(shaping, parameters),
+    return (stream_schedule(_LENGTH_C2, _LENGTH_C3, k0, k1, c1), cut(shaping, parameters),
             lifted_at(shaping, parameters) * np.float64(budgets[-1]))
 
 
@@ -698,9 +702,10 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
     nb.literally(shaping)
     arms = arm_count(n_arms, values.shape[1])
     used = keys.shape[0]
-    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                   values, best)
-    length_schedule, longest, lifted = meter_start(shaping, k0, k1, budgets, shaping_parameters)
+    s, grid, w, k0, k1, c1, main, mine, uniforms, own, scores = _start(
+        arms, model, keys, lanes, values, best, np.zeros(keys.shape[0], np.uint64))
+    length_schedule, longest, lifted = meter_start(shaping, k0, k1, c1, budgets,
+                                                   shaping_parameters)
     length_draws = np.zeros((BUFFERED, lanes))
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)

@@ -97,8 +97,8 @@ def _slot_row(n_arms, slot, k):  # pragma: no cover
 
 
 @inline_jit
-def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0,
-             k1) -> None:  # pragma: no cover
+def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0, k1,
+             c1) -> None:  # pragma: no cover
     """Every lane's sampler for ``update``: its logits (the learner's before update u - lag, plus
     eps z), their softmax weights in the ``SAMPLER`` rows of ``o`` with the arms outside top-p
     zeroed (``KEPT``: 1.0 for an arm inside), and their sum (``SAMPLER_NORM``). The logits
@@ -116,20 +116,24 @@ def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0,
     for j in range(lanes):
         for k in range(n_arms):
             o[arm_row(SAMPLER, k) + j] = history[_slot_row(n_arms, block, k) + j]
-    _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1)
+    _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1, c1)
 
 
 @inline_jit
-def _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1) -> None:  # pragma: no cover
+def _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1,
+               c1) -> None:  # pragma: no cover
     """The logits in the ``SAMPLER`` rows of ``o`` served as the inference engine serves them at
-    ``update``: plus eps z (its noise drawn only where eps is above 0), through the softmax, the
-    arms outside top-p zeroed (``KEPT``: 1.0 for an arm inside), and the weights' sum
-    (``SAMPLER_NORM``)."""
+    ``update``: plus eps z (its noise drawn only where eps is above 0: the pair of arms 2m and
+    2m + 1 from block (update, c1 ceil(K / 2) + m) of the ``MISMATCH`` stream, c1 the lane's
+    prompt, 0 for a single prompt), through the softmax, the arms outside top-p zeroed
+    (``KEPT``: 1.0 for an arm inside), and the weights' sum (``SAMPLER_NORM``)."""
     if mismatch > 0.0:
+        pairs = (n_arms + 1) // 2
         for j in range(lanes):
-            for pair in range((n_arms + 1) // 2):
-                w0, w1, w2, w3 = philox_block(np.uint64(update), np.uint64(pair), _MISMATCH_C2,
-                                              _MISMATCH_C3, k0[j], k1[j])
+            for pair in range(pairs):
+                w0, w1, w2, w3 = philox_block(np.uint64(update),
+                                              c1[j] * np.uint64(pairs) + np.uint64(pair),
+                                              _MISMATCH_C2, _MISMATCH_C3, k0[j], k1[j])
                 z0, z1 = box_muller(w0, w1, w2, w3)
                 o[arm_row(SAMPLER, 2 * pair) + j] += mismatch * z0
                 if 2 * pair + 1 < n_arms:
@@ -158,14 +162,15 @@ def _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1) -> None:  #
 
 
 @inline_jit
-def _serve(n_arms, s, v, lanes, w, update, mismatch, top_p, k0, k1) -> None:  # pragma: no cover
+def _serve(n_arms, s, v, lanes, w, update, mismatch, top_p, k0, k1,
+           c1) -> None:  # pragma: no cover
     """Every lane's served policy at ``update`` (``study.model.offpolicy``: the learner's current
     logits as the sampler serves them, mismatched and truncated but never stale) into the
     ``SAMPLER`` rows of ``v``, laid out as the sampler's state."""
     for j in range(lanes):
         for k in range(n_arms):
             v[arm_row(SAMPLER, k) + j] = s[arm_row(PARAMS, k) + j]
-    _served_by(n_arms, v, lanes, w, update, mismatch, top_p, k0, k1)
+    _served_by(n_arms, v, lanes, w, update, mismatch, top_p, k0, k1, c1)
 
 
 @inline_jit
@@ -392,9 +397,10 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     entropy, bias, mse, served = extra
     lengths, law, scale, shaping_parameters, in_tokens = meter
     counted = spent[0].shape[0] > 0
-    s, grid, w, k0, k1, main, mine, uniforms, own, scores = _start(arms, model, keys, lanes,
-                                                                   values, best)
-    length_schedule, longest, lifted = meter_start(shaping, k0, k1, budgets, shaping_parameters)
+    s, grid, w, k0, k1, c1, main, mine, uniforms, own, scores = _start(
+        arms, model, keys, lanes, values, best, np.zeros(used, np.uint64))
+    length_schedule, longest, lifted = meter_start(shaping, k0, k1, c1, budgets,
+                                                   shaping_parameters)
     length_draws = np.zeros((BUFFERED, lanes))
     pulled = aligned_rows(group, lanes)
     chosen = aligned(lanes)
@@ -425,7 +431,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     update = 0
     while waiting > 0:
         prepare(name, arms, s, width, w)
-        _sampler(arms, s, o, width, w, update, history, lag, mismatch, top_p, k0, k1)
+        _sampler(arms, s, o, width, w, update, history, lag, mismatch, top_p, k0, k1, c1)
         for j in range(width):
             answered[j] = 0.0
         for i in range(group):
@@ -442,7 +448,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
         # The checkpoints the update passes read the state before it (a scalar loop over the
         # lanes, only in the updates that pass one).
         if passing(lanes, in_tokens, group, answered, spending, cost, waits) > 0:
-            _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1)
+            _serve(arms, s, v, width, v_scratch, update, mismatch, top_p, k0, k1, c1)
             for j in range(used):
                 first = due[j]
                 waiting -= record_passed(name, j, update, group, budgets, spending, cost, due,

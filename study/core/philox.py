@@ -91,10 +91,11 @@ SCHEDULE_ROWS = 20
 
 
 @jit
-def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray,
-                    k1: np.ndarray) -> np.ndarray:  # pragma: no cover
+def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray, k1: np.ndarray,
+                    c1: np.ndarray) -> np.ndarray:  # pragma: no cover
     """A (``SCHEDULE_ROWS``, lanes) uint64 array whose column j holds what the blocks
-    (c, 0, c2, c3) of key (k0[j], k1[j]) share whatever the counter c, for ``stream_block``.
+    (c, c1[j], c2, c3) of key (k0[j], k1[j]) share whatever the counter c, for ``stream_block``
+    (c1 is 0 but in a lane that holds prompt c1 of a many-prompts run).
 
     A stream's blocks differ only in c0, which is the same in every lane. So round 0's product
     of c2 and round 1's product of word 0 (the key's work, not the counter's) are the same for
@@ -108,7 +109,7 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray,
     for j in range(k0.shape[0]):
         key0 = k0[j] & _LOW32
         key1 = k1[j] & _LOW32
-        p0 = _M0 * (((p1 >> _S32) ^ key0) & _LOW32)
+        p0 = _M0 * (((p1 >> _S32) ^ (c1[j] & _LOW32) ^ key0) & _LOW32)
         schedule[0, j] = (c3 ^ key1) & _LOW32
         schedule[1, j] = (p1 ^ (key0 + _W0)) & _LOW32
         schedule[2, j] = ((p0 >> _S32) ^ (key1 + _W1)) & _LOW32
@@ -122,8 +123,8 @@ def stream_schedule(c2: np.uint64, c3: np.uint64, k0: np.ndarray,
 @inline_jit
 def stream_block(counter: np.uint64, schedule: np.ndarray,
                  lane: int) -> Words:  # pragma: no cover
-    """``philox_block(counter, 0, c2, c3, k0, k1)`` for the stream and key whose schedule column
-    ``lane`` holds (``stream_schedule``), the same four words."""
+    """``philox_block(counter, c1, c2, c3, k0, k1)`` for the stream, key and c1 whose schedule
+    column ``lane`` holds (``stream_schedule``), the same four words."""
     p0 = _M0 * (counter & _LOW32)
     p1 = _M1 * (((p0 >> _S32) ^ schedule[0, lane]) & _LOW32)
     c0, c1, c2, c3 = (p1 >> _S32) ^ schedule[1, lane], p1, schedule[2, lane] ^ p0, schedule[3, lane]
@@ -163,7 +164,7 @@ def fill_stream(k0: np.uint64, k1: np.uint64, c2: np.uint64, c3: np.uint64,
                 out: np.ndarray) -> None:  # pragma: no cover
     """Write the first ``len(out)`` words of the stream of blocks (j, 0, c2, c3), j = 0, 1, ...,
     of key (k0, k1) into ``out``, by ``stream_block`` as the kernels draw them (for the tests)."""
-    schedule = stream_schedule(c2, c3, np.full(1, k0), np.full(1, k1))
+    schedule = stream_schedule(c2, c3, np.full(1, k0), np.full(1, k1), np.zeros(1, np.uint64))
     n = out.shape[0]
     for j in range((n + 3) // 4):
         words = stream_block(np.uint64(j), schedule, 0)

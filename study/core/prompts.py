@@ -239,7 +239,7 @@ def pass_uniforms(r, c2, c3, k0, k1, out) -> None:  # pragma: no cover
 
 
 @jit
-def _order(r, k0, k1, scratch, order) -> None:  # pragma: no cover
+def pass_order(r, k0, k1, scratch, order) -> None:  # pragma: no cover
     """Pass r's order of the prompts: Fisher-Yates from the identity, place q (P - 1 down to 1)
     swapped with floor(u_q (q + 1)), u_q pass r's draw q of the ``ORDER`` stream."""
     pass_uniforms(r, ORDER_C2, ORDER_C3, k0, k1, scratch)
@@ -368,8 +368,8 @@ def _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, w
 
 
 @inline_jit
-def _record(arms, budget, k0, k1, values, best, band, logits, weights, norm, rollouts, groups,
-            zero_signal, out, seed, checkpoint) -> None:  # pragma: no cover
+def record_bands(arms, budget, k0, k1, values, best, band, logits, weights, norm, rollouts,
+                 groups, zero_signal, out, seed, checkpoint) -> None:  # pragma: no cover
     """Add every prompt's readout in the state given (``logits`` and the counts) to its band's
     row of checkpoint ``checkpoint`` of ``seed`` in ``out`` (see ``FIELDS``), prompts in index
     order."""
@@ -451,8 +451,9 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
             idle += 1
             if idle == IDLE_PASSES:
                 while checkpoint < budgets.shape[0]:
-                    _record(arms, budgets[checkpoint], k0, k1, v, best[seed], band[seed], logits,
-                            weights, norm, rollouts, groups, zero_signal, out, seed, checkpoint)
+                    record_bands(arms, budgets[checkpoint], k0, k1, v, best[seed], band[seed],
+                                 logits, weights, norm, rollouts, groups, zero_signal, out, seed,
+                                 checkpoint)
                     checkpoint += 1
             continue
         idle = 0
@@ -465,7 +466,7 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
         # own, so a pass that does not need it need not draw it.
         inside = budgets[checkpoint] < end
         if inside:
-            _order(r - 1, k0, k1, scratch, order)
+            pass_order(r - 1, k0, k1, scratch, order)
             finished = spent
             for q in range(prompts):
                 finished += sizes[order[q]]
@@ -486,9 +487,9 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
                 counted_mixed[0, i] = rollouts[i] if ran else counted_before[0, i]
                 counted_mixed[1, i] = groups[i] if ran else counted_before[1, i]
                 counted_mixed[2, i] = zero_signal[i] if ran else counted_before[2, i]
-            _record(arms, budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
-                    counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
-                    checkpoint)
+            record_bands(arms, budget, k0, k1, v, best[seed], band[seed], mixed, weights, norm,
+                         counted_mixed[0], counted_mixed[1], counted_mixed[2], out, seed,
+                         checkpoint)
             checkpoint += 1
         spent = end
 

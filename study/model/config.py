@@ -25,7 +25,7 @@ from study.model import registry
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.model.offpolicy import keys as offpolicy_keys
-from study.rewards import VALUE_KEYS, RewardModel
+from study.rewards import DEFAULT_VERDICT, VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
 """The learning rate a config gets when it names none (README, "Choosing the default lr")."""
@@ -333,17 +333,10 @@ def config_from_dict(data: object) -> StudyConfig:
         analysis=_analysis(analysis, budgets, lr, baseline, algorithm, group_sizes),
         budget_unit=unit,
     )
-    if "prompts" in grid or "allocation" in grid:
-        for key in offpolicy_keys():
-            if key in grid:
-                raise ConfigError(f"grid.{key}", grid[key], "is for a single bandit: a "
-                                  "many-prompts study trains on policy")
-        if "lengths" in grid:
-            raise ConfigError("grid.lengths", grid["lengths"],
-                              "is for a single bandit: a many-prompts study counts rollouts")
-        return _many_prompts(config, grid)
     _check_lengths(config, grid, model)
     config = replace(config, offpolicy=_offpolicy(config, grid))
+    if "prompts" in grid or "allocation" in grid:
+        return _many_prompts(config, grid)
     _check_some_cell(config)
     return config
 
@@ -461,7 +454,9 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
     """A many-prompts study (README, "Many prompts, one rollout budget"): ``grid.prompts`` (a list
     of dataset sizes P) crossed with the bandits of ``grid.probs``, each prompt a Bernoulli
     bandit trained by REINFORCE with a group estimator, under the rules of ``grid.allocation``
-    (default ``uniform``)."""
+    (default ``uniform``); its groups may come from a stale, mismatched or truncated sampler
+    (``grid.lag`` ...) and its answers may cost tokens (``grid.lengths``), under uniform
+    allocation (``study.core.passes``)."""
     if "prompts" not in grid:
         raise ConfigError("grid.prompts", None, "is missing (grid.allocation needs it)")
     sizes = _each(grid, "prompts", None,
@@ -474,10 +469,22 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
             raise ConfigError(f"grid.group_size[{i}]", size, "is below 2 (a group estimator "
                               "needs a group of at least 2 rollouts)")
     for env in config.environments:
-        if env.reward != "bernoulli":
+        if registry.reward_model(env.judged_by).values != "probs":
             raise ConfigError("grid.reward_model" if "means" not in grid else "grid.means",
-                              env.reward, "is not bernoulli (a many-prompts study's prompts "
-                              "are Bernoulli bandits)")
+                              env.judged_by, "does not judge pass or fail (a many-prompts "
+                              "study's prompts are bandits of pass probabilities)")
+    composed = [part for part, used in (
+        ("answers with lengths", any(env.lengths is not None for env in config.environments)),
+        ("an off-policy sampler", config.offpolicy is not None),
+        ("the verdict " + next((env.judged_by for env in config.environments
+                                if env.judged_by != DEFAULT_VERDICT), ""),
+         any(env.judged_by != DEFAULT_VERDICT for env in config.environments))) if used]
+    rules = [rule for rule in allocation if rule != "uniform"]
+    if composed and rules:
+        raise ConfigError("grid.allocation", list(allocation),
+                          f"names {rules[0]} beside {composed[0]}, which runs under uniform "
+                          "allocation alone (every group of G rollouts: the engine does not "
+                          "yet draw groups of a rule's varying sizes)")
     if config.curves:
         raise ConfigError("study.curves", True, "is not available in a many-prompts study")
     environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)

@@ -83,16 +83,31 @@ at the checkpoint's state, and the served policy's pass rate and mass on the bes
 are)."""
 
 
-def cell_columns(*, answers: bool = False, sampler: bool = False) -> tuple[str, ...]:
+PROMPTS_CELL_COLUMNS = ("allocation", "prompts")
+"""The cell columns of many prompts sharing a budget (``study.core.prompts``): the allocation
+rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_values`` and
+``draw_parameters`` describe each prompt's bandit)."""
+
+
+def cell_columns(*, answers: bool = False, sampler: bool = False,
+                 prompts: bool = False) -> tuple[str, ...]:
     """The cell columns of a study made of these parts: those of every study, then each part's
-    (``ANSWER_CELL_COLUMNS``, ``SAMPLER_CELL_COLUMNS``), ``cost`` last."""
+    (``ANSWER_CELL_COLUMNS``, ``SAMPLER_CELL_COLUMNS``, ``PROMPTS_CELL_COLUMNS``), ``cost``
+    last."""
     return (*CELL_COLUMNS[:-1], *(ANSWER_CELL_COLUMNS if answers else ()),
-            *(SAMPLER_CELL_COLUMNS if sampler else ()), CELL_COLUMNS[-1])
+            *(SAMPLER_CELL_COLUMNS if sampler else ()),
+            *(PROMPTS_CELL_COLUMNS if prompts else ()), CELL_COLUMNS[-1])
 
 
-def run_columns(*, answers: bool = False, sampler: bool = False) -> tuple[str, ...]:
+def run_columns(*, answers: bool = False, sampler: bool = False,
+                prompts: bool = False) -> tuple[str, ...]:
     """The run columns of a study made of these parts: those of every study, then each part's
-    (``ANSWER_RUN_COLUMNS``, ``SAMPLER_RUN_COLUMNS``)."""
+    (``ANSWER_RUN_COLUMNS``, ``SAMPLER_RUN_COLUMNS``); with many prompts, one row per band
+    (``PROMPT_RUN_COLUMNS``) and the parts' band sums (``PROMPT_ANSWER_RUN_COLUMNS``,
+    ``PROMPT_SAMPLER_RUN_COLUMNS``)."""
+    if prompts:
+        return (*PROMPT_RUN_COLUMNS, *(PROMPT_ANSWER_RUN_COLUMNS if answers else ()),
+                *(PROMPT_SAMPLER_RUN_COLUMNS if sampler else ()))
     return (*RUN_COLUMNS, *(ANSWER_RUN_COLUMNS if answers else ()),
             *(SAMPLER_RUN_COLUMNS if sampler else ()))
 
@@ -110,10 +125,8 @@ OFFPOLICY_RUN_COLUMNS = run_columns(sampler=True)
 STORED_OFFPOLICY_RUN_COLUMNS = ("cell", *OFFPOLICY_RUN_COLUMNS)
 """``runs.parquet`` of an off-policy study."""
 
-PROMPT_CELL_COLUMNS = (*CELL_COLUMNS[:-1], "allocation", "prompts", CELL_COLUMNS[-1])
-"""The cells of a many-prompts study (``study.core.prompts``): those of every study, and the
-allocation rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_values`` and
-``draw_parameters`` describe each prompt's bandit)."""
+PROMPT_CELL_COLUMNS = cell_columns(prompts=True)
+"""The cells of a many-prompts study of Bernoulli prompts trained on policy."""
 
 PROMPT_FIELD_COLUMNS = ("band_prompts", "correct_prompts", "greedy_value_sum", "pass_rate_sum",
                         "best_value_sum", "rollouts", "groups", "zero_signal_groups",
@@ -127,6 +140,14 @@ PROMPT_RUN_COLUMNS = ("seed", "budget", "band", *PROMPT_FIELD_COLUMNS)
 """The runs-table columns of a many-prompts study: one row per (cell, seed, budget checkpoint,
 difficulty band), so a band's share is its row and the dataset's is the sum over the bands.
 ``rollouts`` can be below the budget: a group runs whole or not at all."""
+
+PROMPT_ANSWER_RUN_COLUMNS = ("tokens", "expected_length_sum")
+"""The run columns of many prompts whose answers cost tokens (``study.core.passes``): the tokens
+spent on a band's prompts and the sum over them of the policy's expected answer length."""
+
+PROMPT_SAMPLER_RUN_COLUMNS = ("served_pass_rate_sum",)
+"""The run column of many prompts trained off policy: the sum over a band's prompts of the
+served policy's pass rate (``study.model.offpolicy``)."""
 
 STORED_PROMPT_RUN_COLUMNS = ("cell", *PROMPT_RUN_COLUMNS)
 """``runs.parquet`` of a many-prompts study: ordered by (cell, seed, budget, band)."""

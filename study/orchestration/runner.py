@@ -31,9 +31,10 @@ from study.model.grid import Cell, Simulation, cells, simulations
 from study.model.schema import (
     ANSWER_RUN_COLUMNS,
     CURVES_COLUMNS,
+    PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_FIELD_COLUMNS,
+    PROMPT_SAMPLER_RUN_COLUMNS,
     SAMPLER_RUN_COLUMNS,
-    STORED_PROMPT_RUN_COLUMNS,
     run_columns,
 )
 from study.orchestration.backends import Backend
@@ -245,8 +246,10 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[i
 def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
                  budgets: tuple[int, ...], part: slice) -> pa.Table:
     """The rows of ``runs.parquet`` of one many-prompts cell's seeds ``seeds[part]``: one per
-    (seed, checkpoint, band), ``PROMPT_RUN_COLUMNS``."""
+    (seed, checkpoint, band), ``study.model.schema.run_columns`` of the parts the result has
+    (answers that cost tokens, an off-policy sampler), after ``cell``."""
     seeds = seeds[part]
+    counted, off = out.tokens is not None, out.served_pass_rate is not None
     shape = out.prompts[part].shape
     columns = {
         "cell": np.full(out.prompts[part].size, cell.index, dtype=np.int64),
@@ -256,7 +259,13 @@ def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
         **{column: getattr(out, field)[part].ravel()
            for field, column in zip(prompt_rules.FIELDS, PROMPT_FIELD_COLUMNS, strict=True)},
     }
-    return pa.table({name: columns[name] for name in STORED_PROMPT_RUN_COLUMNS})
+    for used, group, names in ((counted, "answers", PROMPT_ANSWER_RUN_COLUMNS),
+                               (off, "sampler", PROMPT_SAMPLER_RUN_COLUMNS)):
+        columns |= {column: getattr(out, field)[part].ravel()
+                    for field, column in zip(out.GROUPS[group] if used else (), names,
+                                             strict=False)}
+    return pa.table({name: columns[name] for name in
+                     ("cell", *run_columns(answers=counted, sampler=off, prompts=True))})
 
 
 def _curve_rows(cell: Cell, out: ShardResult) -> pd.DataFrame:

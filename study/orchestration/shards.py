@@ -153,8 +153,22 @@ class Shard:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+class Grouped:
+    """A shard's result of fields and optional column groups (``FIELDS``, ``GROUPS``)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    GROUPS: ClassVar[dict[str, tuple[str, ...]]]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The result's arrays per (seed, checkpoint[, band]): ``FIELDS``, then the groups it
+        has."""
+        return (*self.FIELDS, *(name for group in self.GROUPS.values() for name in group
+                                if getattr(self, group[0]) is not None))
+
+
 @dataclass(frozen=True)
-class ShardResult:
+class ShardResult(Grouped):
     """What the runs table needs from a shard, each of shape (seeds, checkpoints), and the
     per-step sums of the curves over the shard's seeds, shape (steps,) (empty without curves);
     and the column groups of the parts the simulation uses (``GROUPS``), None where it does not:
@@ -200,12 +214,6 @@ class ShardResult:
     served_p_best: np.ndarray | None = None
 
     @property
-    def fields(self) -> tuple[str, ...]:
-        """The result's arrays per (seed, checkpoint): ``FIELDS``, then the groups it has."""
-        return (*self.FIELDS, *(name for group in self.GROUPS.values() for name in group
-                                if getattr(self, group[0]) is not None))
-
-    @property
     def rows(self) -> int:
         """Rows of the runs table the result makes per cell: one per (seed, checkpoint)."""
         return self.finite.size
@@ -217,11 +225,16 @@ class ShardResult:
 
 
 @dataclass(frozen=True)
-class PromptShardResult:
-    """A many-prompts shard's result (``study.core.prompts``): each field of
-    ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands)."""
+class PromptShardResult(Grouped):
+    """A many-prompts shard's result (``study.core.prompts``, ``study.core.passes``): each
+    field of ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands), and the
+    column groups of the parts the simulation uses (``GROUPS``, None where it does not): the
+    tokens spent and the expected answer length where answers cost tokens, and the served
+    policy's pass rate of an off-policy sampler, each summed over a band's prompts."""
 
     FIELDS: ClassVar[tuple[str, ...]] = prompt_rules.FIELDS
+    GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "answers": ("tokens", "expected_length"), "sampler": ("served_pass_rate",)}
     CURVES: ClassVar[tuple[str, ...]] = ()
     TRAILING: ClassVar[tuple[int, ...]] = (prompt_rules.BANDS,)
 
@@ -234,11 +247,9 @@ class PromptShardResult:
     groups: np.ndarray
     zero_signal: np.ndarray
     non_finite: np.ndarray
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The result's arrays per (seed, checkpoint, band)."""
-        return self.FIELDS
+    tokens: np.ndarray | None = None
+    expected_length: np.ndarray | None = None
+    served_pass_rate: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -255,12 +266,12 @@ Result = ShardResult | PromptShardResult
 
 
 def fields_of(simulation: Simulation) -> tuple[str, ...]:
-    """The arrays per (seed, checkpoint) a simulation's shards give: the many-prompts kernel's
-    fields, or ``ShardResult``'s with the groups of the parts the simulation uses."""
-    if simulation.allocation:
-        return PromptShardResult.FIELDS
-    groups = ShardResult.GROUPS
-    return (*ShardResult.FIELDS,
+    """The arrays per (seed, checkpoint) a simulation's shards give: ``PromptShardResult``'s
+    fields for many prompts, else ``ShardResult``'s, with the groups of the parts the
+    simulation uses."""
+    kind = PromptShardResult if simulation.allocation else ShardResult
+    groups = kind.GROUPS
+    return (*kind.FIELDS,
             *(groups["answers"] if simulation.environment.lengths is not None else ()),
             *(groups["sampler"] if simulation.offpolicy is not None else ()))
 

@@ -25,13 +25,14 @@ from study.core.kernel import (
     simulate_tokens,
 )
 from study.core.offpolicy import RECORDED, simulate_offpolicy
+from study.core.passes import simulate_passes
 from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES, UNROLLED_ARMS, VECTOR
 from study.core.streams import kernel_keys, run_keys
 from study.model import registry
-from study.model.environment import best_arms
+from study.model.environment import Environment, best_arms
 from study.model.grid import Simulation
-from study.model.offpolicy import ESTIMATORS
+from study.model.offpolicy import ESTIMATORS, OffPolicy
 from study.orchestration.shards import (
     PromptShardResult,
     Result,
@@ -226,15 +227,23 @@ def simulate(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
                    curve_reward=out.curve_reward.sum(axis=0), curve_seeds=seeds)
 
 
-def simulate_dataset(simulation: Simulation, keys: np.ndarray,
-                     budgets: tuple[int, ...]) -> PromptShardResult:
+def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[int, ...],
+                     tokens: bool = False) -> PromptShardResult:
     """Run the many-prompts kernel (``study.core.prompts``) for one simulation, one run per row
     of ``keys``: each field of ``study.core.prompt_rules.FIELDS`` per (run, checkpoint, band).
     The kernel spreads the runs over numba's threads, one run per task (each run's arithmetic
-    is its own, so the results do not depend on the threads)."""
-    return simulate_values(simulation.environment.prompt_values(keys), keys, simulation.lr,
-                           simulation.baseline, simulation.group_size, simulation.allocation,
-                           budgets, simulation.normalization)
+    is its own, so the results do not depend on the threads). A simulation whose groups come
+    from an off-policy sampler or whose answers have lengths or another verdict runs the nested
+    driver (``study.core.passes``, under uniform allocation), its budgets counting tokens where
+    ``tokens``."""
+    env = simulation.environment
+    values = env.prompt_values(keys)
+    if simulation.offpolicy is None and env.lengths is None and env.judged_by == env.reward:
+        return simulate_values(values, keys, simulation.lr, simulation.baseline,
+                               simulation.group_size, simulation.allocation, budgets,
+                               simulation.normalization)
+    return simulate_passes_values(values, keys, env, simulation.lr, simulation.baseline,
+                                  simulation.group_size, budgets, simulation.offpolicy, tokens)
 
 
 def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
@@ -256,6 +265,56 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
                  np.asarray(budgets, dtype=np.int64), out)
     _compiled(simulate_prompts, 1, arguments)(*arguments)
     return PromptShardResult(*out)
+
+
+PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length")
+"""The order of ``study.core.passes``' ``extra`` arrays (``PromptShardResult``'s groups)."""
+
+
+def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: Environment,
+                           lr: float, estimator: str, group: int, budgets: tuple[int, ...],
+                           offpolicy: OffPolicy | None = None, tokens: bool = False,
+                           ) -> PromptShardResult:
+    """The nested many-prompts driver (``study.core.passes``) on the prompts' arm values
+    ``values`` (runs, P, K) under uniform allocation, one run per row of ``keys``: the prompts'
+    rewards and answers ``environment``'s (its verdict, shaping and lengths), their sampler and
+    correction ``offpolicy``'s (the learner's own where None), the budgets counting tokens
+    where ``tokens`` and the answers have lengths. Each field of ``prompt_rules.FIELDS`` per
+    (run, checkpoint, band), and the column groups of ``PromptShardResult`` that apply. The
+    runs are spread over threads, a share of the seeds each."""
+    registry.register_kernels()
+    shape = (len(keys), len(budgets), prompt_rules.BANDS)
+    out = tuple(np.zeros(shape, dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS
+                         else np.int64) for name in prompt_rules.FIELDS)
+    counted = environment.lengths is not None
+    empty = np.zeros((0, 0, 0))
+    extra = (np.zeros(shape) if offpolicy is not None else empty,
+             np.zeros(shape) if counted else empty, np.zeros(shape) if counted else empty)
+    sampler = (offpolicy or OffPolicy()).codes()
+    parameters = np.asarray(environment.reward_parameters, dtype=np.float64)
+    meter = (np.asarray(environment.lengths or (), dtype=np.float64),
+             GEOMETRIC if environment.length_law == "geometric" else 0,
+             environment.length_scales(), parameters, int(tokens and counted))
+    arguments = ("reinforce", _literal_arms(values.shape[2]), environment.judged_by,
+                 environment.reward, kernel_keys(keys), values, best_arms(values),
+                 difficulty_bands(values), np.asarray(environment.judged_with, dtype=np.float64),
+                 float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
+                 *sampler, meter, np.asarray(budgets, dtype=np.int64), out, extra)
+    threads = min(len(keys), numba.get_num_threads())
+    entry = _compiled(simulate_passes, 4, arguments)
+    share = -(-len(keys) // threads)
+
+    def runs(first: int) -> None:
+        # Thread ``first`` runs seeds [first share, (first + 1) share): a run's arithmetic is
+        # its own, so the results do not depend on the threads.
+        rows = slice(first * share, (first + 1) * share)
+        entry(*arguments[:4], arguments[4][rows], *(a[rows] for a in arguments[5:8]),
+              *arguments[8:-2], tuple(o[rows] for o in out),
+              tuple(e[rows] if e.size else e for e in extra))
+
+    _on_threads(runs, threads)
+    return PromptShardResult(*out, **{name: array if array.size else None
+                                      for name, array in zip(PASS_FIELDS, extra, strict=True)})
 
 
 def warm(simulation: Simulation, keys: np.ndarray) -> None:
@@ -335,7 +394,7 @@ def run_shard(shard: Shard) -> Result:
     """Simulate one shard from scratch (pure: the result depends on the shard alone)."""
     stream_id = None if shard.streams == "per_seed" else shard.simulation.stream_id()
     keys = _keys(shard.root_seed, shard.start, shard.stop, stream_id)
-    result = (simulate_dataset(shard.simulation, keys, shard.budgets)
+    result = (simulate_dataset(shard.simulation, keys, shard.budgets, shard.tokens)
               if shard.simulation.allocation else
               simulate(shard.simulation, keys, shard.budgets, shard.curves,
                        tokens=shard.tokens).reduce())

@@ -35,7 +35,7 @@ from study.model.schema import (
     CURVES_FILE,
     LIST_COLUMNS,
     MANIFEST_FILE,
-    PROMPT_CELL_COLUMNS,
+    PROMPTS_CELL_COLUMNS,
     RUNS_FILE,
     SAMPLER_CELL_COLUMNS,
     cell_columns,
@@ -58,24 +58,23 @@ CELLS_SCHEMA = pa.schema([
 """The types of ``cells.parquet``'s columns (``CELL_COLUMNS``): a study of drawn environments
 only has nothing but empty lists, which pyarrow would otherwise type as list<null>."""
 assert tuple(CELLS_SCHEMA.names) == CELL_COLUMNS
-PROMPT_CELLS_SCHEMA = pa.schema([*list(CELLS_SCHEMA)[:-1], ("allocation", pa.string()),
-                                 ("prompts", pa.int64()), CELLS_SCHEMA.field("cost")])
-"""The types of a many-prompts study's ``cells.parquet`` (``PROMPT_CELL_COLUMNS``)."""
-assert tuple(PROMPT_CELLS_SCHEMA.names) == PROMPT_CELL_COLUMNS
 PART_CELL_TYPES = {"arm_lengths": pa.list_(pa.float64()), "length_law": pa.string(),
                    "verdict": pa.string(), "lag": pa.int64(), "mismatch": pa.float64(),
                    "top_p": pa.float64(), "correction": pa.string(), "kl_beta": pa.float64(),
-                   "kl_estimator": pa.string()}
+                   "kl_estimator": pa.string(), "allocation": pa.string(),
+                   "prompts": pa.int64()}
 """The types of the cell columns of a study's parts (``study.model.schema.cell_columns``)."""
-assert set(PART_CELL_TYPES) == {*ANSWER_CELL_COLUMNS, *SAMPLER_CELL_COLUMNS}
+assert set(PART_CELL_TYPES) == {*ANSWER_CELL_COLUMNS, *SAMPLER_CELL_COLUMNS,
+                                *PROMPTS_CELL_COLUMNS}
 
 
-def cells_schema(*, answers: bool = False, sampler: bool = False) -> pa.Schema:
+def cells_schema(*, answers: bool = False, sampler: bool = False,
+                 prompts: bool = False) -> pa.Schema:
     """The types of ``cells.parquet``'s columns for a study of these parts
     (``study.model.schema.cell_columns``)."""
     types = {**{f.name: f.type for f in CELLS_SCHEMA}, **PART_CELL_TYPES}
-    return pa.schema([(name, types[name])
-                      for name in cell_columns(answers=answers, sampler=sampler)])
+    return pa.schema([(name, types[name]) for name in
+                      cell_columns(answers=answers, sampler=sampler, prompts=prompts)])
 
 
 def cells_table(grid: list[Cell]) -> pa.Table:
@@ -86,7 +85,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
     off = any(cell.simulation.offpolicy is not None for cell in grid)
     named = [_named_parameters(cell) for cell in grid]
     names = list(dict.fromkeys(name for found in named for name in found))
-    schema = PROMPT_CELLS_SCHEMA if many else cells_schema(answers=counted, sampler=off)
+    schema = cells_schema(answers=counted, sampler=off, prompts=many)
     # The named parameters before ``cost``, which stays last.
     schema = pa.schema([*list(schema)[:-1], *((name, pa.float64()) for name in names),
                         schema.field("cost")])
@@ -246,6 +245,11 @@ def tidy(cells: pd.DataFrame, runs: pd.DataFrame, columns: list[str] | None = No
     return pd.DataFrame(frame, columns=wanted)
 
 
+def run_column_names(out_dir: Path) -> list[str]:
+    """The columns of ``runs.parquet`` of the study in ``out_dir``, read from its schema."""
+    return pq.read_schema(out_dir / RUNS_FILE).names
+
+
 def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
     """The tidy runs table of the study in ``out_dir`` (``columns``: only those), one row per
     (cell, seed, budget checkpoint), and band in a many-prompts study: ``runs.parquet`` joined
@@ -253,7 +257,7 @@ def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
     For a large study read only the columns needed, or one cell at a time with
     ``pyarrow.parquet.read_table(..., filters=[("cell", "==", c)])``."""
     cells = read_cells(out_dir)
-    kept = pq.read_schema(out_dir / RUNS_FILE).names
+    kept = run_column_names(out_dir)
     stored = [c for c in columns or kept if c in kept]
     runs = pq.read_table(out_dir / RUNS_FILE, columns=list(dict.fromkeys(["cell", *stored])))
     return tidy(cells, runs.to_pandas(), columns)

@@ -15,6 +15,9 @@ AFTER = ("prompts_vs_uniform",)
 
 
 def table(inputs: Inputs) -> pd.DataFrame:
-    """The verdicts of ``prompts_vs_uniform``."""
+    """The verdicts of ``prompts_vs_uniform``; empty where no rule is compared with uniform
+    allocation."""
+    if "prompts_vs_uniform" not in inputs.tables:
+        return pd.DataFrame()
     return verdict_table(inputs.tables["prompts_vs_uniform"], inputs.analysis.headline_baseline,
                          inputs.analysis.headline_group_size)

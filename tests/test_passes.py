@@ -1,0 +1,107 @@
+"""The nested many-prompts driver (``study.core.passes``): many prompts sharing one budget whose
+groups come from a stale, mismatched or truncated sampler with its corrections and KL term, and
+whose answers are judged by a verdict, shaped by their length and metered in tokens. Held to its
+reference (``reference.prompts.run_passes``) over the product of the parts, and at neutral
+settings to the many-prompts kernel of uniform allocation, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.prompts import FIELDS, PASS_FIELDS, run_passes
+from study.core import prompt_rules
+from study.core.streams import run_keys
+from study.model import registry
+from study.model.environment import LENGTH_LAWS, Environment
+from study.model.offpolicy import ESTIMATORS, OffPolicy
+from study.orchestration.simulate import simulate_passes_values, simulate_values
+
+CORRECTIONS = [*(c.name for c in registry.corrections()), "tis+keep_mask", "tis+opsm+keep_mask"]
+
+
+@pytest.mark.parametrize("estimator", prompt_rules.ESTIMATORS)
+def test_at_neutral_settings_it_is_the_many_prompts_kernel_of_uniform_allocation(
+        estimator: str) -> None:
+    # 300 prompts: three blocks of lanes, the last partial; budgets before the first pass ends,
+    # inside passes and at a pass's end (1,200 = one pass of 300 x 4).
+    keys = run_keys(9, np.arange(12))
+    values = np.random.default_rng(1).beta(2.0, 2.0, size=(12, 300, 3))
+    budgets = (1, 7, 500, 1200, 1201, 4000, 20000)
+    many = simulate_values(values, keys, 0.7, estimator, 4, "uniform", budgets)
+    passes = simulate_passes_values(values, keys, Environment.drawn("beta", 3, (2, 2)), 0.7,
+                                    estimator, 4, budgets)
+    assert passes.fields == prompt_rules.FIELDS
+    for name in prompt_rules.FIELDS:
+        np.testing.assert_array_equal(getattr(passes, name), getattr(many, name), err_msg=name)
+
+
+@st.composite
+def passes_case(draw: st.DrawFn) -> tuple:
+    """Prompts of three arms, a sampler and correction, a verdict (the check or a noisy
+    verifier) under no shaping or the overlong punishment with lengths fixed or geometric, and
+    budgets in rollouts or tokens."""
+    prompts = draw(st.sampled_from([1, 3, 9, 130]))
+    values = np.asarray(draw(st.lists(st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.6, 0.9, 1.0]),
+                                               min_size=3, max_size=3),
+                                      min_size=prompts, max_size=prompts)))
+    noisy = draw(st.booleans())
+    rates = draw(st.sampled_from([(0.0, 0.0), (0.1, 0.2)]))
+    env = Environment.fixed((0.5, 0.5, 0.5), *(("noisy_verifier", rates) if noisy else ()))
+    answers = draw(st.sampled_from(["none", "shaped"]))
+    if answers == "shaped":
+        longest = draw(st.integers(2, 12))
+        env = Environment.fixed((0.5, 0.5, 0.5), "overlong", (
+            float(longest), float(draw(st.integers(1, longest - 1))),
+            draw(st.sampled_from([0.0, 0.3, 1.0]))))
+        if noisy:
+            env = env.with_verdict("noisy_verifier", rates)
+        env = env.with_lengths(tuple(draw(st.integers(1, 9)) for _ in range(3)),
+                               draw(st.sampled_from(LENGTH_LAWS)))
+    tokens = answers != "none" and draw(st.booleans())
+    sampler = OffPolicy(
+        lag=draw(st.integers(0, 3)), mismatch=draw(st.sampled_from([0.0, 0.3, 2.0])),
+        top_p=draw(st.sampled_from([1.0, 0.8, 0.5])),
+        correction=draw(st.sampled_from(CORRECTIONS)),
+        kl_beta=draw(st.sampled_from([0.0, 0.1])),
+        kl_estimator=draw(st.sampled_from(ESTIMATORS)),
+        parameters=(("tis_cap", draw(st.sampled_from([1.5, 2.0]))),
+                    ("opsm_threshold", draw(st.sampled_from([0.05, 0.5])))))
+    estimator = draw(st.sampled_from(prompt_rules.ESTIMATORS))
+    group = draw(st.integers(2, 5))
+    lr = draw(st.sampled_from([0.3, 1.0, 4.0]))
+    most = 40 * prompts * group
+    budgets = tuple(sorted(draw(st.sets(st.integers(1, most), min_size=1, max_size=3))))
+    return values, env, sampler, estimator, group, lr, budgets, tokens
+
+
+@settings(max_examples=25, deadline=None)
+@given(case=passes_case(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 2))
+def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -> None:
+    values, env, sampler, estimator, group, lr, budgets, tokens = case
+    keys = run_keys(root_seed, np.arange(seeds))
+    runs = np.broadcast_to(values, (seeds, *values.shape)).copy()
+    out = simulate_passes_values(runs, keys, env, lr, estimator, group, budgets, sampler,
+                                 tokens)
+    counted = env.lengths is not None
+    assert out.fields == (*prompt_rules.FIELDS, *(("tokens", "expected_length") if counted
+                                                  else ()), "served_pass_rate")
+    for i in range(seeds):
+        expected = run_passes(keys[i], values.tolist(), lr, estimator, group, list(budgets),
+                              sampler, env.reward, env.reward_parameters, env.verdict,
+                              env.verdict_parameters, list(env.lengths) if counted else None,
+                              env.length_law, tokens)
+        for name in FIELDS:
+            ours = getattr(out, name)[i]
+            if name in prompt_rules.FLOAT_FIELDS:
+                # Same IEEE operations in the same order (1e-12: the contract of every driver).
+                np.testing.assert_allclose(ours, expected[name], rtol=1e-12, atol=1e-12,
+                                           err_msg=name)
+            else:
+                np.testing.assert_array_equal(ours, expected[name], err_msg=name)
+        for name in PASS_FIELDS:
+            if name in out.fields:
+                np.testing.assert_allclose(getattr(out, name)[i], expected[name], rtol=1e-12,
+                                           atol=1e-12, err_msg=name)

@@ -63,6 +63,11 @@ PROMPTS = 256
 """The many-prompts rows' dataset: the many-prompts study's size."""
 PROMPTS_UNIFORM = (f"many-prompts kernel, {PROMPTS} prompts, uniform, groups of 8 (group_mean), "
                    "per rollout, 1 thread")
+PROMPTS_OFF_POLICY = PROMPTS_UNIFORM.replace("uniform,", "uniform, off-policy lag 4, tis,")
+"""The composition of the many-prompts row and the off-policy row (``study.core.passes``)."""
+PROMPTS_TOKENS = PROMPTS_UNIFORM.replace("uniform,", "uniform, answers of lengths 1, 2, 4,")
+"""The composition of the many-prompts row and the token-counting row of groups of 8 (budgets
+in rollouts: per rollout the work of both)."""
 FLOOR = "floor: draws + K exps only, 1 thread"
 NUMPY = "numpy vectorized across seeds"
 PYTHON = "pure-Python reference (reference/)"
@@ -188,6 +193,11 @@ def references() -> tuple[list[dict[str, object]], float]:
     prompts = {PROMPTS_UNIFORM.replace("uniform", rule):
                Simulation("reinforce", dataset, LR, "group_mean", 8, rule)
                for rule in registry.allocation_names()}
+    prompts[PROMPTS_OFF_POLICY] = Simulation("reinforce", dataset, LR, "group_mean", 8,
+                                             "uniform",
+                                             offpolicy=OffPolicy(lag=4, correction="tis"))
+    prompts[PROMPTS_TOKENS] = Simulation("reinforce", dataset.with_lengths(LENGTHS), LR,
+                                         "group_mean", 8, "uniform")
     numpy_seeds, numpy_budget = 10_000, 200
     rng = np.random.default_rng(1)
     # Everything a target compares on one thread is timed in the same rounds.
@@ -298,6 +308,10 @@ def targets(rows: list[dict[str, object]], over_floor: float,
          ns[OFF_POLICY_TOKENS] / max(ns[OFF_POLICY], ns[TOKENS_8]), "<=", 1.3),
         (f"{PROMPTS} prompts (uniform) / one prompt, groups of 8, per rollout",
          ns[PROMPTS_UNIFORM] / ns[GROUPS_8], "<=", 1.5),
+        (f"{PROMPTS} prompts off policy (lag 4, tis) / the slower of the two alone, per rollout",
+         ns[PROMPTS_OFF_POLICY] / max(ns[PROMPTS_UNIFORM], ns[OFF_POLICY]), "<=", 1.3),
+        (f"{PROMPTS} prompts with answers that cost tokens / the slower of the two alone, per "
+         "rollout", ns[PROMPTS_TOKENS] / max(ns[PROMPTS_UNIFORM], ns[TOKENS_8]), "<=", 1.3),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",
            ns[PROMPTS_UNIFORM.replace("uniform", rule)] / ns[PROMPTS_UNIFORM], "<=", 1.5)
           for rule in ("variance", "oracle_variance", "knapsack")),

@@ -1,7 +1,8 @@
 """A user's own studies, end to end: configs the report's sections were not written for (only
 reference learners; REINFORCE with learning curves on Bernoulli arms; drawn Gaussian arms with
 several learners; an off-policy learner whose answers cost tokens, rewarded by a noisy
-verifier's verdict under a length penalty), each declaring every section a config may declare,
+verifier's verdict under a length penalty, on one bandit and on many prompts sharing the
+budget), each declaring every section a config may declare,
 through the analysis, the figures and the report. Every section is given to a study or listed,
 with its reason, among the sections not given; none crashes."""
 
@@ -55,6 +56,22 @@ group_size = [4]
 lag = [0, 2]
 correction = ["none", "tis"]
 token_budgets = [20, 200]
+""",
+    "many_composed": """
+[grid]
+prompts = [12]
+probs = [{draw = "beta", arms = 3, a = 2, b = 2}]
+lengths = [[1, 2, 4]]
+reward_model = "length_penalty"
+penalty = [0.05]
+verdict = "noisy_verifier"
+false_positive = [0.1]
+lr = [0.5]
+baseline = ["leave_one_out"]
+group_size = [4]
+lag = [0, 2]
+correction = ["none", "tis"]
+token_budgets = [200, 2000]
 """,
 }
 

@@ -7,16 +7,20 @@ settings to the many-prompts kernel of uniform allocation, bit for bit."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import make_config
 from reference.prompts import FIELDS, PASS_FIELDS, run_passes
 from study.core import prompt_rules
 from study.core.streams import run_keys
 from study.model import registry
+from study.model.config import StudyConfig
 from study.model.environment import LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy
+from study.orchestration.runner import run_study
 from study.orchestration.simulate import simulate_passes_values, simulate_values
 
 CORRECTIONS = [*(c.name for c in registry.corrections()), "tis+keep_mask", "tis+opsm+keep_mask"]
@@ -105,3 +109,35 @@ def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -
             if name in out.fields:
                 np.testing.assert_allclose(getattr(out, name)[i], expected[name], rtol=1e-12,
                                            atol=1e-12, err_msg=name)
+
+
+def composed_config(**grid: object) -> StudyConfig:
+    """A many-prompts study whose groups come from a stale sampler with TIS and whose answers,
+    judged by a noisy verifier under a length penalty, cost tokens (``grid`` overrides)."""
+    return make_config({"seeds": 20}, **{
+        "prompts": [9], "probs": [{"draw": "beta", "arms": 3, "a": 2, "b": 2}],
+        "baseline": ["leave_one_out"], "group_size": [4], "lr": [0.5], "lag": [0, 2],
+        "correction": ["none", "tis"], "reward_model": "length_penalty", "penalty": [0.05],
+        "verdict": "noisy_verifier", "false_positive": [0.1], "lengths": [[1, 2, 4]],
+        "token_budgets": [50, 400, 3000], "budgets": None, **grid})
+
+
+def test_a_composed_study_writes_every_parts_columns_whatever_the_shards() -> None:
+    config = composed_config()
+    whole = run_study(config, progress=False).runs
+    assert list(whole.columns[-3:]) == ["tokens", "expected_length_sum", "served_pass_rate_sum"]
+    for column in ("lag", "correction", "verdict", "arm_lengths", "allocation", "penalty",
+                   "false_positive", "tis_cap"):
+        assert column in whole.columns, column
+    # lag 0 with and without TIS: every weight is 1.0, one simulation's rows.
+    cells = whole.drop_duplicates("cell").set_index("cell")
+    assert len(cells) == 4 and set(cells["lag"]) == {0, 2}
+    first, second = (whole[whole["cell"] == c].drop(columns=["cell", "correction", "tis_cap"])
+                     .reset_index(drop=True) for c in (0, 1))
+    pd.testing.assert_frame_equal(first, second)
+    # A group stops the budget short of its tokens: a seed never spends more than a checkpoint
+    # counts, and every prompt is in one band.
+    per_seed = whole.groupby(["cell", "seed", "budget"])[["tokens", "band_prompts"]].sum()
+    assert (per_seed["tokens"] <= per_seed.index.get_level_values("budget")).all()
+    assert (per_seed["band_prompts"] == 9).all()
+    pd.testing.assert_frame_equal(run_study(config, chunk=7, progress=False).runs, whole)

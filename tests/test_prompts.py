@@ -355,6 +355,18 @@ def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
     ({"prompts": None}, "grid.prompts: None is missing (grid.allocation needs it)"),
     ({"normalization": ["per_token"]}, "grid.normalization[0]: 'per_token' is not one of "
                                        "per_group, per_batch"),
+    # The parts of the engine compose under uniform allocation only: a rule of varying group
+    # sizes beside any of them is refused, naming both.
+    ({"allocation": ["uniform", "variance"], "lag": [2]},
+     "grid.allocation: ['uniform', 'variance'] names variance beside an off-policy sampler"),
+    ({"allocation": ["knapsack"], "lengths": [[1, 3]]},
+     "grid.allocation: ['knapsack'] names knapsack beside answers with lengths"),
+    ({"allocation": ["skip_zero_signal"], "reward_model": "noisy_verifier",
+      "false_positive": [0.1]},
+     "grid.allocation: ['skip_zero_signal'] names skip_zero_signal beside the verdict "
+     "noisy_verifier"),
+    ({"means": [[0.5, 0.6]], "probs": None},
+     "grid.means: 'gaussian' does not judge pass or fail"),
 ])
 def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
         grid: dict[str, object], message: str, write_config) -> None:

@@ -31,8 +31,16 @@ import numpy as np
 from study.core.advantages import count_zero_signal, group_advantages
 from study.core.arms import padded
 from study.core.hooks import prepare
-from study.core.jit import jit
-from study.core.kernel import _draw, _rewards, _start, answers, draw_lengths, meter_start
+from study.core.jit import inline_jit, jit
+from study.core.kernel import (
+    GEOMETRIC,
+    _draw_own,
+    _rewards,
+    _start,
+    answers,
+    draw_uniforms,
+    meter_start,
+)
 from study.core.offpolicy import (
     GRADIENT,
     POLICY,
@@ -48,9 +56,9 @@ from study.core.offpolicy import (
     _update,
 )
 from study.core.prompts import pass_order, record_bands
+from study.core.reward_hooks import draws_own
 from study.core.softmax import inverse_cdf
 from study.core.state import (
-    BUFFERED,
     LANES,
     PARAMS,
     SCRATCH,
@@ -87,13 +95,12 @@ def _snapshot(arms, blocks, states, width, tokens, logits, zero_signal,
 
 
 @jit
-def _served(arms, blocks, states, servers, scratch, width, update, mismatch, top_p, reading,
+def _served(arms, blocks, states, v, scratch, width, update, mismatch, top_p, reading,
             served) -> None:  # pragma: no cover
-    """Every prompt's served pass rate at ``update`` (``study.core.offpolicy._serve``) into
-    ``served`` (P,)."""
+    """Every prompt's served pass rate at ``update`` (``study.core.offpolicy._serve``, into
+    ``v``) into ``served`` (P,)."""
     for b in range(blocks):
-        s, _, _, k0, k1, c1 = states[b][:6]
-        v = servers[b]
+        s, k0, k1, c1 = states[b][:4]
         _serve(arms, s, v, np.uint64(width[b]), scratch, update, mismatch, top_p, k0, k1, c1)
         for j in range(width[b]):
             i = b * LANES + j
@@ -131,6 +138,18 @@ def _record_extra(arms, band, logits, weights, norm, lengths, served, spent_toke
 
 
 @jit
+def _block(arms, model, run_keys, lanes, values, best, prompts, shaping, budgets,
+           shaping_parameters):  # pragma: no cover
+    """A block of prompts' state and what its draws need (``study.core.kernel._start`` and
+    ``meter_start``): the state, the lanes' keys and prompts, and the schedules of the main
+    stream, the reward model's and the ``LENGTH`` stream."""
+    s, _, _, k0, k1, c1, main, mine = _start(arms, model, run_keys, lanes, values, best,
+                                             prompts)[:8]
+    return s, k0, k1, c1, main, mine, meter_start(shaping, k0, k1, c1, budgets,
+                                                  shaping_parameters)[0]
+
+
+@jit
 def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameters, lr,
          leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting, bits, keep_mask,
          corrections, beta, estimator, meter, budgets, out, extra) -> None:  # pragma: no cover
@@ -150,53 +169,52 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     run_keys = np.empty((LANES, 2), dtype=np.uint64)
     run_keys[:, 0] = k0
     run_keys[:, 1] = k1
-    # Each block's state, sampler, served policy, history, meter and group, kept across the
-    # pass's two halves (the draws, then the learning).
-    first = _start(arms, model, run_keys[:1], VECTOR, values[seed, :1], best[seed, :1],
-                   np.zeros(1, np.uint64))
-    states = [first]
+    # Each block's state and streams, sampler and history, and its group and meter, kept
+    # across the pass's two halves (the draws, then the learning); what a half uses and leaves
+    # is one array for every block, so that a pass's blocks share the cache.
+    states = [_block(arms, model, run_keys[:1], VECTOR, values[seed, :1], best[seed, :1],
+                     np.zeros(1, np.uint64), shaping, budgets, shaping_parameters)]
     states.clear()
     samplers = []
-    servers = []
     histories = []
-    schedules = []
-    length_draws = []
     pulled = []
     rewards = []
-    advantages = []
-    factors = []
     answered = []
-    spending = []
     tokens = []
     for b in range(blocks):
         lo = b * LANES
         used = min(LANES, prompts - lo)
         lanes = min(LANES, (used + VECTOR - 1) // VECTOR * VECTOR)
         width[b] = lanes
-        start = _start(arms, model, run_keys[:used], lanes, values[seed, lo:lo + used],
-                       best[seed, lo:lo + used], np.arange(lo, lo + used).astype(np.uint64))
-        states.append(start)
+        states.append(_block(arms, model, run_keys[:used], lanes, values[seed, lo:lo + used],
+                             best[seed, lo:lo + used],
+                             np.arange(lo, lo + used).astype(np.uint64), shaping, budgets,
+                             shaping_parameters))
         o = aligned(rows(padded(arms)) * STRIDE)
         o[:] = 1.0  # KEPT: all, as with top_p 1
         samplers.append(o)
-        v = aligned(rows(padded(arms)) * STRIDE)
-        v[:] = 1.0
-        servers.append(v)
         histories.append(np.zeros(np.int64(_slot_row(arms, lag + 1, 0))))
-        schedules.append(meter_start(shaping, start[3], start[4], start[5], budgets,
-                                     shaping_parameters)[0])
-        length_draws.append(np.zeros((BUFFERED, lanes)))
         pulled.append(aligned_rows(group, lanes))
         rewards.append(aligned_rows(group, lanes))
-        advantages.append(aligned_rows(group, lanes))
-        factors.append(np.ones((group, lanes)))
         answered.append(np.zeros(lanes))
-        spending.append(np.zeros(lanes))
         tokens.append(np.zeros(lanes))
     _, longest, lifted = meter_start(shaping, run_keys[:1, 0], run_keys[:1, 1],
                                      np.zeros(1, np.uint64), budgets, shaping_parameters)
+    w = aligned(SCRATCH * STRIDE)
+    v = aligned(rows(padded(arms)) * STRIDE)  # a block's served policy, laid out as a sampler
+    v[:] = 1.0
     chosen = aligned(LANES)
-    v_scratch = aligned(SCRATCH * STRIDE)
+    spending = np.empty(LANES)
+    # Room for a block's group and a pass's draws of one block (its G rollouts span at most
+    # G div 2 + 1 main-stream blocks of 4 rows and G div 4 + 2 blocks of the LENGTH stream),
+    # each taken as (rows, the block's lanes) from the front: a C-contiguous view.
+    advantage = aligned(group * LANES)
+    factors = aligned(group * LANES)
+    factors[:] = 1.0
+    uniforms = aligned(4 * (group // 2 + 1) * LANES)
+    own = aligned(2 * (group // 2 + 1) * LANES)
+    own[:] = 0.0
+    length_draws = aligned(4 * (group // 4 + 2) * LANES)
     cost = np.empty(prompts)
     order = np.empty(prompts, dtype=np.int64)
     ends = np.empty(prompts)
@@ -221,32 +239,45 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     checkpoint = 0
     update = 0
     while checkpoint < budgets.shape[0]:
+        first = update * group
+        main_first = first // 2
+        drawn = (first + group - 1) // 2 - main_first + 1
+        length_first = first // 4
+        spending[:] = spent
+        end = spent
         for b in range(blocks):
-            s, _, w, bk0, bk1, c1, main, mine, uniforms, own, _ = states[b]
+            s, bk0, bk1, c1, main, mine, length_schedule = states[b]
             o = samplers[b]
             lanes = np.uint64(width[b])
             prepare(name, arms, s, lanes, w)
             _sampler(arms, s, o, lanes, w, update, histories[b], lag, mismatch, top_p, bk0, bk1,
                      c1)
-            spending[b][:] = spent
-            answered[b][:] = 0.0
+            block_uniforms = uniforms[:4 * drawn * width[b]].reshape((4 * drawn, width[b]))
+            draw_uniforms(main_first, main, block_uniforms)
+            block_own = own[:2 * drawn * width[b]].reshape((2 * drawn, width[b]))
+            if draws_own(model):
+                _draw_own(model, main_first, mine, block_own)
+            length_rows = 4 * ((first + group - 1) // 4 - length_first + 1)
+            block_lengths = length_draws[:length_rows * width[b]].reshape((length_rows,
+                                                                           width[b]))
+            if counted and law == GEOMETRIC:
+                draw_uniforms(length_first, length_schedule, block_lengths)
+            paid = answered[b]
+            paid[:] = 0.0
             for i in range(group):
-                t = update * group + i
-                row = _draw(t, main, mine, model, uniforms, own)
-                inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), uniforms[2 * row], lanes,
-                            w, s, pulled[b][i], chosen)
-                _rewards(model, lanes, chosen, uniforms[2 * row + 1], own[row], parameters,
-                         rewards[b][i])
+                row = first + i - 2 * main_first
+                inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), block_uniforms[2 * row],
+                            lanes, w, s, pulled[b][i], chosen)
+                _rewards(model, lanes, chosen, block_uniforms[2 * row + 1], block_own[row],
+                         parameters, rewards[b][i])
                 if counted:
-                    draw_lengths(law, t, row, schedules[b], length_draws[b])
-                    answers(shaping, law, arms, lanes, row, i, pulled[b], lengths, scale,
-                            length_draws[b], longest, lifted, spending[b], shaping_parameters,
-                            answered[b], rewards[b])
-        end = spent
-        for i in range(prompts):
-            paid = answered[i // LANES][i % LANES] if in_tokens == 1 else np.float64(group)
-            cost[i] = paid
-            end += paid
+                    answers(shaping, law, arms, lanes, first + i - 4 * length_first, i,
+                            pulled[b], lengths, scale, block_lengths, longest, lifted,
+                            spending, shaping_parameters, paid, rewards[b])
+            for j in range(min(LANES, prompts - b * LANES)):
+                spend_j = paid[j] if in_tokens == 1 else np.float64(group)
+                cost[b * LANES + j] = spend_j
+                end += spend_j
         inside = budgets[checkpoint] < end
         if inside:
             pass_order(update, k0, k1, scratch, order)
@@ -256,22 +287,24 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                 ends[order[q]] = finished
             _snapshot(arms, blocks, states, width, tokens, before, zero_before, tokens_before)
             if sampling:
-                _served(arms, blocks, states, servers, v_scratch, width, update, mismatch, top_p,
-                        reading, served_before)
+                _served(arms, blocks, states, v, w, width, update, mismatch, top_p, reading,
+                        served_before)
         for b in range(blocks):
             s = states[b][0]
             o = samplers[b]
             lanes = np.uint64(width[b])
-            _learn(arms, s, o, lanes, pulled[b], rewards[b], advantages[b], factors[b],
-                   leave_one_out, zscore, keep_mask, beta, estimator, lr,
-                   scale_step, weight, weighting, bits, corrections)
+            size = group * width[b]
+            _learn(arms, s, o, lanes, pulled[b], rewards[b],
+                   advantage[:size].reshape((group, width[b])),
+                   factors[:size].reshape((group, width[b])), leave_one_out, zscore, keep_mask,
+                   beta, estimator, lr, scale_step, weight, weighting, bits, corrections)
             for j in range(width[b]):
                 tokens[b][j] += answered[b][j]
         if inside:
             _snapshot(arms, blocks, states, width, tokens, after, zero_after, tokens_after)
             if sampling:
-                _served(arms, blocks, states, servers, v_scratch, width, update + 1, mismatch,
-                        top_p, reading, served_after)
+                _served(arms, blocks, states, v, w, width, update + 1, mismatch, top_p,
+                        reading, served_after)
         while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
             budget = budgets[checkpoint]
             for i in range(prompts):
@@ -293,11 +326,13 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
         update += 1
 
 
-@jit
+@inline_jit
 def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out, zscore,
            keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits,
            corrections) -> None:  # pragma: no cover
-    """A block's group update, as ``study.core.offpolicy.simulate_offpolicy``'s."""
+    """A block's group update, as ``study.core.offpolicy.simulate_offpolicy``'s. Inlined: as a
+    function of its own its lane loops stayed scalar (its arrays arrive as arguments; half the
+    speed per rollout at lag 4 with TIS)."""
     base, spare = lane_row(WORK_A), lane_row(WORK_B)
     group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                      ZSCORE_EPSILON)

@@ -164,9 +164,6 @@ BAD_CONFIGS = {
     "lengths with a fixed-budget learner": (config_text(algorithm=["successive_rejects"],
                                                         lengths=[[1, 2, 4]]),
                                             "grid.algorithm[0]"),
-    "lengths with many prompts": (config_text(prompts=[4], baseline=["group_mean"],
-                                              group_size=[2], lengths=[[1, 2, 4]]),
-                                  "grid.lengths"),
     **{f"off-policy {name}": (config_text(**{"baseline": ["group_mean"], "group_size": [4],
                                              **keys}), field) for name, keys, field in [
         ("negative lag", {"lag": [0, -1]}, "grid.lag[1]"),
@@ -185,8 +182,6 @@ BAD_CONFIGS = {
         ("a single-rollout baseline", {"lag": [1], "baseline": ["running_mean"],
                                        "group_size": [1]}, "grid.baseline[0]"),
         ("another learner", {"lag": [1], "algorithm": ["epsilon_greedy"]}, "grid.algorithm")]},
-    "off-policy with many prompts": (config_text(prompts=[4], baseline=["group_mean"],
-                                                 group_size=[2], lag=[1]), "grid.lag"),
 }
 
 

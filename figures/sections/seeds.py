@@ -63,7 +63,9 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                     "comparison": Named(Cited.gather(r.against, settings.reference),
                                         shown=comparison),
                     "budget": Named(r.budget, ",")} for r in cite.rows(paired)],
-        "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables, EXERCISE)],
+        # A study that declares the exercise but has no accuracy table (many prompts) has none.
+        "exercises": [exercise(cite, name, sweep) for name in declaring(cite.tables, EXERCISE)
+                      if cite.read(name, "accuracy") is not None],
         "section": cite.declared("section 1")}
 
 

@@ -6,6 +6,8 @@ settings to the many-prompts kernel of uniform allocation, bit for bit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,9 +21,14 @@ from study.core.streams import run_keys
 from study.model import registry
 from study.model.config import StudyConfig
 from study.model.environment import LENGTH_LAWS, Environment
+from study.model.grid import cells
 from study.model.offpolicy import ESTIMATORS, OffPolicy
 from study.orchestration.runner import run_study
-from study.orchestration.simulate import simulate_passes_values, simulate_values
+from study.orchestration.simulate import (
+    simulate_dataset,
+    simulate_passes_values,
+    simulate_values,
+)
 
 CORRECTIONS = [*(c.name for c in registry.corrections()), "tis+keep_mask", "tis+opsm+keep_mask"]
 
@@ -45,8 +52,10 @@ def test_at_neutral_settings_it_is_the_many_prompts_kernel_of_uniform_allocation
 @st.composite
 def passes_case(draw: st.DrawFn) -> tuple:
     """Prompts of three arms, a sampler and correction, a verdict (the check or a noisy
-    verifier) under no shaping or the overlong punishment with lengths fixed or geometric, and
-    budgets in rollouts or tokens."""
+    verifier) unshaped, or a noisy verifier's (its rates possibly 0) under the overlong
+    punishment with lengths fixed or geometric, and budgets in rollouts or tokens (three
+    compilations of the driver with the neutral test's: each verdict and shaping is one; the
+    meter's code is the same whatever the pair)."""
     prompts = draw(st.sampled_from([1, 3, 9, 130]))
     values = np.asarray(draw(st.lists(st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.6, 0.9, 1.0]),
                                                min_size=3, max_size=3),
@@ -59,9 +68,7 @@ def passes_case(draw: st.DrawFn) -> tuple:
         longest = draw(st.integers(2, 12))
         env = Environment.fixed((0.5, 0.5, 0.5), "overlong", (
             float(longest), float(draw(st.integers(1, longest - 1))),
-            draw(st.sampled_from([0.0, 0.3, 1.0]))))
-        if noisy:
-            env = env.with_verdict("noisy_verifier", rates)
+            draw(st.sampled_from([0.0, 0.3, 1.0])))).with_verdict("noisy_verifier", rates)
         env = env.with_lengths(tuple(draw(st.integers(1, 9)) for _ in range(3)),
                                draw(st.sampled_from(LENGTH_LAWS)))
     tokens = answers != "none" and draw(st.booleans())
@@ -141,3 +148,25 @@ def test_a_composed_study_writes_every_parts_columns_whatever_the_shards() -> No
     assert (per_seed["tokens"] <= per_seed.index.get_level_values("budget")).all()
     assert (per_seed["band_prompts"] == 9).all()
     pd.testing.assert_frame_equal(run_study(config, chunk=7, progress=False).runs, whole)
+
+
+def test_a_noisy_verifier_alone_runs_the_nested_driver() -> None:
+    # A verdict other than the check, with no sampler and no lengths, is not the many-prompts
+    # kernel's Bernoulli reward: the study runs the nested driver, whose reference it matches.
+    config = make_config({"seeds": 6}, prompts=[9], reward_model="noisy_verifier",
+                         false_positive=[0.5], baseline=["group_mean"], group_size=[4],
+                         lr=[1.0], probs=[[0.2, 0.5, 0.6]], budgets=[40, 300])
+    simulation = cells(config)[0].simulation
+    keys = run_keys(config.root_seed, np.arange(6))
+    out = simulate_dataset(simulation, keys, config.budgets)
+    plain = simulate_dataset(replace(simulation, environment=Environment.fixed(
+        (0.2, 0.5, 0.6)).with_prompts(9)), keys, config.budgets)
+    assert not np.array_equal(out.pass_rate, plain.pass_rate)
+    env = simulation.environment
+    for i in range(6):
+        expected = run_passes(keys[i], [[0.2, 0.5, 0.6]] * 9, 1.0, "group_mean", 4,
+                              list(config.budgets), OffPolicy(), env.reward,
+                              env.reward_parameters)
+        np.testing.assert_allclose(out.pass_rate[i], expected["pass_rate"], rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_array_equal(out.best[i], expected["best"])

@@ -39,6 +39,7 @@ from study.orchestration.shards import (
     Shard,
     ShardResult,
 )
+from study.rewards import DEFAULT_VERDICT
 
 
 @dataclass(frozen=True)
@@ -235,10 +236,10 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[in
     is its own, so the results do not depend on the threads). A simulation whose groups come
     from an off-policy sampler or whose answers have lengths or another verdict runs the nested
     driver (``study.core.passes``, under uniform allocation), its budgets counting tokens where
-    ``tokens``."""
+    ``tokens``: the many-prompts kernel's prompts are Bernoulli bandits trained on policy."""
     env = simulation.environment
     values = env.prompt_values(keys)
-    if simulation.offpolicy is None and env.lengths is None and env.judged_by == env.reward:
+    if simulation.offpolicy is None and env.lengths is None and env.reward == DEFAULT_VERDICT:
         return simulate_values(values, keys, simulation.lr, simulation.baseline,
                                simulation.group_size, simulation.allocation, budgets,
                                simulation.normalization)
@@ -300,7 +301,7 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
                  difficulty_bands(values), np.asarray(environment.judged_with, dtype=np.float64),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
                  *sampler, meter, np.asarray(budgets, dtype=np.int64), out, extra)
-    threads = min(len(keys), numba.get_num_threads())
+    threads = max(1, min(len(keys), numba.get_num_threads()))
     entry = _compiled(simulate_passes, 4, arguments)
     share = -(-len(keys) // threads)
 

@@ -187,6 +187,19 @@ def answer_length(mean: float, law: str, u: float) -> float:
     return 1.0 + math.floor(log(1.0 - u) * length_scale(mean))
 
 
+class Lazy:
+    """The draws of a stream as far as they are read: ``make(n)`` gives the first n (made again,
+    twice as many, when a read passes them)."""
+
+    def __init__(self, make: Callable[[int], list]) -> None:
+        self.make, self.items = make, make(0)
+
+    def __getitem__(self, t: int) -> object:
+        if t >= len(self.items):
+            self.items = self.make(2 * t + 2)
+        return self.items[t]
+
+
 @dataclass
 class Answers:
     """What a run's rollouts pay and cost: a pull's reward is the verdict of ``reward`` (with
@@ -197,8 +210,8 @@ class Answers:
     run has spent less than ``lifted_at`` times the largest of ``budgets`` when the update
     starts, and an answer longer than its ``cut`` costs that many tokens. An update costs its
     answers' tokens when ``tokens``, else its rollouts. ``rollouts`` bounds the rollouts a run
-    makes (the draws made); ``prompt`` is the many-prompts run's prompt whose answers these are
-    (word 1 of the streams' counters)."""
+    makes, a hint (the draws are made as far as they are read); ``prompt`` is the many-prompts
+    run's prompt whose answers these are (word 1 of the streams' counters)."""
 
     key: np.ndarray
     values: list[float]
@@ -224,16 +237,19 @@ class Answers:
         self.longest = model.cut(self.reward_parameters) if hasattr(model, "cut") else math.inf
         self.lifted = (model.lifted_at(self.reward_parameters) if hasattr(model, "lifted_at")
                        else 1.0) * float(self.budgets[-1])
-        self.own = self.judge.own(self.key, self.rollouts, self.prompt)
-        self.drawn = (length_draws(self.key, self.rollouts, self.prompt) if self.law != "fixed"
-                      else [0.0] * self.rollouts)
+        own = self.judge.own(self.key, 0, self.prompt)
+        self.own = None if own is None else Lazy(
+            lambda n: self.judge.own(self.key, max(n, self.rollouts), self.prompt))
+        self.drawn = Lazy(
+            (lambda n: length_draws(self.key, max(n, self.rollouts), self.prompt))
+            if self.law != "fixed" else (lambda n: [0.0] * max(n, self.rollouts)))
 
     def answer(self, t: int, arm: int, u_reward: float, spent: float) -> tuple[float, float]:
         """Rollout t's reward, an answer to ``arm`` with reward draw ``u_reward`` in an update
         that starts with ``spent`` of the budget spent, and the tokens it costs."""
         length = answer_length(self.means[arm], self.law, self.drawn[t])
-        paid = self.judge.outcome(self.values[arm], u_reward, self.own[t] if self.own else 0.0,
-                                  self.judged_with)
+        paid = self.judge.outcome(self.values[arm], u_reward,
+                                  self.own[t] if self.own is not None else 0.0, self.judged_with)
         if self.shaping is not None:
             on = 1.0 if spent < self.lifted else 0.0
             paid = self.shaping.shaped(paid, length, on, self.reward_parameters)

@@ -11,6 +11,7 @@ import numpy as np
 from reference import (
     Answers,
     Checkpoint,
+    Lazy,
     State,
     correction,
     draws,
@@ -144,19 +145,22 @@ def served(logits: list[float], noise: list[float], offpolicy: OffPolicy, values
 
 class Trainer:
     """One prompt's off-policy group learner: its state, its sampler's history and its answers
-    (``paying``, whose ``prompt`` it is), updated in two halves: ``draw`` an update's group,
-    then ``learn`` from it."""
+    (``paying``, whose ``prompt`` it is), updated in three steps: ``sample`` the sampler of an
+    update (the trainer's policy version), ``draw`` a group from it, ``learn`` from the group.
+    ``rollouts``, ``groups``, ``run`` (updates in a row without signal), ``passed`` and
+    ``failed`` (the last group's) are what the many-prompts allocation rules read."""
 
     def __init__(self, key: np.ndarray, values: list[float], lr: float, baseline: str,
                  group_size: int, offpolicy: OffPolicy, paying: Answers) -> None:
         self.key, self.values, self.lr, self.baseline = key, values, lr, baseline
         self.group_size, self.offpolicy, self.paying = group_size, offpolicy, paying
-        self.uniforms = draws(key, paying.rollouts, paying.prompt)
+        self.uniforms = Lazy(lambda n: draws(key, max(n, paying.rollouts), paying.prompt))
         n = len(values)
         self.state = State([0.0] * n, [0] * n, [0.0] * n)
         self.history = [[0.0] * n for _ in range(offpolicy.lag + 1)]
         self.zero_signal = 0
         self.spent_tokens = 0.0
+        self.rollouts = self.groups = self.run = self.passed = self.failed = 0
 
     def _parameters(self, name: str) -> tuple[float, ...]:
         return tuple(self.offpolicy.parameter(p.name)
@@ -168,10 +172,10 @@ class Trainer:
             return []
         return mismatch_noise(self.key, update, len(self.values), self.paying.prompt)
 
-    def draw(self, update: int, spent: float) -> float:
-        """Update ``update``'s group from the sampler, its answers paid in a run that has spent
-        ``spent``; the tokens its answers cost."""
-        offpolicy, n = self.offpolicy, len(self.values)
+    def sample(self, update: int) -> None:
+        """Update ``update``'s sampler: the logits of ``lag`` updates before, mismatched and
+        truncated."""
+        offpolicy = self.offpolicy
         lag = offpolicy.lag + 1
         self.history[update % lag] = list(self.state.logits)
         logits = list(self.history[(update + 1) % lag])
@@ -180,8 +184,13 @@ class Trainer:
             logits = [x + offpolicy.mismatch * z for x, z in zip(logits, noise, strict=True)]
         self.sampled, self.sampled_norm, self.kept = sampler_weights(logits, offpolicy.top_p)
         self.weights, self.norm = softmax_weights(self.state.logits)
+
+    def draw(self, size: int, spent: float) -> float:
+        """A group of ``size`` rollouts (the prompt's next) from the sampler, its answers paid
+        in a run that has spent ``spent``; the tokens its answers cost."""
+        n = len(self.values)
         self.arms, self.paid, self.answered = [], [], 0.0
-        for t in range(update * self.group_size, (update + 1) * self.group_size):
+        for t in range(self.rollouts, self.rollouts + size):
             u_action, u_reward = self.uniforms[t]
             target, cumulative, arm = u_action * self.sampled_norm, 0.0, n - 1
             for k, w in enumerate(self.sampled):
@@ -201,13 +210,19 @@ class Trainer:
         return readout([w * _divide(1.0, self.norm) for w in self.weights], behaviour,
                        self.group_size)
 
-    def learn(self, update: int) -> None:
+    def learn(self, divisor: int = 0) -> None:
         """The drawn group's update: advantages, the correction's weights and masks, the score
-        on the sampler's support where ``keep_mask``, the KL term."""
+        on the sampler's support where ``keep_mask``, the KL term; its step lr (1 / n) A_i ...
+        for a group of n, or lr (1 / ``divisor``) A_i ... where one is given (a many-prompts
+        study's ``per_batch`` normalization)."""
         offpolicy, state = self.offpolicy, self.state
         n = len(self.values)
-        found = advantages(update * self.group_size, self.baseline, self.arms, self.paid, state)
-        self.zero_signal += all(a == 0.0 for a in found)
+        found = advantages(self.rollouts, self.baseline, self.arms, self.paid, state)
+        silent = all(a == 0.0 for a in found)
+        self.zero_signal += silent
+        self.run = self.run + 1 if silent else 0
+        self.passed = int(sum(self.paid))
+        self.failed = len(self.paid) - self.passed
         weight, masks = offpolicy.weight, offpolicy.masks
         # The masks that drop rollouts (the support, keep_mask, is this learner's own
         # operation).
@@ -233,9 +248,12 @@ class Trainer:
         policy = [w * _divide(1.0, norm) for w in weights]
         gradient = (kl_gradient(policy, offpolicy.kl_estimator, self.arms, ratios)
                     if offpolicy.kl_beta > 0.0 else None)
-        scale = self.lr * (1.0 / self.group_size)
+        size = len(self.arms)
+        # The step lr (1 / n) taken into the advantages, as the many-prompts kernel takes it
+        # (the same bits as lr (1 / n) A_i w_i).
+        rate = self.lr * (1.0 / (divisor or size))
         for arm, a, w in zip(self.arms, found, factors, strict=True):
-            c = scale * a * w
+            c = rate * a * w
             for k in range(n):
                 state.logits[k] += c * ((1.0 if k == arm else 0.0) - scored[k] * inverse)
         if gradient is not None:
@@ -246,6 +264,8 @@ class Trainer:
             state.arm_rewards[arm] += r
             state.total += r
         self.spent_tokens += self.answered
+        self.rollouts += size
+        self.groups += 1
 
 
 def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
@@ -272,7 +292,8 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
     due = update = 0
     spent = 0.0
     while due < len(budgets):
-        cost = paying.cost(trainer.draw(update, spent), group_size)
+        trainer.sample(update)
+        cost = paying.cost(trainer.draw(group_size, spent), group_size)
         while due < len(budgets) and spent + cost > budgets[due]:
             scores, finite = part.scores(state)
             record.append(Checkpoint(
@@ -287,7 +308,7 @@ def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: 
             due += 1
         if due == len(budgets):
             break
-        trainer.learn(update)
+        trainer.learn()
         spent += cost
         update += 1
     return record, readouts

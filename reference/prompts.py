@@ -197,23 +197,29 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                group: int, budgets: list[int], offpolicy: OffPolicy, reward: str = "bernoulli",
                reward_parameters: tuple[float, ...] = (), verdict: str = "",
                verdict_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
-               law: str = "fixed", tokens: bool = False) -> dict[str, list[list[float]]]:
-    """One run of many prompts under uniform allocation whose groups come from the sampler of
-    ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the prompt's
-    index as word 1 of its streams' counters) and whose answers are ``reference.Answers`` (of
-    ``reward`` and the arguments after it): every pass, every prompt draws its group from the
-    trainer's policy version ``lag`` passes ago, its answers paid as the run's spending at the
-    pass's start says; then the prompts learn in the pass's order, each group costing its
-    answers' tokens (``tokens``) or its G rollouts. Checkpoint C records the state after the
-    longest run of groups, in the order they ran, whose costs add up to at most C: the fields
-    of ``FIELDS``, and of ``PASS_FIELDS`` the tokens spent on the band's prompts and the sums
-    over those whose logits are finite of the served policy's pass rate and the policy's
-    expected answer length."""
+               law: str = "fixed", tokens: bool = False, rule: str = "uniform",
+               normalization: str = "per_group") -> dict[str, list[list[float]]]:
+    """One run of many prompts under the allocation rule ``rule`` whose groups come from the
+    sampler of ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the
+    prompt's index as word 1 of its streams' counters) and whose answers are
+    ``reference.Answers`` (of ``reward`` and the arguments after it): every pass that runs a
+    group (the trainer's policy version u), every prompt's sampler is that of version u - lag
+    and every prompt given n > 0 rollouts draws its group of n, its answers paid as the run's
+    spending at the pass's start says; then those prompts learn in the pass's order, each step
+    lr (1 / n), or lr (1 / G) ``per_batch``, each group costing its answers' tokens
+    (``tokens``) or its n rollouts. A pass in which the rule runs no group is no version;
+    after ``IDLE_PASSES`` of them in a row the run stops where it is. Checkpoint C records the
+    state after the longest run of groups, in the order they ran, whose costs add up to at most
+    C: the fields of ``FIELDS``, and of ``PASS_FIELDS`` the tokens spent on the band's prompts
+    and the sums over those whose logits are finite of the served policy's pass rate (of
+    version u for a prompt that has not learned in the pass, u + 1 for one that has) and the
+    policy's expected answer length."""
     words = key_words(key)
     count = len(values)
     band = bands(values)
-    # A pass costs P G at least (an answer costs a token at least), so a run ends by this pass.
-    most = (budgets[-1] // (count * group) + 1) * group
+    divisor = group if normalization == "per_batch" else 0
+    # The draws a prompt's first passes need (more are made as they are read).
+    most = 4 * group
     trainers = [Trainer(key, list(v), lr, baseline, group, offpolicy,
                         Answers(key, list(v), reward, reward_parameters, verdict,
                                 verdict_parameters, lengths, law, tokens, budgets, most, i))
@@ -221,19 +227,35 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     record: dict[str, list[list[float]]] = {name: [] for name in FIELDS + PASS_FIELDS}
     pending = list(budgets)
     spent = 0.0
-    r = 0
+    r = update = idle = 0
     while pending:
-        costs = [t.paying.cost(t.draw(r, spent), group) for t in trainers]
+        sizes = allocation(rule).sizes(trainers, group, words, r)
+        r += 1
+        if not any(sizes):
+            idle += 1
+            if idle == IDLE_PASSES:
+                learned = [False] * count
+                while pending:
+                    _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0),
+                                     record)
+            continue
+        idle = 0
+        costs = []
+        for t, size in zip(trainers, sizes, strict=True):
+            t.sample(update)
+            costs.append(t.paying.cost(t.draw(size, spent), size) if size else 0.0)
         learned = [False] * count
-        for i in order_of(r, count, words):
+        for i in order_of(r - 1, count, words):
+            if sizes[i] == 0:
+                continue
             while pending and pending[0] < spent + costs[i]:
-                _pass_checkpoint(trainers, learned, band, key, r, pending.pop(0), record)
+                _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0), record)
             if not pending:
                 break
-            trainers[i].learn(r)
+            trainers[i].learn(divisor)
             learned[i] = True
             spent += costs[i]
-        r += 1
+        update += 1
     return record
 
 
@@ -245,11 +267,10 @@ def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[in
            for name in FIELDS + PASS_FIELDS}
     for i, t in enumerate(trainers):
         b, state, values = band[i], t.state, t.values
-        updates = r + 1 if learned[i] else r
         row["prompts"][b] += 1
         row["best_value"][b] += max(values)
-        row["rollouts"][b] += updates * t.group_size
-        row["groups"][b] += updates
+        row["rollouts"][b] += t.rollouts
+        row["groups"][b] += t.groups
         row["zero_signal"][b] += t.zero_signal
         row["tokens"][b] += t.spent_tokens
         if not all(math.isfinite(x) for x in state.logits):
@@ -260,7 +281,7 @@ def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[in
         row["greedy_value"][b] += values[greedy]
         weights, norm = policy.prepare(state)
         row["pass_rate"][b] += pass_rate(weights, norm, values)
-        row["served_pass_rate"][b] += served(state.logits, t.noise(updates), t.offpolicy,
+        row["served_pass_rate"][b] += served(state.logits, t.noise(r + learned[i]), t.offpolicy,
                                              values)[0]
         row["expected_length"][b] += pass_rate(weights, norm, t.paying.means)
     for name in FIELDS + PASS_FIELDS:

@@ -33,17 +33,22 @@ from study.orchestration.simulate import (
 CORRECTIONS = [*(c.name for c in registry.corrections()), "tis+keep_mask", "tis+opsm+keep_mask"]
 
 
-@pytest.mark.parametrize("estimator", prompt_rules.ESTIMATORS)
-def test_at_neutral_settings_it_is_the_many_prompts_kernel_of_uniform_allocation(
-        estimator: str) -> None:
+@pytest.mark.parametrize("rule", registry.allocation_names())
+@pytest.mark.parametrize(("estimator", "normalization"), [
+    ("group_mean", "per_group"), ("leave_one_out", "per_batch"), ("group_zscore", "per_group"),
+    ("group_zscore", "per_batch")])
+def test_at_neutral_settings_it_is_the_many_prompts_kernel(rule: str, estimator: str,
+                                                            normalization: str) -> None:
     # 300 prompts: three blocks of lanes, the last partial; budgets before the first pass ends,
-    # inside passes and at a pass's end (1,200 = one pass of 300 x 4).
+    # inside passes and at a pass's end (1,200 = one pass of 300 x 4); every allocation rule,
+    # whose groups differ in size from prompt to prompt.
     keys = run_keys(9, np.arange(12))
     values = np.random.default_rng(1).beta(2.0, 2.0, size=(12, 300, 3))
     budgets = (1, 7, 500, 1200, 1201, 4000, 20000)
-    many = simulate_values(values, keys, 0.7, estimator, 4, "uniform", budgets)
+    many = simulate_values(values, keys, 0.7, estimator, 4, rule, budgets, normalization)
     passes = simulate_passes_values(values, keys, Environment.drawn("beta", 3, (2, 2)), 0.7,
-                                    estimator, 4, budgets)
+                                    estimator, 4, budgets, rule=rule,
+                                    normalization=normalization)
     assert passes.fields == prompt_rules.FIELDS
     for name in prompt_rules.FIELDS:
         np.testing.assert_array_equal(getattr(passes, name), getattr(many, name), err_msg=name)
@@ -51,7 +56,8 @@ def test_at_neutral_settings_it_is_the_many_prompts_kernel_of_uniform_allocation
 
 @st.composite
 def passes_case(draw: st.DrawFn) -> tuple:
-    """Prompts of three arms, a sampler and correction, a verdict (the check or a noisy
+    """Prompts of three arms under an allocation rule and a normalization, a sampler and
+    correction, a verdict (the check or a noisy
     verifier) unshaped, or a noisy verifier's (its rates possibly 0) under the overlong
     punishment with lengths fixed or geometric, and budgets in rollouts or tokens (three
     compilations of the driver with the neutral test's: each verdict and shaping is one; the
@@ -81,21 +87,25 @@ def passes_case(draw: st.DrawFn) -> tuple:
         parameters=(("tis_cap", draw(st.sampled_from([1.5, 2.0]))),
                     ("opsm_threshold", draw(st.sampled_from([0.05, 0.5])))))
     estimator = draw(st.sampled_from(prompt_rules.ESTIMATORS))
+    rule = draw(st.sampled_from([name for name in registry.allocation_names()
+                                 if answers == "none"
+                                 or not registry.allocation(name).reads_passes]))
+    normalization = draw(st.sampled_from(prompt_rules.NORMALIZATIONS))
     group = draw(st.integers(2, 5))
     lr = draw(st.sampled_from([0.3, 1.0, 4.0]))
     most = 40 * prompts * group
     budgets = tuple(sorted(draw(st.sets(st.integers(1, most), min_size=1, max_size=3))))
-    return values, env, sampler, estimator, group, lr, budgets, tokens
+    return values, env, sampler, estimator, rule, normalization, group, lr, budgets, tokens
 
 
 @settings(max_examples=25, deadline=None)
 @given(case=passes_case(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 2))
 def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -> None:
-    values, env, sampler, estimator, group, lr, budgets, tokens = case
+    values, env, sampler, estimator, rule, normalization, group, lr, budgets, tokens = case
     keys = run_keys(root_seed, np.arange(seeds))
     runs = np.broadcast_to(values, (seeds, *values.shape)).copy()
     out = simulate_passes_values(runs, keys, env, lr, estimator, group, budgets, sampler,
-                                 tokens)
+                                 tokens, rule, normalization)
     counted = env.lengths is not None
     assert out.fields == (*prompt_rules.FIELDS, *(("tokens", "expected_length") if counted
                                                   else ()), "served_pass_rate")
@@ -103,7 +113,7 @@ def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -
         expected = run_passes(keys[i], values.tolist(), lr, estimator, group, list(budgets),
                               sampler, env.reward, env.reward_parameters, env.verdict,
                               env.verdict_parameters, list(env.lengths) if counted else None,
-                              env.length_law, tokens)
+                              env.length_law, tokens, rule, normalization)
         for name in FIELDS:
             ours = getattr(out, name)[i]
             if name in prompt_rules.FLOAT_FIELDS:

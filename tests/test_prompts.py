@@ -355,16 +355,10 @@ def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
     ({"prompts": None}, "grid.prompts: None is missing (grid.allocation needs it)"),
     ({"normalization": ["per_token"]}, "grid.normalization[0]: 'per_token' is not one of "
                                        "per_group, per_batch"),
-    # The parts of the engine compose under uniform allocation only: a rule of varying group
-    # sizes beside any of them is refused, naming both.
-    ({"allocation": ["uniform", "variance"], "lag": [2]},
-     "grid.allocation: ['uniform', 'variance'] names variance beside an off-policy sampler"),
-    ({"allocation": ["knapsack"], "lengths": [[1, 3]]},
-     "grid.allocation: ['knapsack'] names knapsack beside answers with lengths"),
-    ({"allocation": ["skip_zero_signal"], "reward_model": "noisy_verifier",
-      "false_positive": [0.1]},
-     "grid.allocation: ['skip_zero_signal'] names skip_zero_signal beside the verdict "
-     "noisy_verifier"),
+    ({"allocation": ["uniform", "knapsack"], "reward_model": "length_penalty",
+      "penalty": [0.1], "lengths": [[1, 3]]},
+     "grid.allocation: ['uniform', 'knapsack'] names knapsack, which estimates a prompt's pass "
+     "rate from its last group's passes and fails, beside the shaping length_penalty"),
     ({"means": [[0.5, 0.6]], "probs": None},
      "grid.means: 'gaussian' does not judge pass or fail"),
 ])

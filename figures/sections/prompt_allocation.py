@@ -26,6 +26,7 @@ from figures.sections import Section
 from figures.style import BAND_ALPHA, OKABE_ITO, save
 from figures.words import baseline_name
 from study.model import registry
+from study.model.schema import SAMPLER_CELL_COLUMNS
 
 SECTION = Section(table="prompts_vs_uniform", title="Many prompts, one rollout budget",
                   template="prompt_allocation.md.j2", order=12, figures=("prompt_allocation",),
@@ -89,6 +90,19 @@ def law(environment: str) -> str:
 def rule_name(allocation: str) -> str:
     """An allocation rule as prose (its declaration's ``display``)."""
     return registry.allocation(allocation).display
+
+
+def unfit(tables: Path, study: str) -> str:
+    """The section compares the rules within one sampler and draws their compute curves: a study
+    whose cells differ in their sampler (the tables hold each, a stratum per sampler), or whose
+    analysis fitted no curve (``curve_cut``), does not fit."""
+    cells = pd.read_parquet(tables / "cells.parquet")
+    sampler = [c for c in SAMPLER_CELL_COLUMNS if c in cells]
+    if sampler and len(cells[sampler].drop_duplicates()) > 1:
+        return "whose cells differ in their off-policy sampler (its tables hold each sampler's)"
+    if not (tables / "prompts_curve.parquet").is_file():
+        return "whose analysis fitted no compute curve (no [analysis] curve_cut)"
+    return ""
 
 
 def _headline(frame: pd.DataFrame, baseline: str, group_size: int) -> pd.DataFrame:

@@ -35,5 +35,8 @@ class Allocation:
     uniform_first_pass: bool = False
     """The first pass gives every prompt G, as uniform allocation does: up to P G rollouts the
     rule's runs are uniform allocation's, draw for draw."""
+    reads_passes: bool = False
+    """The rule sizes a prompt's group from its last group's rewards counted as passes and fails
+    (a posterior pass rate): a study whose shaping makes rewards other than 0 and 1 refuses it."""
     source: str = ""
     summary: str = ""

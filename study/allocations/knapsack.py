@@ -26,6 +26,7 @@ from study.allocations import Allocation
 
 ALLOCATION = Allocation(
     name="knapsack", display="knapsack allocation", key="Knapsack", uniform_first_pass=True,
+    reads_passes=True,
     source="Li et al. 2025, Knapsack RL",
     summary="P G rollouts split to maximise the sum of (1 - p^n - (1 - p)^n) p (1 - p)^2, p each "
             "prompt's posterior mean pass rate")

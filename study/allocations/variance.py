@@ -8,6 +8,7 @@ from study.allocations import Allocation
 
 ALLOCATION = Allocation(
     name="variance", display="variance allocation", key="Variance", uniform_first_pass=True,
+    reads_passes=True,
     summary="P G rollouts in proportion to each prompt's posterior E[p (1 - p)], at least 2 each")
 
 

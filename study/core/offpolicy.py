@@ -261,10 +261,11 @@ def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
 
 
 @inline_jit
-def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no cover
+def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts) -> None:  # pragma: no cover
     """Every lane's estimate of the gradient of KL(pi || uniform) at the update's start, into
-    the ``GRADIENT`` rows: exact, or from the group's arms (``pulled``) with their full-policy
-    ratios pi / mu (``_inverses`` computed)."""
+    the ``GRADIENT`` rows: exact, or from the first ``counts[j]`` (a double) of lane j's group's
+    arms (``pulled``: a many-prompts lane's group may be shorter than the rows) with their
+    full-policy ratios pi / mu (``_inverses`` computed); 0 for a lane whose count is 0."""
     for j in range(lanes):
         for k in range(n_arms):
             o[arm_row(GRADIENT, k) + j] = 0.0
@@ -279,20 +280,20 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled) -> None:  # pragma: no 
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
                 o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
         return
-    group = pulled.shape[0]
-    for i in range(group):
+    for i in range(pulled.shape[0]):
         for j in range(lanes):
             arm = pulled[i, j]
             _, chosen, behaviour = _probabilities(n_arms, s, o, s, WEIGHTS, j, arm)
             factor = _estimator_factor(estimator, n_arms, chosen, behaviour)
             inverse = o[lane_row(FULL_INVERSE) + j]
+            counted = i < counts[j]
             for k in range(n_arms):
                 score = select(arm == k, 1.0, 0.0) - s[arm_row(WEIGHTS, k) + j] * inverse
-                o[arm_row(GRADIENT, k) + j] += factor * score
+                o[arm_row(GRADIENT, k) + j] += select(counted, factor * score, 0.0)
     for j in range(lanes):
         for k in range(n_arms):
-            o[arm_row(GRADIENT, k) + j] = o[arm_row(GRADIENT, k) + j] * (
-                1.0 / group)
+            o[arm_row(GRADIENT, k) + j] = select(
+                counts[j] > 0.0, o[arm_row(GRADIENT, k) + j] * (1.0 / counts[j]), 0.0)
 
 
 @inline_jit
@@ -415,6 +416,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     waits = np.full(lanes, np.inf)
     waits[:used] = budgets[0]
     factors = np.ones((group, lanes))
+    whole = np.full(lanes, np.float64(group))  # every lane's group is whole
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
     o = aligned(rows(padded(arms)) * STRIDE)
     o[:] = 1.0  # KEPT: all, as with top_p 1
@@ -475,7 +477,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
         _inverses(arms, s, o, width, keep_mask)
         # The KL term's gradient is at the update's start, from the learner's whole policy.
         if beta > 0.0:
-            _kl_gradient(arms, s, o, width, estimator, pulled)
+            _kl_gradient(arms, s, o, width, estimator, pulled, whole)
         if keep_mask:
             _update(arms, s, o, o, POLICY, width, scale_step, pulled, advantage, weight,
                     weighting, bits, corrections, factors)

@@ -6,9 +6,12 @@ tokens. Arrays in, arrays out.
 A run's P prompts are the lanes of blocks of ``study.core.state.LANES`` (the block's state as a
 single bandit's block of seeds, every lane keyed by the run's key and counting its draws with
 the prompt's index as word 1 of the counter: prompt i's rollout m is main-stream block
-(m div 2, i, 0, 0), as in ``study.core.prompts``). Every pass gives every prompt a group of G
-(uniform allocation): the blocks first draw their groups (the sampler of the trainer's policy
-version ``lag`` passes ago, its answers, rewards and lengths), then, where a checkpoint falls
+(m div 2, i, 0, 0), as in ``study.core.prompts``). At the start of a pass the allocation rule
+gives each prompt its group's size n_i (``study.core.allocation_hooks``; under uniform
+allocation every n_i is G and every lane draws from one stream block, else each lane from its
+own next rollout, a select per lane picking its draws, and a rollout past its group is none).
+The blocks first draw their groups (the sampler of the trainer's policy version ``lag``
+versions ago, its answers, rewards and lengths), then, where a checkpoint falls
 inside the pass, the pass's order of the prompts (``study.core.prompts.pass_order``) and what
 the state was before it are read, and then the blocks learn. Checkpoint B records the state
 after the longest run of groups, in the order they ran, whose cost (rollouts, or tokens where
@@ -19,7 +22,7 @@ length.
 A length shaping's constraint is lifted for the passes that start once the run has spent
 ``lifted_at`` times its largest budget. With lag 0, no mismatch, top_p 1, no correction, no KL
 term and answers of no length the runs are those of ``study.core.prompts.simulate_prompts``
-under uniform allocation, bit for bit (a test): the same draws, the same operations.
+under every rule and normalization, bit for bit (a test): the same draws, the same operations.
 ``reference/prompts.py`` is its executable spec.
 """
 
@@ -29,7 +32,9 @@ import numba as nb
 import numpy as np
 
 from study.core.advantages import count_zero_signal, group_advantages
+from study.core.allocation_hooks import allocated
 from study.core.arms import padded
+from study.core.bits import select
 from study.core.hooks import prepare
 from study.core.jit import inline_jit, jit
 from study.core.kernel import (
@@ -55,8 +60,10 @@ from study.core.offpolicy import (
     _slot_row,
     _update,
 )
-from study.core.prompts import pass_order, record_bands
-from study.core.reward_hooks import draws_own
+from study.core.philox import stream_block, unit32
+from study.core.prompt_rules import FLOOR, IDLE_PASSES
+from study.core.prompts import pass_order, prompt_softmax, record_bands
+from study.core.reward_hooks import draws_own, own_pair
 from study.core.softmax import inverse_cdf
 from study.core.state import (
     LANES,
@@ -75,6 +82,12 @@ from study.core.state import (
     lane_row,
     rows,
 )
+
+_ONE = np.uint64(1)
+_TWO = np.uint64(2)
+_THREE = np.uint64(3)
+FLOOR_SIZE = np.float64(FLOOR)
+"""A group's size below which no rule goes (``study.core.prompt_rules.FLOOR``), as a double."""
 
 
 @jit
@@ -150,9 +163,36 @@ def _block(arms, model, run_keys, lanes, values, best, prompts, shaping, budgets
 
 
 @jit
+def _lane_blocks(first, shift, count, schedule, out) -> None:  # pragma: no cover
+    """Blocks (first[j] >> shift) + b, b < ``count``, of a stream (``schedule``) for every lane
+    j: rows 4 b .. 4 b + 3 of ``out`` their four words as uniforms. A loop of its own, so that
+    Philox vectorizes across the lanes."""
+    for b in range(count):
+        for j in range(first.shape[0]):
+            w0, w1, w2, w3 = stream_block((first[j] >> shift) + np.uint64(b), schedule, j)
+            out[4 * b, j] = unit32(w0)
+            out[4 * b + 1, j] = unit32(w1)
+            out[4 * b + 2, j] = unit32(w2)
+            out[4 * b + 3, j] = unit32(w3)
+
+
+@jit
+def _lane_own(model, first, count, schedule, out) -> None:  # pragma: no cover
+    """The reward model's own draws of blocks (first[j] >> 1) + b, b < ``count``, of every lane
+    j: rows 2 b and 2 b + 1 of ``out``."""
+    for b in range(count):
+        for j in range(first.shape[0]):
+            w0, w1, w2, w3 = stream_block((first[j] >> _ONE) + np.uint64(b), schedule, j)
+            z0, z1 = own_pair(model, w0, w1, w2, w3)
+            out[2 * b, j] = z0
+            out[2 * b + 1, j] = z1
+
+
+@jit
 def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameters, lr,
-         leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting, bits, keep_mask,
-         corrections, beta, estimator, meter, budgets, out, extra) -> None:  # pragma: no cover
+         leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch, top_p,
+         weight, weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
+         extra) -> None:  # pragma: no cover
     """Run ``seed`` of ``simulate_passes`` into row ``seed`` of ``out`` and ``extra``."""
     nb.literally(name)
     nb.literally(n_arms)
@@ -181,6 +221,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     rewards = []
     answered = []
     tokens = []
+    # Room for the longest group so far (a rule may give a prompt more than G), grown when a
+    # pass needs more.
+    room = group
     for b in range(blocks):
         lo = b * LANES
         used = min(LANES, prompts - lo)
@@ -194,8 +237,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
         o[:] = 1.0  # KEPT: all, as with top_p 1
         samplers.append(o)
         histories.append(np.zeros(np.int64(_slot_row(arms, lag + 1, 0))))
-        pulled.append(aligned_rows(group, lanes))
-        rewards.append(aligned_rows(group, lanes))
+        pulled.append(aligned_rows(room, lanes))
+        rewards.append(aligned_rows(room, lanes))
         answered.append(np.zeros(lanes))
         tokens.append(np.zeros(lanes))
     _, longest, lifted = meter_start(shaping, run_keys[:1, 0], run_keys[:1, 1],
@@ -205,16 +248,32 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     v[:] = 1.0
     chosen = aligned(LANES)
     spending = np.empty(LANES)
-    # Room for a block's group and a pass's draws of one block (its G rollouts span at most
-    # G div 2 + 1 main-stream blocks of 4 rows and G div 4 + 2 blocks of the LENGTH stream),
+    # Per lane of a block in a pass: its group size, its first rollout, whether that is odd,
+    # its rollout's draws, its reward sum and whether its update had no signal.
+    lane_size = aligned(LANES)
+    lane_first = np.zeros(LANES, dtype=np.uint64)
+    lane_odd = aligned(LANES)
+    drawn = aligned_rows(3, LANES)
+    length_drawn = aligned_rows(1, LANES)
+    paid_before = aligned(LANES)
+    quiet = aligned(LANES)
+    # Room for a block's group and a pass's draws of one block (its n rollouts span at most
+    # n div 2 + 1 main-stream blocks of 4 rows and n div 4 + 2 blocks of the LENGTH stream),
     # each taken as (rows, the block's lanes) from the front: a C-contiguous view.
-    advantage = aligned(group * LANES)
-    factors = aligned(group * LANES)
+    advantage = aligned(room * LANES)
+    factors = aligned(room * LANES)
     factors[:] = 1.0
-    uniforms = aligned(4 * (group // 2 + 1) * LANES)
-    own = aligned(2 * (group // 2 + 1) * LANES)
+    uniforms = aligned(4 * (room // 2 + 1) * LANES)
+    own = aligned(2 * (room // 2 + 1) * LANES)
     own[:] = 0.0
-    length_draws = aligned(4 * (group // 4 + 2) * LANES)
+    length_draws = aligned(4 * (room // 4 + 2) * LANES)
+    sizes = np.full(prompts, group, dtype=np.int64)
+    rollouts = np.zeros(prompts, dtype=np.int64)
+    groups = np.zeros(prompts, dtype=np.int64)
+    run = np.zeros(prompts, dtype=np.int64)
+    passed = np.zeros(prompts, dtype=np.int64)
+    failed = np.zeros(prompts, dtype=np.int64)
+    work = np.empty((2, prompts), dtype=np.int64)
     cost = np.empty(prompts)
     order = np.empty(prompts, dtype=np.int64)
     ends = np.empty(prompts)
@@ -237,50 +296,154 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     scale_step = lr * (1.0 / group)
     spent = 0.0
     checkpoint = 0
-    update = 0
+    update = 0  # the passes that ran a group: the trainer's policy versions
+    r = 0
+    idle = 0
     while checkpoint < budgets.shape[0]:
+        if not whole_groups:
+            # The rule's sizes from every prompt's policy at the pass's start.
+            _snapshot(arms, blocks, states, width, tokens, mixed, zero_after, tokens_after)
+            prompt_softmax(arms, mixed, weights, norm)
+            allocated(rule, arms, group, r, k0, k1, values[seed], weights, norm, run, passed,
+                      failed, scratch, work, sizes)
+        r += 1
+        if sizes.sum() == 0:  # every prompt skipped: nothing ran
+            idle += 1
+            if idle == IDLE_PASSES:
+                _snapshot(arms, blocks, states, width, tokens, before, zero_before,
+                          tokens_before)
+                if sampling:
+                    _served(arms, blocks, states, v, w, width, update, mismatch, top_p,
+                            reading, served_before)
+                ends[:] = np.inf
+                while checkpoint < budgets.shape[0]:
+                    _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
+                                  band[seed], ends, sizes, before, before, zero_before,
+                                  zero_before, tokens_before, tokens_before, served_before,
+                                  served_before, rollouts, groups, lengths, mixed, weights,
+                                  norm, counts, spent_mixed, served_mixed, out, extra, seed,
+                                  checkpoint)
+                    checkpoint += 1
+            continue
+        idle = 0
+        most = sizes.max()
+        if most > room:
+            room = most
+            for b in range(blocks):
+                pulled[b] = aligned_rows(room, width[b])
+                rewards[b] = aligned_rows(room, width[b])
+            advantage = aligned(room * LANES)
+            factors = aligned(room * LANES)
+            factors[:] = 1.0
+            uniforms = aligned(4 * (room // 2 + 1) * LANES)
+            own = aligned(2 * (room // 2 + 1) * LANES)
+            own[:] = 0.0
+            length_draws = aligned(4 * (room // 4 + 2) * LANES)
         first = update * group
         main_first = first // 2
-        drawn = (first + group - 1) // 2 - main_first + 1
         length_first = first // 4
         spending[:] = spent
         end = spent
         for b in range(blocks):
             s, bk0, bk1, c1, main, mine, length_schedule = states[b]
             o = samplers[b]
-            lanes = np.uint64(width[b])
+            lo = b * LANES
+            used = min(LANES, prompts - lo)
+            wide = width[b]
+            lanes = np.uint64(wide)
             prepare(name, arms, s, lanes, w)
             _sampler(arms, s, o, lanes, w, update, histories[b], lag, mismatch, top_p, bk0, bk1,
                      c1)
-            block_uniforms = uniforms[:4 * drawn * width[b]].reshape((4 * drawn, width[b]))
-            draw_uniforms(main_first, main, block_uniforms)
-            block_own = own[:2 * drawn * width[b]].reshape((2 * drawn, width[b]))
-            if draws_own(model):
-                _draw_own(model, main_first, mine, block_own)
-            length_rows = 4 * ((first + group - 1) // 4 - length_first + 1)
-            block_lengths = length_draws[:length_rows * width[b]].reshape((length_rows,
-                                                                           width[b]))
-            if counted and law == GEOMETRIC:
-                draw_uniforms(length_first, length_schedule, block_lengths)
             paid = answered[b]
             paid[:] = 0.0
-            for i in range(group):
-                row = first + i - 2 * main_first
-                inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), block_uniforms[2 * row],
-                            lanes, w, s, pulled[b][i], chosen)
-                _rewards(model, lanes, chosen, block_uniforms[2 * row + 1], block_own[row],
-                         parameters, rewards[b][i])
+            if whole_groups:
+                # Every lane's group is G rollouts from rollout update G on: one stream block
+                # for every lane.
+                longest_b = group
+                drawn_blocks = (first + group - 1) // 2 - main_first + 1
+                block_uniforms = uniforms[:4 * drawn_blocks * wide].reshape((4 * drawn_blocks,
+                                                                             wide))
+                draw_uniforms(main_first, main, block_uniforms)
+                block_own = own[:2 * drawn_blocks * wide].reshape((2 * drawn_blocks, wide))
+                if draws_own(model):
+                    _draw_own(model, main_first, mine, block_own)
+                length_rows = 4 * ((first + group - 1) // 4 - length_first + 1)
+                block_lengths = length_draws[:length_rows * wide].reshape((length_rows, wide))
+                if counted and law == GEOMETRIC:
+                    draw_uniforms(length_first, length_schedule, block_lengths)
+            else:
+                # Each lane's group of its own size from its own next rollout: each lane's
+                # stream blocks, its rollouts' draws picked by a select per lane.
+                longest_b = 0
+                for j in range(wide):
+                    n = sizes[lo + j] if j < used else 0
+                    m = rollouts[lo + j] if j < used else 0
+                    lane_size[j] = np.float64(n)
+                    lane_first[j] = np.uint64(m)
+                    lane_odd[j] = np.float64(m & 1)
+                    longest_b = max(longest_b, n)
+                # Rows up to 2 (n - 1) + 3 of the draws, whether the lane starts odd or not.
+                drawn_blocks = (longest_b + 2) // 2
+                block_uniforms = uniforms[:4 * drawn_blocks * wide].reshape((4 * drawn_blocks,
+                                                                             wide))
+                block_own = own[:2 * drawn_blocks * wide].reshape((2 * drawn_blocks, wide))
+                length_rows = 4 * ((longest_b + 2) // 4 + 1)
+                block_lengths = length_draws[:length_rows * wide].reshape((length_rows, wide))
+                if longest_b > 0:
+                    _lane_blocks(lane_first[:wide], _ONE, drawn_blocks, main, block_uniforms)
+                    if draws_own(model):
+                        _lane_own(model, lane_first[:wide], drawn_blocks, mine, block_own)
+                    if counted and law == GEOMETRIC:
+                        _lane_blocks(lane_first[:wide], _TWO, length_rows // 4,
+                                     length_schedule, block_lengths)
+            for i in range(longest_b):
+                if whole_groups:
+                    row = first + i - 2 * main_first
+                    u_action = block_uniforms[2 * row]
+                    u_reward = block_uniforms[2 * row + 1]
+                    u_own = block_own[row]
+                    u_length = block_lengths[first + i - 4 * length_first:]
+                else:
+                    for j in range(wide):
+                        starts_odd = lane_odd[j] != 0.0
+                        drawn[0, j] = select(starts_odd, block_uniforms[2 * i + 2, j],
+                                             block_uniforms[2 * i, j])
+                        drawn[1, j] = select(starts_odd, block_uniforms[2 * i + 3, j],
+                                             block_uniforms[2 * i + 1, j])
+                        drawn[2, j] = select(starts_odd, block_own[i + 1, j], block_own[i, j])
+                        paid_before[j] = paid[j]
+                    if counted and law == GEOMETRIC:
+                        for j in range(wide):
+                            at = (lane_first[j] & _THREE) + np.uint64(i)
+                            pick = block_lengths[i, j]
+                            for q in range(1, 4):
+                                pick = select(at == np.uint64(i + q), block_lengths[i + q, j],
+                                              pick)
+                            length_drawn[0, j] = pick
+                    u_action = drawn[0, :wide]
+                    u_reward = drawn[1, :wide]
+                    u_own = drawn[2, :wide]
+                    u_length = length_drawn[:, :wide]
+                inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), u_action, lanes, w, s,
+                            pulled[b][i], chosen)
+                _rewards(model, lanes, chosen, u_reward, u_own, parameters, rewards[b][i])
                 if counted:
-                    answers(shaping, law, arms, lanes, first + i - 4 * length_first, i,
-                            pulled[b], lengths, scale, block_lengths, longest, lifted,
-                            spending, shaping_parameters, paid, rewards[b])
-            for j in range(min(LANES, prompts - b * LANES)):
-                spend_j = paid[j] if in_tokens == 1 else np.float64(group)
-                cost[b * LANES + j] = spend_j
+                    answers(shaping, law, arms, lanes, 0, i, pulled[b], lengths, scale,
+                            u_length, longest, lifted, spending, shaping_parameters, paid,
+                            rewards[b])
+                if not whole_groups:
+                    # A rollout past a lane's group is no rollout: reward 0, no tokens.
+                    for j in range(wide):
+                        keep = i < lane_size[j]
+                        rewards[b][i, j] = select(keep, rewards[b][i, j], 0.0)
+                        paid[j] = select(keep, paid[j], paid_before[j])
+            for j in range(used):
+                spend_j = paid[j] if in_tokens == 1 else np.float64(sizes[lo + j])
+                cost[lo + j] = spend_j
                 end += spend_j
         inside = budgets[checkpoint] < end
         if inside:
-            pass_order(update, k0, k1, scratch, order)
+            pass_order(r - 1, k0, k1, scratch, order)
             finished = spent
             for q in range(prompts):
                 finished += cost[order[q]]
@@ -292,13 +455,45 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
         for b in range(blocks):
             s = states[b][0]
             o = samplers[b]
-            lanes = np.uint64(width[b])
-            size = group * width[b]
-            _learn(arms, s, o, lanes, pulled[b], rewards[b],
-                   advantage[:size].reshape((group, width[b])),
-                   factors[:size].reshape((group, width[b])), leave_one_out, zscore, keep_mask,
-                   beta, estimator, lr, scale_step, weight, weighting, bits, corrections)
-            for j in range(width[b]):
+            lo = b * LANES
+            used = min(LANES, prompts - lo)
+            wide = width[b]
+            lanes = np.uint64(wide)
+            if whole_groups:
+                size = group * wide
+                lane_size[:] = np.float64(group)
+                _learn(arms, s, o, lanes, pulled[b][:group], rewards[b][:group],
+                       advantage[:size].reshape((group, wide)),
+                       factors[:size].reshape((group, wide)), leave_one_out, zscore,
+                       keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits,
+                       corrections, lane_size, quiet, False, per_batch, group)
+                for j in range(used):
+                    rollouts[lo + j] += group
+                    groups[lo + j] += 1
+            else:
+                longest_b = 0
+                for j in range(wide):
+                    n = sizes[lo + j] if j < used else 0
+                    lane_size[j] = np.float64(n)
+                    longest_b = max(longest_b, n)
+                if longest_b == 0:
+                    continue
+                size = longest_b * wide
+                _learn(arms, s, o, lanes, pulled[b][:longest_b], rewards[b][:longest_b],
+                       advantage[:size].reshape((longest_b, wide)),
+                       factors[:size].reshape((longest_b, wide)), leave_one_out, zscore,
+                       keep_mask, beta, estimator, lr, 1.0, weight, weighting, bits,
+                       corrections, lane_size, quiet, True, per_batch, group)
+                for j in range(used):
+                    n = sizes[lo + j]
+                    if n > 0:
+                        total = np.int64(s[lane_row(WORK_A) + j])
+                        rollouts[lo + j] += n
+                        groups[lo + j] += 1
+                        run[lo + j] = run[lo + j] + 1 if quiet[j] != 0.0 else 0
+                        passed[lo + j] = total
+                        failed[lo + j] = n - total
+            for j in range(wide):
                 tokens[b][j] += answered[b][j]
         if inside:
             _snapshot(arms, blocks, states, width, tokens, after, zero_after, tokens_after)
@@ -306,40 +501,67 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                 _served(arms, blocks, states, v, w, width, update + 1, mismatch, top_p,
                         reading, served_after)
         while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
-            budget = budgets[checkpoint]
-            for i in range(prompts):
-                ran = ends[i] <= budget
-                for k in range(arms):
-                    mixed[k, i] = after[k, i] if ran else before[k, i]
-                done = update + 1 if ran else update
-                counts[0, i] = done * group
-                counts[1, i] = done
-                counts[2, i] = zero_after[i] if ran else zero_before[i]
-                spent_mixed[i] = tokens_after[i] if ran else tokens_before[i]
-                served_mixed[i] = served_after[i] if ran else served_before[i]
-            record_bands(arms, budget, k0, k1, values[seed], best[seed], band[seed], mixed,
-                         weights, norm, counts[0], counts[1], counts[2], out, seed, checkpoint)
-            _record_extra(arms, band[seed], mixed, weights, norm, lengths, served_mixed,
-                          spent_mixed, extra, seed, checkpoint)
+            _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
+                          band[seed], ends, sizes, before, after, zero_before, zero_after,
+                          tokens_before, tokens_after, served_before, served_after, rollouts,
+                          groups, lengths, mixed, weights, norm, counts, spent_mixed,
+                          served_mixed, out, extra, seed, checkpoint)
             checkpoint += 1
         spent = end
         update += 1
 
 
+@jit
+def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before, after,
+                  zero_before, zero_after, tokens_before, tokens_after, served_before,
+                  served_after, rollouts, groups, lengths, mixed, weights, norm, counts,
+                  spent_mixed, served_mixed, out, extra, seed,
+                  checkpoint) -> None:  # pragma: no cover
+    """Record checkpoint ``checkpoint`` (budget ``budget``) inside a pass: each prompt's state
+    after its group where the group ran and ended within the budget in the pass's order
+    (``ends``), else before it (``rollouts`` and ``groups`` are the counts after the pass)."""
+    for i in range(mixed.shape[1]):
+        ran = sizes[i] > 0 and ends[i] <= budget
+        for k in range(arms):
+            mixed[k, i] = after[k, i] if ran else before[k, i]
+        counts[0, i] = rollouts[i] if ran else rollouts[i] - sizes[i]
+        counts[1, i] = groups[i] if ran or sizes[i] == 0 else groups[i] - 1
+        counts[2, i] = zero_after[i] if ran else zero_before[i]
+        spent_mixed[i] = tokens_after[i] if ran else tokens_before[i]
+        served_mixed[i] = served_after[i] if ran else served_before[i]
+    record_bands(arms, budget, k0, k1, values, best, band, mixed, weights, norm, counts[0],
+                 counts[1], counts[2], out, seed, checkpoint)
+    _record_extra(arms, band, mixed, weights, norm, lengths, served_mixed, spent_mixed, extra,
+                  seed, checkpoint)
+
+
 @inline_jit
 def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out, zscore,
-           keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits,
-           corrections) -> None:  # pragma: no cover
-    """A block's group update, as ``study.core.offpolicy.simulate_offpolicy``'s. Inlined: as a
+           keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits, corrections,
+           sizes, quiet, sized, per_batch, group) -> None:  # pragma: no cover
+    """A block's group update, as ``study.core.offpolicy.simulate_offpolicy``'s; with
+    ``sized``, lane j's group is its first ``sizes[j]`` rollouts (a double; 0: no update),
+    its advantages 0 past it and its step lr (1 / n_j), or lr (1 / G) with ``per_batch``,
+    taken into the advantages (``scale_step`` then 1.0), as ``study.core.prompts``' group
+    update takes it; ``quiet`` 1.0 for a lane whose advantages were all 0. Inlined: as a
     function of its own its lane loops stayed scalar (its arrays arrive as arguments; half the
     speed per rollout at lag 4 with TIS)."""
     base, spare = lane_row(WORK_A), lane_row(WORK_B)
-    group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
-                     ZSCORE_EPSILON)
-    count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
+    if sized:
+        _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_one_out,
+                          zscore, quiet)
+        for i in range(rewards.shape[0]):
+            for j in range(lanes):
+                advantage[i, j] = (lr * (1.0 / select(per_batch, np.float64(group),
+                                                      max(sizes[j], FLOOR_SIZE)))
+                                   ) * advantage[i, j]
+    else:
+        group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
+                         ZSCORE_EPSILON)
+        count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
     _inverses(arms, s, o, lanes, keep_mask)
     if beta > 0.0:
-        _kl_gradient(arms, s, o, lanes, estimator, pulled)
+        _kl_gradient(arms, s, o, lanes, estimator, pulled, sizes)
     if keep_mask:
         _update(arms, s, o, o, POLICY, lanes, scale_step, pulled, advantage, weight, weighting,
                 bits, corrections, factors)
@@ -349,18 +571,63 @@ def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out
     if beta > 0.0:
         step = lr * beta
         for j in range(lanes):
+            ran = sizes[j] > 0.0
             for k in range(arms):
-                s[arm_row(PARAMS, k) + j] -= step * o[arm_row(GRADIENT, k) + j]
+                s[arm_row(PARAMS, k) + j] -= select(ran, step * o[arm_row(GRADIENT, k) + j],
+                                                    0.0)
+
+
+@inline_jit
+def _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_one_out, zscore,
+                      quiet) -> None:  # pragma: no cover
+    """``study.core.advantages.group_advantages`` for groups of lane j's own size n_j (rows past
+    it: reward 0, advantage 0), n_j in the place of G (at least 2, so that a lane without a
+    group divides by a number); the reward sum left in row ``base``; ``quiet`` 1.0 where every
+    advantage is 0, and the ``ZERO_SIGNAL`` row counts the lanes that ran such an update."""
+    for j in range(lanes):
+        s[base + j] = 0.0
+    for i in range(rewards.shape[0]):
+        for j in range(lanes):
+            s[base + j] += rewards[i, j]
+    for i in range(rewards.shape[0]):
+        for j in range(lanes):
+            size = max(sizes[j], FLOOR_SIZE)
+            r = rewards[i, j]
+            a = select(leave_one_out, r - (s[base + j] - r) / (size - 1.0),
+                       r - s[base + j] / size)
+            advantage[i, j] = select(i < sizes[j], a, 0.0)
+    if zscore:
+        for j in range(lanes):
+            s[spare + j] = 0.0
+        for i in range(rewards.shape[0]):
+            for j in range(lanes):
+                s[spare + j] += advantage[i, j] * advantage[i, j]
+        for j in range(lanes):
+            s[spare + j] = np.sqrt(s[spare + j] / (max(sizes[j], FLOOR_SIZE) - 1.0)) + (
+                ZSCORE_EPSILON)
+        for i in range(rewards.shape[0]):
+            for j in range(lanes):
+                advantage[i, j] = advantage[i, j] / s[spare + j]
+    for j in range(lanes):
+        quiet[j] = 1.0
+    for i in range(rewards.shape[0]):
+        for j in range(lanes):
+            quiet[j] = select(advantage[i, j] == 0.0, quiet[j], 0.0)
+    for j in range(lanes):
+        s[lane_row(ZERO_SIGNAL) + j] += select((sizes[j] > 0.0) & (quiet[j] == 1.0), 1.0, 0.0)
 
 
 @jit
 def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, parameters, lr,
-                    leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting, bits,
-                    keep_mask, corrections, beta, estimator, meter, budgets, out,
-                    extra) -> None:  # pragma: no cover
+                    leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch,
+                    top_p, weight, weighting, bits, keep_mask, corrections, beta, estimator,
+                    meter, budgets, out, extra) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2)) on P prompts of K arms,
     ``values``, ``best`` and ``band`` as ``study.core.prompts.simulate_prompts`` takes them,
-    their groups of G = ``group`` from the sampler and under the correction and KL term of
+    their groups' sizes those of the allocation rule whose code is ``rule``
+    (``study.core.allocation_hooks``; ``whole_groups`` where it is uniform allocation, every
+    group G = ``group``), their steps normalised per batch where ``per_batch``, their groups
+    drawn from the sampler and under the correction and KL term of
     ``study.core.offpolicy.simulate_offpolicy`` (its arguments of the same names), their
     answers metered by ``meter`` (its ``meter``: the budgets count tokens where ``in_tokens``
     is 1). ``out`` as ``simulate_prompts``'; ``extra`` (served pass rate, tokens, expected
@@ -372,5 +639,6 @@ def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, para
     nb.literally(shaping)
     for seed in range(keys.shape[0]):
         _run(name, n_arms, model, shaping, np.int64(seed), keys, values, best, band, parameters,
-             lr, leave_one_out, zscore, group, lag, mismatch, top_p, weight, weighting, bits,
-             keep_mask, corrections, beta, estimator, meter, budgets, out, extra)
+             lr, leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch,
+             top_p, weight, weighting, bits, keep_mask, corrections, beta, estimator, meter,
+             budgets, out, extra)

@@ -68,7 +68,7 @@ def difficulty_bands(values: np.ndarray) -> np.ndarray:
 
 
 @inline_jit
-def _softmax(arms, logits, weights, norm) -> None:  # pragma: no cover
+def prompt_softmax(arms, logits, weights, norm) -> None:  # pragma: no cover
     """weights[k, i] = exp(l[k, i] - max_k l[k, i]) and norm[i] their sum, for every prompt: one
     loop over the prompts with the K arms unrolled inside it (``arms`` a compile-time K)."""
     for i in range(logits.shape[1]):
@@ -375,7 +375,7 @@ def record_bands(arms, budget, k0, k1, values, best, band, logits, weights, norm
     order."""
     (prompts_out, best_out, value_out, rate_out, top_out, rollouts_out, groups_out, zero_out,
      bad_out) = out
-    _softmax(arms, logits, weights, norm)
+    prompt_softmax(arms, logits, weights, norm)
     for i in range(logits.shape[1]):
         b = band[i]
         prompts_out[seed, checkpoint, b] += 1
@@ -442,7 +442,7 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
     idle = 0
     while checkpoint < budgets.shape[0]:
         # Once for the pass: the oracle's weights and the rollouts both use it.
-        _softmax(arms, logits, weights, norm)
+        prompt_softmax(arms, logits, weights, norm)
         allocated(rule, arms, group, r, k0, k1, v, weights, norm, run, passed, failed, scratch,
                   work, sizes)
         end = spent + sizes.sum()

@@ -25,7 +25,7 @@ from study.model import registry
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.model.offpolicy import keys as offpolicy_keys
-from study.rewards import DEFAULT_VERDICT, VALUE_KEYS, RewardModel
+from study.rewards import VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
 """The learning rate a config gets when it names none (README, "Choosing the default lr")."""
@@ -455,8 +455,8 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
     of dataset sizes P) crossed with the bandits of ``grid.probs``, each prompt a Bernoulli
     bandit trained by REINFORCE with a group estimator, under the rules of ``grid.allocation``
     (default ``uniform``); its groups may come from a stale, mismatched or truncated sampler
-    (``grid.lag`` ...) and its answers may cost tokens (``grid.lengths``), under uniform
-    allocation (``study.core.passes``)."""
+    (``grid.lag`` ...), be judged by another verdict and its answers cost tokens
+    (``grid.lengths``: ``study.core.passes``)."""
     if "prompts" not in grid:
         raise ConfigError("grid.prompts", None, "is missing (grid.allocation needs it)")
     sizes = _each(grid, "prompts", None,
@@ -473,18 +473,14 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
             raise ConfigError("grid.reward_model" if "means" not in grid else "grid.means",
                               env.judged_by, "does not judge pass or fail (a many-prompts "
                               "study's prompts are bandits of pass probabilities)")
-    composed = [part for part, used in (
-        ("answers with lengths", any(env.lengths is not None for env in config.environments)),
-        ("an off-policy sampler", config.offpolicy is not None),
-        ("the verdict " + next((env.judged_by for env in config.environments
-                                if env.judged_by != DEFAULT_VERDICT), ""),
-         any(env.judged_by != DEFAULT_VERDICT for env in config.environments))) if used]
-    rules = [rule for rule in allocation if rule != "uniform"]
-    if composed and rules:
+    shaped = [env.reward for env in config.environments
+              if registry.reward_model(env.reward).lengths]
+    counting = [rule for rule in allocation if registry.allocation(rule).reads_passes]
+    if shaped and counting:
         raise ConfigError("grid.allocation", list(allocation),
-                          f"names {rules[0]} beside {composed[0]}, which runs under uniform "
-                          "allocation alone (every group of G rollouts: the engine does not "
-                          "yet draw groups of a rule's varying sizes)")
+                          f"names {counting[0]}, which estimates a prompt's pass rate from its "
+                          f"last group's passes and fails, beside the shaping {shaped[0]}, whose "
+                          "rewards are not passes and fails")
     if config.curves:
         raise ConfigError("study.curves", True, "is not available in a many-prompts study")
     environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)

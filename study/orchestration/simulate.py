@@ -235,7 +235,7 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[in
     The kernel spreads the runs over numba's threads, one run per task (each run's arithmetic
     is its own, so the results do not depend on the threads). A simulation whose groups come
     from an off-policy sampler or whose answers have lengths or another verdict runs the nested
-    driver (``study.core.passes``, under uniform allocation), its budgets counting tokens where
+    driver (``study.core.passes``), its budgets counting tokens where
     ``tokens``: the many-prompts kernel's prompts are Bernoulli bandits trained on policy."""
     env = simulation.environment
     values = env.prompt_values(keys)
@@ -244,7 +244,8 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[in
                                simulation.group_size, simulation.allocation, budgets,
                                simulation.normalization)
     return simulate_passes_values(values, keys, env, simulation.lr, simulation.baseline,
-                                  simulation.group_size, budgets, simulation.offpolicy, tokens)
+                                  simulation.group_size, budgets, simulation.offpolicy, tokens,
+                                  simulation.allocation, simulation.normalization)
 
 
 def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
@@ -275,11 +276,13 @@ PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length")
 def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: Environment,
                            lr: float, estimator: str, group: int, budgets: tuple[int, ...],
                            offpolicy: OffPolicy | None = None, tokens: bool = False,
+                           rule: str = "uniform", normalization: str = "per_group",
                            ) -> PromptShardResult:
     """The nested many-prompts driver (``study.core.passes``) on the prompts' arm values
-    ``values`` (runs, P, K) under uniform allocation, one run per row of ``keys``: the prompts'
-    rewards and answers ``environment``'s (its verdict, shaping and lengths), their sampler and
-    correction ``offpolicy``'s (the learner's own where None), the budgets counting tokens
+    ``values`` (runs, P, K) under the allocation rule ``rule`` and the step's
+    ``normalization``, one run per row of ``keys``: the prompts' rewards and answers
+    ``environment``'s (its verdict, shaping and lengths), their sampler and correction
+    ``offpolicy``'s (the learner's own where None), the budgets counting tokens
     where ``tokens`` and the answers have lengths. Each field of ``prompt_rules.FIELDS`` per
     (run, checkpoint, band), and the column groups of ``PromptShardResult`` that apply. The
     runs are spread over threads, a share of the seeds each."""
@@ -300,7 +303,9 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
                  environment.reward, kernel_keys(keys), values, best_arms(values),
                  difficulty_bands(values), np.asarray(environment.judged_with, dtype=np.float64),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
-                 *sampler, meter, np.asarray(budgets, dtype=np.int64), out, extra)
+                 registry.allocation_names().index(rule), rule == "uniform",
+                 normalization == "per_batch", *sampler, meter,
+                 np.asarray(budgets, dtype=np.int64), out, extra)
     threads = max(1, min(len(keys), numba.get_num_threads()))
     entry = _compiled(simulate_passes, 4, arguments)
     share = -(-len(keys) // threads)

@@ -60,7 +60,7 @@ token_budgets = [20, 200]
     "many_composed": """
 [grid]
 prompts = [12]
-allocation = ["uniform", "variance"]
+allocation = ["uniform", "skip_zero_signal"]
 probs = [{draw = "beta", arms = 3, a = 2, b = 2}]
 lengths = [[1, 2, 4]]
 reward_model = "length_penalty"

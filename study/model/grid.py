@@ -1,7 +1,7 @@
 """The grid of cells a config spans, and the simulations behind them.
 
 A *cell* is one combination of the grid's axes (algorithm, environment, lr, baseline, group size,
-allocation rule, normalization, off-policy sampler, cost); it is the ``cell`` column of the runs
+allocation rule, off-policy sampler, normalization, cost); it is the ``cell`` column of the runs
 table. A *simulation* is what the kernel runs: cells that differ only in cost share one (cost is
 priced in the analysis, not simulated), and so do cells that differ only in their update's
 normalization where every group that runs has the configured size G (a single bandit, uniform
@@ -75,7 +75,8 @@ class Cell:
     """One cell of the grid: a simulation priced at one per-pull cost, its update normalised as
     ``normalization`` says (the simulation's own, or ``per_group`` where both are the same);
     ``index`` is its ``cell`` id, its position in the grid's order (algorithm, environment, lr,
-    baseline, group size, allocation, normalization, off-policy sampler, cost)."""
+    baseline, group size, allocation, off-policy sampler, normalization, cost: the two innermost
+    are the axes whose cells may share a simulation, so that its cells are contiguous)."""
 
     index: int
     simulation: Simulation
@@ -85,8 +86,8 @@ class Cell:
 
 def _combinations(config: StudyConfig) -> itertools.product:
     return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
-                             config.group_size, config.allocation, config.normalization,
-                             config.offpolicy or (None,), config.cost)
+                             config.group_size, config.allocation, config.offpolicy or (None,),
+                             config.normalization, config.cost)
 
 
 SAME_UNDER_EITHER = ("", *(rule.name for rule in registry.allocations() if rule.whole_groups))
@@ -99,7 +100,7 @@ def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, str, float]] = set()
-    for (algorithm, environment, lr, baseline, group_size, allocation, normalization, sampler,
+    for (algorithm, environment, lr, baseline, group_size, allocation, sampler, normalization,
          cost) in _combinations(config):
         learner = registry.learner(algorithm)
         if not learner.trains:

@@ -189,6 +189,20 @@ def _lane_own(model, first, count, schedule, out) -> None:  # pragma: no cover
 
 
 @jit
+def _room(room):  # pragma: no cover
+    """Room for a block's group of at most ``room`` rollouts (its advantages and weights, the
+    weights 1.0) and for a pass's draws of one block (its n rollouts span at most n div 2 + 1
+    main-stream blocks of 4 rows, and n div 4 + 2 blocks of the ``LENGTH`` stream), each taken
+    as (rows, the block's lanes) from the front: a C-contiguous view."""
+    factors = aligned(room * LANES)
+    factors[:] = 1.0
+    own = aligned(2 * (room // 2 + 1) * LANES)
+    own[:] = 0.0
+    return (aligned(room * LANES), factors, aligned(4 * (room // 2 + 1) * LANES), own,
+            aligned(4 * (room // 4 + 2) * LANES))
+
+
+@jit
 def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameters, lr,
          leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch, top_p,
          weight, weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
@@ -257,16 +271,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     length_drawn = aligned_rows(1, LANES)
     paid_before = aligned(LANES)
     quiet = aligned(LANES)
-    # Room for a block's group and a pass's draws of one block (its n rollouts span at most
-    # n div 2 + 1 main-stream blocks of 4 rows and n div 4 + 2 blocks of the LENGTH stream),
-    # each taken as (rows, the block's lanes) from the front: a C-contiguous view.
-    advantage = aligned(room * LANES)
-    factors = aligned(room * LANES)
-    factors[:] = 1.0
-    uniforms = aligned(4 * (room // 2 + 1) * LANES)
-    own = aligned(2 * (room // 2 + 1) * LANES)
-    own[:] = 0.0
-    length_draws = aligned(4 * (room // 4 + 2) * LANES)
+    advantage, factors, uniforms, own, length_draws = _room(room)
     sizes = np.full(prompts, group, dtype=np.int64)
     rollouts = np.zeros(prompts, dtype=np.int64)
     groups = np.zeros(prompts, dtype=np.int64)
@@ -332,13 +337,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
             for b in range(blocks):
                 pulled[b] = aligned_rows(room, width[b])
                 rewards[b] = aligned_rows(room, width[b])
-            advantage = aligned(room * LANES)
-            factors = aligned(room * LANES)
-            factors[:] = 1.0
-            uniforms = aligned(4 * (room // 2 + 1) * LANES)
-            own = aligned(2 * (room // 2 + 1) * LANES)
-            own[:] = 0.0
-            length_draws = aligned(4 * (room // 4 + 2) * LANES)
+            advantage, factors, uniforms, own, length_draws = _room(room)
         first = update * group
         main_first = first // 2
         length_first = first // 4

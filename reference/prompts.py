@@ -80,7 +80,8 @@ def pass_rate(weights: list[float], norm: float, values: list[float]) -> float:
 
 @dataclass
 class Prompt:
-    """One prompt's policy (REINFORCE's state: its logits) and counts."""
+    """What an allocation rule reads of a prompt (its policy's state, its values and counts), as
+    ``reference.offpolicy.Trainer`` holds them: a prompt made by hand for a rule's test."""
 
     values: list[float]
     state: policy.State
@@ -116,81 +117,11 @@ def order_of(r: int, count: int, words: tuple[int, int]) -> list[int]:
 def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, group: int,
         rule: str, budgets: list[int],
         normalization: str = "per_group") -> dict[str, list[list[float]]]:
-    """One run: for each field of ``FIELDS``, a list per checkpoint of its value per band."""
-    divisor = group if normalization == "per_batch" else 0
-    words = key_words(key)
-    prompts = [Prompt(list(v), policy.State([0.0] * len(v), [0] * len(v), [0.0] * len(v)))
-               for v in values]
-    count = len(prompts)
-    band = bands(values)
-    record: dict[str, list[list[float]]] = {name: [] for name in FIELDS}
-    pending = list(budgets)
-    spent = 0
-    r = 0
-    idle = 0
-    while pending:
-        sizes = allocation(rule).sizes(prompts, group, words, r)
-        if not any(sizes):
-            # No group this pass; after IDLE_PASSES in a row the run stops where it is.
-            idle, r = idle + 1, r + 1
-            if idle == IDLE_PASSES:
-                while pending:
-                    _checkpoint(prompts, band, key, pending.pop(0), record)
-            continue
-        idle = 0
-        for i in order_of(r, count, words):
-            if sizes[i] == 0:
-                continue
-            while pending and pending[0] < spent + sizes[i]:
-                _checkpoint(prompts, band, key, pending.pop(0), record)
-            if not pending:
-                break
-            _group(prompts[i], i, sizes[i], lr, baseline, words, divisor)
-            spent += sizes[i]
-        r += 1
-    return record
-
-
-def _group(p: Prompt, i: int, size: int, lr: float, baseline: str, words: tuple[int, int],
-           divisor: int) -> None:
-    shared = policy.prepare(p.state)
-    arms, rewards = [], []
-    for m in range(p.rollouts, p.rollouts + size):
-        w = philox((m // 2, i, 0, 0), words)
-        u_action, u_reward = (unit32(w[0]), unit32(w[1])) if m % 2 == 0 else (unit32(w[2]),
-                                                                            unit32(w[3]))
-        arm = policy.choose(m, u_action, p.state, shared)
-        arms.append(arm)
-        rewards.append(1.0 if u_reward < p.values[arm] else 0.0)
-    silent = policy.learn(p.rollouts, lr, baseline, arms, rewards, p.state, shared, divisor)
-    p.rollouts += size
-    p.groups += 1
-    p.zero_signal += silent
-    p.run = p.run + 1 if silent else 0
-    p.passed = int(sum(rewards))
-    p.failed = size - p.passed
-
-
-def _checkpoint(prompts: list[Prompt], band: list[int], key: np.ndarray, budget: int,
-                record: dict[str, list[list[float]]]) -> None:
-    row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
-                                         "non_finite") else [0.0] * BANDS for name in FIELDS}
-    for i, p in enumerate(prompts):
-        b = band[i]
-        row["prompts"][b] += 1
-        row["best_value"][b] += max(p.values)
-        row["rollouts"][b] += p.rollouts
-        row["groups"][b] += p.groups
-        row["zero_signal"][b] += p.zero_signal
-        if not all(math.isfinite(x) for x in p.state.logits):
-            row["non_finite"][b] += 1
-            continue
-        greedy = tie_break(p.state.logits, key, budget, i)
-        row["best"][b] += p.values[greedy] == max(p.values)
-        row["greedy_value"][b] += p.values[greedy]
-        row["pass_rate"][b] += pass_rate(*policy.prepare(p.state), p.values)
-    for name in FIELDS:
-        record[name].append(row[name])
+    """One run on policy: for each field of ``FIELDS``, a list per checkpoint of its value per
+    band (``run_passes`` with the learner as its own sampler and answers of no length)."""
+    found = run_passes(key, values, lr, baseline, group, budgets, OffPolicy(), rule=rule,
+                       normalization=normalization)
+    return {name: found[name] for name in FIELDS}
 
 
 def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: str,

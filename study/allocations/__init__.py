@@ -7,8 +7,9 @@ from what a trainer would know then: the pass's number, the prompts' counts so f
 that passed and failed, runs of groups without signal) and, for an oracle, their policies' true
 pass rates. A module holds ``ALLOCATION = Allocation(...)`` (its name, a config's
 ``grid.allocation``; whether every group that runs has the configured size G, so that the
-normalization of the step cannot matter; whether its first pass is uniform allocation's, draw
-for draw; the work it is from) and ``register()``, implementing ``sizes`` of
+normalization of the step cannot matter; whether every prompt gets G every pass; whether it
+reads the policies or the passes; whether its first pass is uniform allocation's, draw for
+draw; the work it is from) and ``register()``, implementing ``sizes`` of
 ``study.core.allocation_hooks``; its pure-Python reference is ``reference/allocations/<name>.py``
 (``sizes(prompts, group, words, r)``).
 
@@ -35,6 +36,12 @@ class Allocation:
     uniform_first_pass: bool = False
     """The first pass gives every prompt G, as uniform allocation does: up to P G rollouts the
     rule's runs are uniform allocation's, draw for draw."""
+    fixed: bool = False
+    """Every pass gives every prompt G, whatever has happened: a driver may draw every prompt's
+    group from one stream block, without reading the sizes."""
+    reads_policy: bool = False
+    """The rule reads the prompts' policies at the pass's start (their softmax weights): a driver
+    that keeps no softmax of its own computes it for the rule."""
     reads_passes: bool = False
     """The rule sizes a prompt's group from its last group's rewards counted as passes and fails
     (a posterior pass rate): a study whose shaping makes rewards other than 0 and 1 refuses it."""

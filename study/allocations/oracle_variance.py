@@ -7,7 +7,7 @@ from __future__ import annotations
 from study.allocations import Allocation
 
 ALLOCATION = Allocation(
-    name="oracle_variance", display="oracle variance allocation", key="Oracle",
+    name="oracle_variance", display="oracle variance allocation", key="Oracle", reads_policy=True,
     summary="P G rollouts in proportion to q (1 - q) of each prompt's true pass rate, at least "
             "2 each")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from study.allocations import Allocation
 
 ALLOCATION = Allocation(name="uniform", display="uniform allocation", key="Uniform",
-                        whole_groups=True, uniform_first_pass=True,
+                        whole_groups=True, fixed=True, uniform_first_pass=True,
                         summary="every prompt gets G every pass")
 
 

@@ -91,20 +91,28 @@ FLOOR_SIZE = np.float64(FLOOR)
 
 
 @jit
+def _logits(arms, blocks, states, width, logits) -> None:  # pragma: no cover
+    """Every prompt's logits (K, P) from its block's state: prompt i is lane i mod ``LANES`` of
+    block i div ``LANES``."""
+    for b in range(blocks):
+        s = states[b][0]
+        for j in range(min(width[b], logits.shape[1] - b * LANES)):
+            for k in range(arms):
+                logits[k, b * LANES + j] = s[arm_row(PARAMS, k) + j]
+
+
+@jit
 def _snapshot(arms, blocks, states, width, tokens, logits, zero_signal,
               spent_tokens) -> None:  # pragma: no cover
     """Every prompt's logits (K, P), updates without signal and tokens spent, from its block's
-    state: prompt i is lane i mod ``LANES`` of block i div ``LANES``."""
+    state (``_logits``)."""
+    _logits(arms, blocks, states, width, logits)
     for b in range(blocks):
         s = states[b][0]
-        for j in range(width[b]):
-            i = b * LANES + j
-            if i >= logits.shape[1]:
-                break
-            for k in range(arms):
-                logits[k, i] = s[arm_row(PARAMS, k) + j]
-            zero_signal[i] = np.int64(s[lane_row(ZERO_SIGNAL) + j])
-            spent_tokens[i] = tokens[b][j]
+        spent = tokens[b]
+        for j in range(min(width[b], logits.shape[1] - b * LANES)):
+            zero_signal[b * LANES + j] = np.int64(s[lane_row(ZERO_SIGNAL) + j])
+            spent_tokens[b * LANES + j] = spent[j]
 
 
 @jit
@@ -204,7 +212,7 @@ def _room(room):  # pragma: no cover
 
 @jit
 def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameters, lr,
-         leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch, top_p,
+         leave_one_out, zscore, group, allocation, lag, mismatch, top_p,
          weight, weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
          extra) -> None:  # pragma: no cover
     """Run ``seed`` of ``simulate_passes`` into row ``seed`` of ``out`` and ``extra``."""
@@ -216,6 +224,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     prompts = values.shape[1]
     k0, k1 = keys[seed, 0], keys[seed, 1]
     lengths, law, scale, shaping_parameters, in_tokens = meter
+    rule, whole_groups, reads_policy, per_batch = allocation
     counted = extra[1].shape[0] > 0
     sampling = extra[0].shape[0] > 0
     blocks = (prompts + LANES - 1) // LANES
@@ -306,9 +315,11 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     idle = 0
     while checkpoint < budgets.shape[0]:
         if not whole_groups:
-            # The rule's sizes from every prompt's policy at the pass's start.
-            _snapshot(arms, blocks, states, width, tokens, mixed, zero_after, tokens_after)
-            prompt_softmax(arms, mixed, weights, norm)
+            # The rule's sizes, from every prompt's policy at the pass's start where it reads
+            # them (the softmax costs as much as a tenth of a pass).
+            if reads_policy:
+                _logits(arms, blocks, states, width, mixed)
+                prompt_softmax(arms, mixed, weights, norm)
             allocated(rule, arms, group, r, k0, k1, values[seed], weights, norm, run, passed,
                       failed, scratch, work, sizes)
         r += 1
@@ -431,10 +442,13 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                             u_length, longest, lifted, spending, shaping_parameters, paid,
                             rewards[b])
                 if not whole_groups:
-                    # A rollout past a lane's group is no rollout: reward 0, no tokens.
+                    # A rollout past a lane's group is no rollout: reward 0, no tokens. (The
+                    # row taken out of the list once: a list's item read in the lane loop is
+                    # read again at every lane, and the loop stays scalar.)
+                    reward_row = rewards[b][i]
                     for j in range(wide):
                         keep = i < lane_size[j]
-                        rewards[b][i, j] = select(keep, rewards[b][i, j], 0.0)
+                        reward_row[j] = select(keep, reward_row[j], 0.0)
                         paid[j] = select(keep, paid[j], paid_before[j])
             for j in range(used):
                 spend_j = paid[j] if in_tokens == 1 else np.float64(sizes[lo + j])
@@ -549,11 +563,12 @@ def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out
     if sized:
         _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_one_out,
                           zscore, quiet)
+        for j in range(lanes):
+            s[spare + j] = lr * (1.0 / select(per_batch, np.float64(group),
+                                              max(sizes[j], FLOOR_SIZE)))
         for i in range(rewards.shape[0]):
             for j in range(lanes):
-                advantage[i, j] = (lr * (1.0 / select(per_batch, np.float64(group),
-                                                      max(sizes[j], FLOOR_SIZE)))
-                                   ) * advantage[i, j]
+                advantage[i, j] = s[spare + j] * advantage[i, j]
     else:
         group_advantages(s, base, spare, lanes, rewards, advantage, leave_one_out, zscore,
                          ZSCORE_EPSILON)
@@ -618,15 +633,15 @@ def _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_on
 
 @jit
 def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, parameters, lr,
-                    leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch,
-                    top_p, weight, weighting, bits, keep_mask, corrections, beta, estimator,
-                    meter, budgets, out, extra) -> None:  # pragma: no cover
+                    leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
+                    weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
+                    extra) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2)) on P prompts of K arms,
     ``values``, ``best`` and ``band`` as ``study.core.prompts.simulate_prompts`` takes them,
-    their groups' sizes those of the allocation rule whose code is ``rule``
-    (``study.core.allocation_hooks``; ``whole_groups`` where it is uniform allocation, every
-    group G = ``group``), their steps normalised per batch where ``per_batch``, their groups
-    drawn from the sampler and under the correction and KL term of
+    their groups' sizes those of the allocation rule ``allocation`` = (its code
+    (``study.core.allocation_hooks``), whether it gives every prompt G = ``group`` every pass,
+    whether it reads the prompts' policies, whether the steps are normalised per batch), their
+    groups drawn from the sampler and under the correction and KL term of
     ``study.core.offpolicy.simulate_offpolicy`` (its arguments of the same names), their
     answers metered by ``meter`` (its ``meter``: the budgets count tokens where ``in_tokens``
     is 1). ``out`` as ``simulate_prompts``'; ``extra`` (served pass rate, tokens, expected
@@ -638,6 +653,6 @@ def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, para
     nb.literally(shaping)
     for seed in range(keys.shape[0]):
         _run(name, n_arms, model, shaping, np.int64(seed), keys, values, best, band, parameters,
-             lr, leave_one_out, zscore, group, rule, whole_groups, per_batch, lag, mismatch,
-             top_p, weight, weighting, bits, keep_mask, corrections, beta, estimator, meter,
-             budgets, out, extra)
+             lr, leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
+             weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
+             extra)

@@ -295,6 +295,7 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     extra = (np.zeros(shape) if offpolicy is not None else empty,
              np.zeros(shape) if counted else empty, np.zeros(shape) if counted else empty)
     sampler = (offpolicy or OffPolicy()).codes()
+    allocation = registry.allocation(rule)
     parameters = np.asarray(environment.reward_parameters, dtype=np.float64)
     meter = (np.asarray(environment.lengths or (), dtype=np.float64),
              GEOMETRIC if environment.length_law == "geometric" else 0,
@@ -303,8 +304,8 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
                  environment.reward, kernel_keys(keys), values, best_arms(values),
                  difficulty_bands(values), np.asarray(environment.judged_with, dtype=np.float64),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
-                 registry.allocation_names().index(rule), rule == "uniform",
-                 normalization == "per_batch", *sampler, meter,
+                 (registry.allocation_names().index(rule), allocation.fixed,
+                  allocation.reads_policy, normalization == "per_batch"), *sampler, meter,
                  np.asarray(budgets, dtype=np.int64), out, extra)
     threads = max(1, min(len(keys), numba.get_num_threads()))
     entry = _compiled(simulate_passes, 4, arguments)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -13,10 +15,6 @@ from study.rewards import DEFAULT_VERDICT
 
 CELL_KEYS = ["cell", "algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
              "cost"]
-ENVIRONMENT_COLUMNS = ["reward_model", "draw", "arms", "arm_values", "draw_parameters",
-                       "reward_parameters"]
-"""The structured description of a cell's bandit (``study.model.schema``)."""
-
 
 SAMPLER_KEYS = ["lag", "mismatch", "top_p", "correction", "kl_beta", "kl_estimator"]
 """An off-policy cell's further axes (``study.model.schema.OFFPOLICY_CELL_COLUMNS``)."""
@@ -34,7 +32,7 @@ def cell_environments(outcomes: Outcomes) -> dict[int, Environment]:
     found = {}
     for row in outcomes.cells.itertuples():
         env = Environment.from_columns(row.reward_model, row.draw, row.arms, row.arm_values,
-                                       row.draw_parameters, row.reward_parameters)
+                                       row.draw_parameters, partial(getattr, row))
         if "arm_lengths" in outcomes.cells:
             env = env.with_lengths(row.arm_lengths, row.length_law)
             if registry.reward_model(env.reward).lengths:

@@ -45,7 +45,7 @@ TARGET = 0.9
 def runs(out: Path, study: str, *columns: str) -> pd.DataFrame:
     """The runs of ``study`` under ``out`` with the cell columns and ``columns``."""
     cells = ["cell", "algorithm", "nested", "baseline", "lr", "group_size", "environment",
-             "arms", "arm_values", "draw_parameters", "reward_parameters", "cost"]
+             "arms", "arm_values", "draw_parameters", "cost"]
     return read_runs(out / study, [*cells, *columns])
 
 

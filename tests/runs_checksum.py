@@ -30,10 +30,23 @@ def column_checksums(runs: pd.DataFrame, columns: list[str]) -> dict[str, str]:
     return found
 
 
+def reward_parameters(runs: pd.DataFrame) -> list[tuple[float, ...]]:
+    """Each row's reward model's parameters in its declared order, from their named columns: what
+    the runs table's list column ``reward_parameters`` held before the parameters became columns
+    of their own, so that its stored checksum still guards them."""
+    from study.model import registry
+
+    names = {model: [p.name for p in registry.reward_model(model).parameters]
+             for model in runs["reward_model"].unique()}
+    return [tuple(float(getattr(row, name)) for name in names[row.reward_model])
+            for row in runs.itertuples()]
+
+
 def study_checksums(config_path: str, seeds: int | None, folder: Path) -> dict[str, object]:
     """Run the config at ``config_path`` (relative to the repository; with ``seeds`` seeds when
     not None) into ``folder`` and return its rows and the checksum of every column of its runs
-    table (and of its curves, if it has them)."""
+    table (and of its curves, if it has them), ``reward_parameters`` rebuilt from the named
+    columns (``reward_parameters``)."""
     from study.model.config import load_config
     from study.model.schema import CURVES_FILE
     from study.orchestration.outputs import run_and_write
@@ -44,6 +57,7 @@ def study_checksums(config_path: str, seeds: int | None, folder: Path) -> dict[s
         config = config.with_seeds(seeds)
     run_and_write(config, folder, quiet=True)
     runs = read_runs(folder)
+    runs["reward_parameters"] = reward_parameters(runs)
     found: dict[str, object] = {"rows": len(runs),
                                 "columns": column_checksums(runs, list(runs.columns))}
     if (folder / CURVES_FILE).exists():

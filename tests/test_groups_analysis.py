@@ -47,8 +47,7 @@ def _runs(accuracy: dict[tuple[float, int], list[list[bool]]]) -> pd.DataFrame:
             "lr": lr, "group_size": group, "normalization": "per_group",
             "reward_model": "bernoulli", "environment": "0.5,0.6",
             "arms": 2, "draw": "fixed", "arm_values": [(0.5, 0.6)] * (2 * seeds),
-            "draw_parameters": [()] * (2 * seeds),
-            "reward_parameters": [()] * (2 * seeds), "cost": 0.0,
+            "draw_parameters": [()] * (2 * seeds), "cost": 0.0,
             "seed": np.repeat(np.arange(seeds), 2),
             "budget": np.tile([10, 20], seeds), "rollouts": np.tile([10, 20], seeds) // group
             * group, "correct": outcomes.ravel(), "finite": True, "greedy_value": 0.6,

@@ -258,7 +258,6 @@ def write_pilot(folder: Path) -> None:
                       "normalization": "per_group", "reward_model": "bernoulli",
                       "environment": "0.5,0.6", "arms": 2,
                       "draw": "fixed", "arm_values": [0.5, 0.6], "draw_parameters": [],
-                      "reward_parameters": [],
                       "cost": 0.0})
         seed, budget = np.meshgrid(np.arange(len(correct)), BUDGETS, indexing="ij")
         frames.append(pd.DataFrame({

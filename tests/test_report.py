@@ -682,7 +682,7 @@ def test_noisy_verifier_section_is_recomputed_from_the_runs(study_outputs: Path)
     # test_every_markdown_table_of_the_report_is_its_table_files_rows.
     text = checks.section((study_outputs / "report.md").read_text(), 11)
     frame = checks.runs(study_outputs, "noisy_verifier", "seed", "budget", "correct",
-                        "pass_rate")
+                        "pass_rate", "false_positive", "false_negative")
     cells = checks.cells_of(frame)
     accuracy = checks.by_cell(frame)
     # Pass rates at the precision the analysis keeps them in (single, analysis/outcomes.py):
@@ -691,7 +691,7 @@ def test_noisy_verifier_section_is_recomputed_from_the_runs(study_outputs: Path)
     passing = {c: m.astype(np.float32).astype(float).fillna(0.0)
                for c, m in checks.by_cell(frame, "pass_rate").items()}
     budgets = [float(b) for b in accuracy[cells.index[0]].columns]
-    rates = {int(c): tuple(v) for c, v in cells["reward_parameters"].items()}
+    rates = {int(c): (r.false_positive, r.false_negative) for c, r in cells.iterrows()}
     exact = next(c for c, r in rates.items() if r == (0.0, 0.0))
     values = list(cells["arm_values"].iat[0])
     start, best = float(np.mean(values)), max(values)

@@ -158,7 +158,8 @@ def test_reward_noise_cost_pairs_each_noisy_cell_with_its_exact_verifier(
     assert sorted(set(passing["target"])) == pytest.approx([gain.target(f) for f in FRACTIONS])
     for row in table.itertuples():
         exact = outcomes.cells[outcomes.cells["cell"] == row.exact_cell].iloc[0]
-        assert exact["baseline"] == row.baseline and exact["reward_parameters"] == (0.0, 0.0)
+        assert exact["baseline"] == row.baseline and (
+            exact["false_positive"], exact["false_negative"]) == (0.0, 0.0)
         assert row.predicted_ratio == pytest.approx(
             1.0 / (1.0 - row.false_positive - row.false_negative) ** 2)
         assert row.mean_p == pytest.approx(0.55)

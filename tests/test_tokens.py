@@ -192,7 +192,8 @@ def test_the_length_tables_are_the_runs_recomputed(tmp_path) -> None:
     outcomes, manifest = load(tmp_path)
     tables = analyze_outcomes(outcomes, manifest, tmp_path, config.analysis)
     runs = read_runs(tmp_path).sort_values(["cell", "seed", "budget"])
-    params = runs["reward_parameters"].map(tuple)
+    params = pd.Series(list(zip(runs["penalty"], runs["reference_length"],
+                                runs["penalty_until"], strict=True)), index=runs.index)
     late = runs[params == (0.05, 1.0, 0.5)]
     kept = runs[params == (0.05, 1.0, 1.0)]
     never = runs[params == (0.0, 1.0, 1.0)]

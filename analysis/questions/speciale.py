@@ -51,12 +51,12 @@ def _partners(cells: pd.DataFrame) -> list[tuple[int, int, Schedule, float, floa
         names = [p.name for p in registry.reward_model(cell.reward_model).parameters]
         if LIFTED not in names:
             continue
-        parameters = dict(zip(names, cell.reward_parameters, strict=True))
+        parameters = {name: getattr(cell, name) for name in names}
         if parameters[LIFTED] >= 1.0 or parameters.get(PENALTY, 1.0) == 0.0:
             continue
         same = frame[(frame[keys] == pd.Series(cell._asdict())[keys]).all(axis=1)]
         for other in same.itertuples():
-            theirs = dict(zip(names, other.reward_parameters, strict=True))
+            theirs = {name: getattr(other, name) for name in names}
             kept = theirs[LIFTED] == 1.0 and all(
                 theirs[n] == parameters[n] for n in names if n != LIFTED)
             never = PENALTY in names and theirs[PENALTY] == 0.0 and theirs[LIFTED] == 1.0 and all(

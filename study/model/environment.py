@@ -20,6 +20,7 @@ the tests check their distribution with a goodness-of-fit test.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -88,12 +89,15 @@ class Environment:
     @staticmethod
     def from_columns(reward_model: str, draw: str, arms: int, arm_values: tuple[float, ...],
                      draw_parameters: tuple[float, ...],
-                     reward_parameters: tuple[float, ...] = ()) -> Environment:
-        """The environment of a runs-table row, from its structured columns (``columns``)."""
+                     named: Callable[[str], float] | None = None) -> Environment:
+        """The environment of a runs-table row, from its structured columns (``columns``):
+        ``named`` gives a parameter's column by its name (``reward_columns``)."""
+        parameters = tuple(named(p.name) if named else p.default
+                           for p in registry.reward_model(reward_model).parameters)
         if draw == FIXED:
-            return Environment.fixed(arm_values, reward_model, tuple(reward_parameters))
+            return Environment.fixed(arm_values, reward_model, parameters)
         return Environment.drawn(draw, int(arms), tuple(draw_parameters), reward_model,
-                                 tuple(reward_parameters))
+                                 parameters)
 
     def with_prompts(self, prompts: int) -> Environment:
         """A dataset of ``prompts`` prompts of these arms."""
@@ -155,8 +159,7 @@ class Environment:
                     "verdict": self.judged_by} if self.lengths is not None else {})
         return {"reward_model": self.reward, "environment": self.text, "arms": self.arms,
                 "draw": FIXED if self.values is not None else self.draw,
-                "arm_values": self.values or (), "draw_parameters": self.params,
-                "reward_parameters": self.reward_parameters, **lengths}
+                "arm_values": self.values or (), "draw_parameters": self.params, **lengths}
 
     @property
     def text(self) -> str:

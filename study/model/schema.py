@@ -25,24 +25,23 @@ that stopped half-way is redone."""
 
 CELL_COLUMNS = ("cell", "algorithm", "nested", "baseline", "lr", "group_size", "normalization",
                 "reward_model", "environment", "arms", "draw", "arm_values", "draw_parameters",
-                "reward_parameters", "cost")
+                "cost")
 """The columns of the runs table that describe a cell (the same on every row of the cell).
 
 ``environment`` is the bandit as display text (``0.5,0.55,0.6`` when its values are fixed,
 ``normal(4,1)x10`` when they are drawn per seed); the structured columns say the same for code:
 ``arms`` (K), ``draw`` (``fixed``, or the distribution the values are drawn from per seed),
 ``arm_values`` (the fixed values, empty when drawn) and ``draw_parameters`` (the distribution's
-parameters in the order ``study.model.environment.DRAWS`` lists them, empty when fixed);
-``reward_parameters`` are the reward model's, in the order it declares them (``study.rewards``;
-empty for Bernoulli and Gaussian rewards).
+parameters in the order ``study.model.environment.DRAWS`` lists them, empty when fixed).
 
 Beside these, ``cells.parquet`` has a float64 column per parameter of a cell's reward model (and
 of the verdict it shapes) and of its off-policy correction, named as the model or correction
 declares it (``false_positive``, ``penalty``, ``tis_cap`` ...), for the parameters some cell of
 the study has (NaN in a cell whose model or correction has not), before ``cost``
-(``study.orchestration.storage.cells_table``)."""
+(``study.orchestration.storage.cells_table``); a reader finds a parameter by the role its model
+declares (``study.rewards.ROLES``)."""
 
-LIST_COLUMNS = ("arm_values", "draw_parameters", "reward_parameters", "arm_lengths")
+LIST_COLUMNS = ("arm_values", "draw_parameters", "arm_lengths")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""
 
 RUN_COLUMNS = ("seed", "budget", "rollouts", "greedy_arm", "best_arm", "correct", "p_best",

@@ -53,8 +53,7 @@ CELLS_SCHEMA = pa.schema([
     ("baseline", pa.string()), ("lr", pa.float64()), ("group_size", pa.int64()),
     ("normalization", pa.string()), ("reward_model", pa.string()), ("environment", pa.string()),
     ("arms", pa.int64()), ("draw", pa.string()), ("arm_values", pa.list_(pa.float64())),
-    ("draw_parameters", pa.list_(pa.float64())), ("reward_parameters", pa.list_(pa.float64())),
-    ("cost", pa.float64())])
+    ("draw_parameters", pa.list_(pa.float64())), ("cost", pa.float64())])
 """The types of ``cells.parquet``'s columns (``CELL_COLUMNS``): a study of drawn environments
 only has nothing but empty lists, which pyarrow would otherwise type as list<null>."""
 assert tuple(CELLS_SCHEMA.names) == CELL_COLUMNS

@@ -236,16 +236,15 @@ class Outcomes:
 def _described(frame: pd.DataFrame) -> list[str]:
     """The cell columns of ``frame`` the analysis reads: ``CELL_COLUMNS``, the answers' lengths
     where they cost tokens (``TOKEN_CELL_COLUMNS``) and an off-policy learner's sampler and
-    update (``OFFPOLICY_CELL_COLUMNS``), and the parameters of a verdict a shaping names
-    (``study.model.environment.Environment.verdict``: no other column holds them); the other
-    named parameters (``study.model.schema``) are the notebook API's
-    (``bandit_study.api.cells``), the analysis reading a model's parameters by role through the
-    registry."""
-    named = []
+    update (``OFFPOLICY_CELL_COLUMNS``), and the named parameters (``study.model.schema``) of
+    the cells' reward models and of the verdicts a shaping names
+    (``study.model.environment.Environment.verdict``); the correction's named parameters are
+    the notebook API's (``bandit_study.api.cells``)."""
+    models = list(dict.fromkeys(frame["reward_model"]))
     if "verdict" in frame:
         shaped = frame[[registry.reward_model(r).lengths for r in frame["reward_model"]]]
-        named = [p.name for v in dict.fromkeys(shaped["verdict"])
-                 for p in registry.reward_model(v).parameters]
+        models += list(dict.fromkeys(shaped["verdict"]))
+    named = [p.name for model in models for p in registry.reward_model(model).parameters]
     return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS, *named))
             if c in frame]
 

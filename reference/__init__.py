@@ -5,7 +5,9 @@ This package is the spec; README.md, "The model", says the same in words. Kernel
 must agree exactly.
 
 It mirrors ``study/learners/`` and ``study/rewards/``: this file holds the environment, the
-streams and the loop over updates of G rollouts; ``<learner>.py`` beside it holds each learner's
+streams and the one loop over updates of G rollouts (``run``: a learner that draws its group,
+from itself or from a sampler (``offpolicy.py``), is paid by the reward and counted by the
+meter, ``Answers``); ``<learner>.py`` beside it holds each learner's
 part, found by the learner's name, and ``rewards/<model>.py`` each reward model's. A nested
 learner's module defines ``choose(t, u_action, state, shared)`` -> arm and may define
 ``prepare(state)`` -> shared (what the rollouts of an update share), ``learn(t, lr, baseline,
@@ -21,11 +23,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from reference.elementary import exp, log
 from study.rewards import DEFAULT_VERDICT
+
+if TYPE_CHECKING:
+    from study.model.offpolicy import OffPolicy
 
 __all__ = ["exp"]  # the learners' references take the softmax's exp from here
 
@@ -260,70 +266,127 @@ class Answers:
         return answered if self.tokens else float(group_size)
 
 
+class OnPolicy:
+    """One nested learner (``algorithm``'s module) trained on its own rollouts, in the three
+    steps of ``reference.offpolicy.Trainer``: ``sample`` (what an update's rollouts share),
+    ``draw`` a group of the next rollouts, paid by ``paying``, and ``learn`` from it."""
+
+    def __init__(self, key: np.ndarray, values: list[float], algorithm: str, lr: float,
+                 baseline: str, paying: Answers) -> None:
+        self.part = learner(algorithm)
+        self.values, self.lr, self.baseline, self.paying = values, lr, baseline, paying
+        self.uniforms = Lazy(lambda n: draws(key, max(n, paying.rollouts), paying.prompt))
+        n = len(values)
+        self.state = State([0.0] * n, [0] * n, [0.0] * n)
+        self.zero_signal = 0
+        self.spent_tokens = 0.0
+        self.rollouts = 0
+
+    def sample(self, update: int) -> None:
+        """What update ``update``'s rollouts share (the learner's ``prepare``)."""
+        self.shared = self.part.prepare(self.state) if hasattr(self.part, "prepare") else None
+
+    def draw(self, size: int, spent: float) -> float:
+        """A group of ``size`` rollouts (the learner's next), its answers paid in a run that has
+        spent ``spent``; the tokens its answers cost."""
+        self.arms, self.paid, self.answered = [], [], 0.0
+        for t in range(self.rollouts, self.rollouts + size):
+            u_action, u_reward = self.uniforms[t]
+            arm = self.part.choose(t, u_action, self.state, self.shared)
+            paid, length = self.paying.answer(t, arm, u_reward, spent)
+            self.arms.append(arm)
+            self.paid.append(paid)
+            self.answered += length
+        return self.answered
+
+    def learn(self) -> None:
+        """The learner's update from the drawn group (none for a learner that does not
+        learn), and the group's pulls and rewards counted."""
+        if hasattr(self.part, "learn"):
+            self.zero_signal += self.part.learn(self.rollouts, self.lr, self.baseline,
+                                                self.arms, self.paid, self.state, self.shared)
+        for arm, paid in zip(self.arms, self.paid, strict=True):
+            self.state.pulls[arm] += 1
+            self.state.arm_rewards[arm] += paid
+            self.state.total += paid
+        self.spent_tokens += self.answered
+        self.rollouts += len(self.arms)
+
+
+class Run(NamedTuple):
+    """What ``run`` returns: the Checkpoints, a Step per rollout learned from, and for an
+    off-policy learner at each checkpoint ``reference.offpolicy.Trainer.readout`` followed by
+    the ``served`` policy's pass rate and mass on the best arms (empty on policy)."""
+
+    checkpoints: list[Checkpoint]
+    steps: list[Step]
+    readouts: list[tuple[float, list[float], list[float], tuple[float, float]]]
+
+
+def checkpoint(trainer: OnPolicy, budget: int, key: np.ndarray, rollouts: int) -> Checkpoint:
+    """The Checkpoint of budget ``budget`` of a run whose learner is ``trainer`` (an
+    ``OnPolicy`` or a ``reference.offpolicy.Trainer``) after ``rollouts`` rollouts."""
+    part, state, values = trainer.part, trainer.state, trainer.values
+    scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
+    p_best = pass_rate = expected_length = math.nan
+    if hasattr(part, "policy_mean") and finite:
+        top = max(values)
+        p_best = part.policy_mean(scores, [float(v == top) for v in values])
+        pass_rate = part.policy_mean(scores, values)
+        expected_length = part.policy_mean(scores, trainer.paying.means)
+    return Checkpoint(budget, tie_break(scores, key, budget) if finite else -1, p_best,
+                      pass_rate, state.total, list(state.pulls), scores, finite,
+                      trainer.zero_signal, rollouts, trainer.spent_tokens, expected_length)
+
+
 def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: float,
         baseline: str, budgets: list[int], group_size: int = 1,
         reward_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
         law: str = "fixed", tokens: bool = False, verdict: str = "",
-        verdict_parameters: tuple[float, ...] = ()) -> tuple[list[Checkpoint], list[Step]]:
+        verdict_parameters: tuple[float, ...] = (), offpolicy: OffPolicy | None = None) -> Run:
     """One run of the nested learner ``algorithm`` with Philox key ``key`` on arms with
     ``values`` (pass probabilities, or Gaussian means) under the reward model ``reward``:
     updates of G = ``group_size`` rollouts, rollout j of update u being rollout t = u G + j of the
-    stream; one Step per rollout of an update learned from. Its rollouts are answers
-    (``Answers``, of the arguments after ``group_size``); ``budgets`` count tokens when
-    ``tokens``, else rollouts: the Checkpoint of budget B is the state after the most updates
-    whose spending stays within B (after floor(B / G) updates when counting rollouts)."""
-    part = learner(algorithm)
-    n_arms = len(values)
-    top_p = max(values)
+    stream, drawn by the learner itself (``OnPolicy``) or, for REINFORCE with ``offpolicy``, by
+    its sampler under its correction and KL term (``reference.offpolicy.Trainer``). Its
+    rollouts are answers (``Answers``, of the arguments after ``group_size``); ``budgets``
+    count tokens when ``tokens``, else rollouts: the Checkpoint of budget B is the state after
+    the most updates whose spending stays within B (after floor(B / G) updates when counting
+    rollouts)."""
     # Every rollout costs at least one token, so a run stops by this many rollouts.
     most = (budgets[-1] // group_size + 1) * group_size
-    uniforms = draws(key, most)
     paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
                      lengths, law, tokens, budgets, most)
-    state = State([0.0] * n_arms, [0] * n_arms, [0.0] * n_arms)
-    record: list[Checkpoint] = []
-    steps = []
-    zero_signal = 0
-    spent = spent_tokens = 0.0
+    trainer: OnPolicy
+    if offpolicy is None:
+        trainer = OnPolicy(key, values, algorithm, lr, baseline, paying)
+    else:
+        if algorithm != "reinforce":
+            raise ValueError(f"an off-policy sampler trains reinforce, not {algorithm!r}")
+        # Here, not at the top: reference.offpolicy builds on this module.
+        from reference.offpolicy import Trainer, served
+        trainer = Trainer(key, values, lr, baseline, group_size, offpolicy, paying)
+    top = max(values)
+    found = Run([], [], [])
     due = update = 0
+    spent = 0.0
     while due < len(budgets):
-        shared = part.prepare(state) if hasattr(part, "prepare") else None
-        arms, paid_rewards, answered = [], [], 0.0
-        for t in range(update * group_size, (update + 1) * group_size):
-            u_action, u_reward = uniforms[t]
-            arm = part.choose(t, u_action, state, shared)
-            paid, length = paying.answer(t, arm, u_reward, spent)
-            arms.append(arm)
-            paid_rewards.append(paid)
-            answered += length
-        cost = paying.cost(answered, group_size)
+        trainer.sample(update)
+        cost = paying.cost(trainer.draw(group_size, spent), group_size)
         while due < len(budgets) and spent + cost > budgets[due]:
-            scores, finite = (part.scores if hasattr(part, "scores") else empirical_means)(state)
-            greedy = tie_break(scores, key, budgets[due]) if finite else -1
-            p_best = pass_rate = expected_length = math.nan
-            if hasattr(part, "policy_mean") and finite:
-                p_best = part.policy_mean(scores, [float(v == top_p) for v in values])
-                pass_rate = part.policy_mean(scores, values)
-                expected_length = part.policy_mean(scores, paying.means)
-            record.append(Checkpoint(budgets[due], greedy, p_best, pass_rate, state.total,
-                                     list(state.pulls), scores, finite, zero_signal,
-                                     update * group_size, spent_tokens, expected_length))
+            found.checkpoints.append(checkpoint(trainer, budgets[due], key, update * group_size))
+            if offpolicy is not None:
+                found.readouts.append((*trainer.readout(), served(
+                    trainer.state.logits, trainer.noise(update), offpolicy, values)))
             due += 1
         if due == len(budgets):
             break
-        steps += [Step(values[arm] == top_p, paid) for arm, paid in zip(arms, paid_rewards,
-                                                                         strict=True)]
-        if hasattr(part, "learn"):
-            zero_signal += part.learn(update * group_size, lr, baseline, arms, paid_rewards,
-                                      state, shared)
-        for arm, paid in zip(arms, paid_rewards, strict=True):
-            state.pulls[arm] += 1
-            state.arm_rewards[arm] += paid
-            state.total += paid
+        found.steps.extend(Step(values[arm] == top, paid)
+                           for arm, paid in zip(trainer.arms, trainer.paid, strict=True))
+        trainer.learn()
         spent += cost
-        spent_tokens += answered
         update += 1
-    return record, steps
+    return found
 
 
 def priorities(key: np.ndarray, budget: int, phase: int, arms: int) -> list[float]:

@@ -10,7 +10,6 @@ import numpy as np
 
 from reference import (
     Answers,
-    Checkpoint,
     Lazy,
     State,
     correction,
@@ -18,7 +17,6 @@ from reference import (
     key_words,
     learner,
     philox,
-    tie_break,
     unit53,
 )
 from reference.elementary import cos_sin_turns, log
@@ -152,6 +150,7 @@ class Trainer:
 
     def __init__(self, key: np.ndarray, values: list[float], lr: float, baseline: str,
                  group_size: int, offpolicy: OffPolicy, paying: Answers) -> None:
+        self.part = learner("reinforce")
         self.key, self.values, self.lr, self.baseline = key, values, lr, baseline
         self.group_size, self.offpolicy, self.paying = group_size, offpolicy, paying
         self.uniforms = Lazy(lambda n: draws(key, max(n, paying.rollouts), paying.prompt))
@@ -266,49 +265,3 @@ class Trainer:
         self.spent_tokens += self.answered
         self.rollouts += size
         self.groups += 1
-
-
-def run(key: np.ndarray, values: list[float], reward: str, lr: float, baseline: str,
-        budgets: list[int], group_size: int, reward_parameters: tuple[float, ...],
-        offpolicy: OffPolicy, lengths: list[float] | None = None, law: str = "fixed",
-        tokens: bool = False, verdict: str = "", verdict_parameters: tuple[float, ...] = (),
-        ) -> tuple[list[Checkpoint], list[tuple[float, list[float], list[float],
-                                                tuple[float, float]]]]:
-    """One run of the off-policy group learner: the Checkpoints of ``reference.run``, and at
-    each the ``readout`` of the state and of the sampler of the next update, followed by the
-    ``served`` policy's pass rate and mass on the best arms. Its rollouts are answers
-    (``reference.Answers``, of ``reward`` and the arguments after ``offpolicy``), its
-    checkpoints those of ``reference.run``: the state after the most updates whose spending
-    stays within the budget."""
-    part = learner("reinforce")
-    top = max(values)
-    # Every rollout costs at least one token, so a run stops by this many rollouts.
-    most = (budgets[-1] // group_size + 1) * group_size
-    paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
-                     lengths, law, tokens, budgets, most)
-    trainer = Trainer(key, values, lr, baseline, group_size, offpolicy, paying)
-    state = trainer.state
-    record, readouts = [], []
-    due = update = 0
-    spent = 0.0
-    while due < len(budgets):
-        trainer.sample(update)
-        cost = paying.cost(trainer.draw(group_size, spent), group_size)
-        while due < len(budgets) and spent + cost > budgets[due]:
-            scores, finite = part.scores(state)
-            record.append(Checkpoint(
-                budgets[due], tie_break(scores, key, budgets[due]) if finite else -1,
-                part.policy_mean(scores, [float(v == top) for v in values]) if finite else math.nan,
-                part.policy_mean(scores, values) if finite else math.nan, state.total,
-                list(state.pulls), scores, finite, trainer.zero_signal, update * group_size,
-                trainer.spent_tokens,
-                part.policy_mean(scores, paying.means) if finite else math.nan))
-            readouts.append((*trainer.readout(),
-                             served(state.logits, trainer.noise(update), offpolicy, values)))
-            due += 1
-        if due == len(budgets):
-            break
-        trainer.learn()
-        spent += cost
-        update += 1
-    return record, readouts

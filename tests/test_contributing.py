@@ -207,7 +207,7 @@ def test_the_reward_model_recipe_runs_through_figures_and_report(tmp_path: Path)
 CORRECTION_CHECK = """
 import numpy as np
 
-from reference.offpolicy import run
+from reference import run
 from study.core.streams import run_keys
 from study.model.environment import Environment
 from study.model.grid import Simulation
@@ -221,8 +221,8 @@ keys = run_keys(3, np.arange(70))
 out = simulate(Simulation("reinforce", env, 3.0, "group_mean", 4, offpolicy=sampler), keys,
                (8, 200), scores=True)
 for i in range(70):
-    expected, _ = run(keys[i], list(env.values), "bernoulli", 3.0, "group_mean", [8, 200], 4, (),
-                      sampler)
+    expected = run(keys[i], list(env.values), "bernoulli", "reinforce", 3.0, "group_mean", [8, 200],
+                   4, offpolicy=sampler).checkpoints
     for c, point in enumerate(expected):
         assert out.greedy[i, c] == point.greedy and out.reward_sum[i, c] == point.reward_sum
         assert np.allclose(out.scores[i, c], point.scores, rtol=0, atol=1e-12)

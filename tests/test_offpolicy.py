@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import kstest, norm
 
+from reference import run as reference_run
 from reference.offpolicy import (
     kl_gradient,
     mismatch_noise,
@@ -22,7 +23,6 @@ from reference.offpolicy import (
     sampler_weights,
     softmax_weights,
 )
-from reference.offpolicy import run as reference_run
 from study.core.streams import run_keys
 from study.model import registry
 from study.model.environment import LENGTH_LAWS, Environment
@@ -152,11 +152,11 @@ def test_kernel_agrees_with_reference(case: tuple[Simulation, tuple[int, ...], b
     out = simulate(sim, keys, budgets, scores=True, tokens=tokens)
     counted = env.lengths is not None
     for i in range(seeds):
-        expected, readouts = reference_run(
-            keys[i], list(env.values), env.reward, sim.lr, sim.baseline, list(budgets),
-            sim.group_size, env.reward_parameters, sim.offpolicy,
+        expected, _, readouts = reference_run(
+            keys[i], list(env.values), env.reward, "reinforce", sim.lr, sim.baseline,
+            list(budgets), sim.group_size, env.reward_parameters,
             list(env.lengths) if counted else None, env.length_law, tokens, env.verdict,
-            env.verdict_parameters)
+            env.verdict_parameters, sim.offpolicy)
         for c, (point, (entropy, bias, mse, (passed, on_best))) in enumerate(
                 zip(expected, readouts, strict=True)):
             assert (out.greedy[i, c], out.finite[i, c], out.zero_signal[i, c]) == (

@@ -373,6 +373,18 @@ def test_a_wrong_many_prompts_config_is_one_line_and_exit_status_2(
     assert not (path.parent / "out").exists()
 
 
+def test_per_step_curves_of_a_many_prompts_study_are_refused_with_why(write_config) -> None:
+    path = write_config(config_text({"seeds": 4, "curves": True}, **{
+        "prompts": [4], "allocation": ["uniform"], "baseline": ["group_mean"],
+        "group_size": [4], "probs": [[0.5, 0.6]], "budgets": [10]}))
+    done = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("error: study.curves: True is per step of one run, and a many-prompts "
+                           "run's prompts share its steps (grid.allocation names a rule): its "
+                           "readouts are per budget\n")
+    assert not (path.parent / "out").exists()
+
+
 @pytest.mark.slow
 def test_summarize_prints_each_cells_mean_accuracy(write_config, tmp_path: Path) -> None:
     path = write_config(config_text({"seeds": 40}, **{

@@ -70,7 +70,7 @@ def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
     # The curves: each step's sums over the runs whose rollouts reach it, and their number.
     optimal, gained, reached = (np.zeros(len(out.curve_seeds), dtype=np.int64) for _ in range(3))
     for i in range(seeds):
-        expected, steps = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
+        expected, steps, _ = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
                                         sim.lr, sim.baseline, list(budgets), sim.group_size,
                                         env.reward_parameters, list(env.lengths), env.length_law,
                                         tokens, env.verdict, env.verdict_parameters)

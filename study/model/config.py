@@ -482,7 +482,11 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
                           f"last group's passes and fails, beside the shaping {shaped[0]}, whose "
                           "rewards are not passes and fails")
     if config.curves:
-        raise ConfigError("study.curves", True, "is not available in a many-prompts study")
+        # The model defines a step of one run (its t-th rollout); a many-prompts run draws its
+        # prompts' groups side by side in passes, so its t-th rollout is no one moment.
+        raise ConfigError("study.curves", True,
+                          "is per step of one run, and a many-prompts run's prompts share its "
+                          "steps (grid.allocation names a rule): its readouts are per budget")
     environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)
     return replace(config, environments=environments, allocation=allocation)
 

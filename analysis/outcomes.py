@@ -240,10 +240,10 @@ def _described(frame: pd.DataFrame) -> list[str]:
     the cells' reward models and of the verdicts a shaping names
     (``study.model.environment.Environment.verdict``); the correction's named parameters are
     the notebook API's (``bandit_study.api.cells``)."""
-    models = list(dict.fromkeys(frame["reward_model"]))
+    models = list(pd.unique(frame["reward_model"]))
     if "verdict" in frame:
-        shaped = frame[[registry.reward_model(r).lengths for r in frame["reward_model"]]]
-        models += list(dict.fromkeys(shaped["verdict"]))
+        shaping = frame["reward_model"].map({m: registry.reward_model(m).lengths for m in models})
+        models += list(pd.unique(frame.loc[shaping.astype(bool), "verdict"]))
     named = [p.name for model in models for p in registry.reward_model(model).parameters]
     return [c for c in dict.fromkeys((*TOKEN_CELL_COLUMNS, *OFFPOLICY_CELL_COLUMNS, *named))
             if c in frame]

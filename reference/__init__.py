@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
@@ -313,6 +313,29 @@ class OnPolicy:
         self.rollouts += len(self.arms)
 
 
+class Learner(Protocol):
+    """What ``run`` and ``checkpoint`` ask of a learner: ``OnPolicy``, or
+    ``reference.offpolicy.Trainer``."""
+
+    part: ModuleType
+    values: list[float]
+    state: State
+    paying: Answers
+    zero_signal: int
+    spent_tokens: float
+    arms: list[int]
+    paid: list[float]
+
+    def sample(self, update: int) -> None:
+        """Make update ``update``'s sampler."""
+
+    def draw(self, size: int, spent: float) -> float:
+        """Draw and pay a group of ``size``; its answers' tokens."""
+
+    def learn(self) -> None:
+        """Learn from the drawn group."""
+
+
 class Run(NamedTuple):
     """What ``run`` returns: the Checkpoints, a Step per rollout learned from, and for an
     off-policy learner at each checkpoint ``reference.offpolicy.Trainer.readout`` followed by
@@ -323,7 +346,7 @@ class Run(NamedTuple):
     readouts: list[tuple[float, list[float], list[float], tuple[float, float]]]
 
 
-def checkpoint(trainer: OnPolicy, budget: int, key: np.ndarray, rollouts: int) -> Checkpoint:
+def checkpoint(trainer: Learner, budget: int, key: np.ndarray, rollouts: int) -> Checkpoint:
     """The Checkpoint of budget ``budget`` of a run whose learner is ``trainer`` (an
     ``OnPolicy`` or a ``reference.offpolicy.Trainer``) after ``rollouts`` rollouts."""
     part, state, values = trainer.part, trainer.state, trainer.values
@@ -357,7 +380,7 @@ def run(key: np.ndarray, values: list[float], reward: str, algorithm: str, lr: f
     most = (budgets[-1] // group_size + 1) * group_size
     paying = Answers(key, values, reward, reward_parameters, verdict, verdict_parameters,
                      lengths, law, tokens, budgets, most)
-    trainer: OnPolicy
+    trainer: Learner
     if offpolicy is None:
         trainer = OnPolicy(key, values, algorithm, lr, baseline, paying)
     else:

@@ -36,10 +36,15 @@ def reward_parameters(runs: pd.DataFrame) -> list[tuple[float, ...]]:
     of their own, so that its stored checksum still guards them."""
     from study.model import registry
 
-    names = {model: [p.name for p in registry.reward_model(model).parameters]
-             for model in runs["reward_model"].unique()}
-    return [tuple(float(getattr(row, name)) for name in names[row.reward_model])
-            for row in runs.itertuples()]
+    found: list[tuple[float, ...]] = [()] * len(runs)
+    models = runs["reward_model"].to_numpy()
+    for model in pd.unique(models):
+        rows = np.flatnonzero(models == model)
+        columns = [runs[p.name].to_numpy(dtype=float)[rows].tolist()
+                   for p in registry.reward_model(model).parameters]
+        for at, parameters in zip(rows, zip(*columns, strict=True), strict=False):
+            found[at] = parameters
+    return found
 
 
 def study_checksums(config_path: str, seeds: int | None, folder: Path) -> dict[str, object]:

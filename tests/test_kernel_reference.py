@@ -114,9 +114,9 @@ def assert_agrees(sim: Simulation, budgets: tuple[int, ...], root_seed: int, see
         values = reference_values(env, keys[i])
         assert out.values[i].tolist() == values
         if sim.learner.nested:
-            expected, steps, _ = reference_run(keys[i], values, env.reward, sim.algorithm, sim.lr,
-                                            sim.baseline, list(budgets), sim.group_size,
-                                            env.reward_parameters)
+            expected, steps, _ = reference_run(keys[i], values, env.reward, sim.algorithm,
+                                               sim.lr, sim.baseline, list(budgets),
+                                               sim.group_size, env.reward_parameters)
             optimal += np.array([s.optimal for s in steps], dtype=np.int64)
             gained += np.array([round(s.reward * CURVE_SCALE) for s in steps], dtype=np.int64)
         else:

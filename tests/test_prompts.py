@@ -380,7 +380,7 @@ def test_per_step_curves_of_a_many_prompts_study_are_refused_with_why(write_conf
     done = run_cli("run", str(path), "--out", str(path.parent / "out"))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("error: study.curves: True is per step of one run, and a many-prompts "
-                           "run's prompts share its steps (grid.allocation names a rule): its "
+                           "run's prompts share its steps (grid.prompts makes it one): its "
                            "readouts are per budget\n")
     assert not (path.parent / "out").exists()
 

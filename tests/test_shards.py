@@ -222,8 +222,7 @@ import numpy as np
 from study.orchestration.shards import Shard, code_files
 from study.model.environment import Environment
 from study.model.grid import Simulation
-simulation = Simulation("reinforce", Environment.from_columns("bernoulli", "fixed", 3,
-                        (0.5, 0.55, 0.6), ()), 0.1, "running_mean")
+simulation = Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)), 0.1, "running_mean")
 print(Shard(simulation, 0, 256, (10, 100), 1, "per_seed").key(), len(code_files()))
 """
 

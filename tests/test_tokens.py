@@ -70,10 +70,10 @@ def test_kernel_agrees_with_reference_on_answers_that_cost_tokens(
     # The curves: each step's sums over the runs whose rollouts reach it, and their number.
     optimal, gained, reached = (np.zeros(len(out.curve_seeds), dtype=np.int64) for _ in range(3))
     for i in range(seeds):
-        expected, steps, _ = reference_run(keys[i], list(env.values), env.reward, sim.algorithm,
-                                        sim.lr, sim.baseline, list(budgets), sim.group_size,
-                                        env.reward_parameters, list(env.lengths), env.length_law,
-                                        tokens, env.verdict, env.verdict_parameters)
+        expected, steps, _ = reference_run(
+            keys[i], list(env.values), env.reward, sim.algorithm, sim.lr, sim.baseline,
+            list(budgets), sim.group_size, env.reward_parameters, list(env.lengths),
+            env.length_law, tokens, env.verdict, env.verdict_parameters)
         optimal[:len(steps)] += np.array([s.optimal for s in steps], dtype=np.int64)
         gained[:len(steps)] += np.array([round(s.reward * CURVE_SCALE) for s in steps],
                                         dtype=np.int64)

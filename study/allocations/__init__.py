@@ -47,3 +47,8 @@ class Allocation:
     (a posterior pass rate): a study whose shaping makes rewards other than 0 and 1 refuses it."""
     source: str = ""
     summary: str = ""
+
+    def __post_init__(self) -> None:
+        if self.fixed and not (self.whole_groups and self.uniform_first_pass):
+            raise ValueError(f"allocation {self.name!r} is fixed, so its groups are whole and "
+                             "its first pass uniform allocation's")

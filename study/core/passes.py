@@ -7,9 +7,10 @@ A run's P prompts are the lanes of blocks of ``study.core.state.LANES`` (the blo
 single bandit's block of seeds, every lane keyed by the run's key and counting its draws with
 the prompt's index as word 1 of the counter: prompt i's rollout m is main-stream block
 (m div 2, i, 0, 0), as in ``study.core.prompts``). At the start of a pass the allocation rule
-gives each prompt its group's size n_i (``study.core.allocation_hooks``; under uniform
-allocation every n_i is G and every lane draws from one stream block, else each lane from its
-own next rollout, a select per lane picking its draws, and a rollout past its group is none).
+gives each prompt its group's size n_i (``study.core.allocation_hooks``; under a rule that
+declares itself ``fixed``, uniform allocation, every n_i is G and every lane draws from one
+stream block, else each lane from its own next rollout, a select per lane picking its draws,
+and a rollout past its group is none).
 The blocks first draw their groups (the sampler of the trainer's policy version ``lag``
 versions ago, its answers, rewards and lengths), then, where a checkpoint falls
 inside the pass, the pass's order of the prompts (``study.core.prompts.pass_order``) and what
@@ -224,7 +225,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     prompts = values.shape[1]
     k0, k1 = keys[seed, 0], keys[seed, 1]
     lengths, law, scale, shaping_parameters, in_tokens = meter
-    rule, whole_groups, reads_policy, per_batch = allocation
+    rule, fixed, reads_policy, per_batch = allocation
     counted = extra[1].shape[0] > 0
     sampling = extra[0].shape[0] > 0
     blocks = (prompts + LANES - 1) // LANES
@@ -295,8 +296,12 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     before = np.empty((arms, prompts))
     after = np.empty((arms, prompts))
     mixed = np.empty((arms, prompts))
-    weights = np.empty((arms, prompts))
-    norm = np.empty(prompts)
+    # The rule's policies, NaN unless it declares that it reads them (a rule that reads them
+    # without saying so gets NaN, not a checkpoint's numbers: those are ``shown``).
+    weights = np.full((arms, prompts), np.nan)
+    norm = np.full(prompts, np.nan)
+    shown = np.empty((arms, prompts))
+    shown_norm = np.empty(prompts)
     zero_before = np.empty(prompts, dtype=np.int64)
     zero_after = np.empty(prompts, dtype=np.int64)
     tokens_before = np.empty(prompts)
@@ -314,9 +319,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     r = 0
     idle = 0
     while checkpoint < budgets.shape[0]:
-        if not whole_groups:
+        if not fixed:
             # The rule's sizes, from every prompt's policy at the pass's start where it reads
-            # them (the softmax costs as much as a tenth of a pass).
+            # them (K exponentials per prompt: no small part of a pass of groups of a few).
             if reads_policy:
                 _logits(arms, blocks, states, width, mixed)
                 prompt_softmax(arms, mixed, weights, norm)
@@ -336,9 +341,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                     _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                                   band[seed], ends, sizes, before, before, zero_before,
                                   zero_before, tokens_before, tokens_before, served_before,
-                                  served_before, rollouts, groups, lengths, mixed, weights,
-                                  norm, counts, spent_mixed, served_mixed, out, extra, seed,
-                                  checkpoint)
+                                  served_before, rollouts, groups, lengths, mixed, shown,
+                                  shown_norm, counts, spent_mixed, served_mixed, out, extra,
+                                  seed, checkpoint)
                     checkpoint += 1
             continue
         idle = 0
@@ -366,7 +371,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                      c1)
             paid = answered[b]
             paid[:] = 0.0
-            if whole_groups:
+            if fixed:
                 # Every lane's group is G rollouts from rollout update G on: one stream block
                 # for every lane.
                 longest_b = group
@@ -407,7 +412,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                         _lane_blocks(lane_first[:wide], _TWO, length_rows // 4,
                                      length_schedule, block_lengths)
             for i in range(longest_b):
-                if whole_groups:
+                if fixed:
                     row = first + i - 2 * main_first
                     u_action = block_uniforms[2 * row]
                     u_reward = block_uniforms[2 * row + 1]
@@ -441,7 +446,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                     answers(shaping, law, arms, lanes, 0, i, pulled[b], lengths, scale,
                             u_length, longest, lifted, spending, shaping_parameters, paid,
                             rewards[b])
-                if not whole_groups:
+                if not fixed:
                     # A rollout past a lane's group is no rollout: reward 0, no tokens. (The
                     # row taken out of the list once: a list's item read in the lane loop is
                     # read again at every lane, and the loop stays scalar.)
@@ -472,7 +477,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
             used = min(LANES, prompts - lo)
             wide = width[b]
             lanes = np.uint64(wide)
-            if whole_groups:
+            if fixed:
                 size = group * wide
                 lane_size[:] = np.float64(group)
                 _learn(arms, s, o, lanes, pulled[b][:group], rewards[b][:group],
@@ -517,7 +522,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
             _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                           band[seed], ends, sizes, before, after, zero_before, zero_after,
                           tokens_before, tokens_after, served_before, served_after, rollouts,
-                          groups, lengths, mixed, weights, norm, counts, spent_mixed,
+                          groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
                           served_mixed, out, extra, seed, checkpoint)
             checkpoint += 1
         spent = end
@@ -563,6 +568,7 @@ def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out
     if sized:
         _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_one_out,
                           zscore, quiet)
+        # A lane's rate once, not a division per rollout.
         for j in range(lanes):
             s[spare + j] = lr * (1.0 / select(per_batch, np.float64(group),
                                               max(sizes[j], FLOOR_SIZE)))

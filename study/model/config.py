@@ -486,7 +486,7 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
         # prompts' groups side by side in passes, so its t-th rollout is no one moment.
         raise ConfigError("study.curves", True,
                           "is per step of one run, and a many-prompts run's prompts share its "
-                          "steps (grid.allocation names a rule): its readouts are per budget")
+                          "steps (grid.prompts makes it one): its readouts are per budget")
     environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)
     return replace(config, environments=environments, allocation=allocation)
 

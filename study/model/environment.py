@@ -89,10 +89,10 @@ class Environment:
     @staticmethod
     def from_columns(reward_model: str, draw: str, arms: int, arm_values: tuple[float, ...],
                      draw_parameters: tuple[float, ...],
-                     named: Callable[[str], float] | None = None) -> Environment:
+                     named: Callable[[str], float]) -> Environment:
         """The environment of a runs-table row, from its structured columns (``columns``):
         ``named`` gives a parameter's column by its name (``reward_columns``)."""
-        parameters = tuple(named(p.name) if named else p.default
+        parameters = tuple(named(p.name)
                            for p in registry.reward_model(reward_model).parameters)
         if draw == FIXED:
             return Environment.fixed(arm_values, reward_model, parameters)

@@ -38,8 +38,8 @@ Beside these, ``cells.parquet`` has a float64 column per parameter of a cell's r
 of the verdict it shapes) and of its off-policy correction, named as the model or correction
 declares it (``false_positive``, ``penalty``, ``tis_cap`` ...), for the parameters some cell of
 the study has (NaN in a cell whose model or correction has not), before ``cost``
-(``study.orchestration.storage.cells_table``); a reader finds a parameter by the role its model
-declares (``study.rewards.ROLES``)."""
+(``study.orchestration.storage.cells_table``); a reader finds a model's parameters by the names
+it declares (``study.model.environment.Environment.from_columns``)."""
 
 LIST_COLUMNS = ("arm_values", "draw_parameters", "arm_lengths")
 """Cell columns stored as Parquet lists (read back as tuples, one object per cell)."""

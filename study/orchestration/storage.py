@@ -112,7 +112,11 @@ def _named_parameters(cell: Cell) -> dict[str, float]:
              if name != "verdict"}
     sampler = cell.simulation.offpolicy
     if sampler is not None:
-        found |= {name: float(value) for name, value in sampler.parameters}
+        for name, value in sampler.parameters:
+            # One column per name: a correction's parameter may not take a reward's column.
+            if name in found:
+                raise ValueError(f"the correction's parameter {name!r} is also the reward's")
+            found[name] = float(value)
     return found
 
 

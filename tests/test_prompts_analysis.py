@@ -18,7 +18,7 @@ from analysis.pass_rate import achievable
 from analysis.prompts.budget_to_target import budget_to_target
 from analysis.prompts.compute_curve import compute_curve, curve_starts, scaling_curve
 from analysis.prompts.means import band_spending
-from analysis.prompts.outcomes import CELL_COLUMNS, seed_outcomes
+from analysis.prompts.outcomes import CELL_COLUMNS, repeats_another, seed_outcomes
 from analysis.prompts.seeds import seeds_needed
 from analysis.prompts.versus_uniform import verdict_table, versus_uniform
 from analysis.roles import Censoring, CurveFit, Finding, Placement
@@ -132,6 +132,31 @@ def test_with_many_differing_seeds_it_is_the_paired_t_test_and_tost() -> None:
     assert row["p_value"] == pytest.approx(ttest_rel(a, b).pvalue, rel=1e-9)
     tost_p = ttost_paired(a, b, -MARGIN, MARGIN)[0]
     assert row["within_margin"] == (tost_p < 0.05)
+
+
+def test_cells_that_are_one_simulation_are_one_hypothesis() -> None:
+    # At lag 0, without mismatch or truncation, the sampler is the policy and TIS changes
+    # nothing: each rule's tis cell repeats its none cell's runs bit for bit. The repeats are
+    # left out of the comparisons (the family holds each simulation once); a rule whose runs
+    # are uniform allocation's is no repeat (the same-rule cells only are).
+    prompts, seeds = 16, 60
+    rng = np.random.default_rng(4)
+    uniform = rng.binomial(prompts, 0.5, size=(seeds, 2))
+    variance = np.clip(uniform + rng.integers(-2, 3, size=uniform.shape), 0, prompts)
+    cells = [("uniform", "none", uniform), ("uniform", "tis", uniform),
+             ("variance", "none", variance), ("variance", "tis", variance),
+             ("oracle_variance", "none", uniform)]
+    runs = counted_runs([(describe(c, rule, prompts), correct)
+                         for c, (rule, _, correct) in enumerate(cells)], [64, 128])
+    runs = runs.assign(lag=0, mismatch=0.0, top_p=1.0, kl_beta=0.0, kl_estimator="k3",
+                       correction=runs["cell"].map(dict(enumerate(c for _, c, _ in cells))))
+    assert repeats_another(runs).tolist() == [False, True, False, True, False]
+    table = versus_uniform(runs, MARGIN)
+    assert sorted(set(zip(table["allocation"], table["correction"], strict=True))) == [
+        ("oracle_variance", "none"), ("variance", "none")]
+    assert len(table) == 4
+    np.testing.assert_allclose(table["p_value_holm"],
+                               multipletests(table["p_value"], method="holm")[1])
 
 
 def test_holm_runs_over_the_whole_table_as_one_family() -> None:

@@ -69,12 +69,13 @@ def budget_to_target(runs: pd.DataFrame, targets: tuple[float, ...] = TARGETS,
     """
     per_seed = seed_frames(runs, metric)
     cells = cells_frame(runs)
+    repeated = repeats_another(runs)
     partner = {int(rule["cell"]): int(reference["cell"])
-               for rule, reference in uniform_pairs(cells)}
+               for rule, reference in uniform_pairs(runs)}
     rows = []
     for fraction in targets:
         resampled = {}
-        for cell in cells[~repeats_another(cells)].itertuples(index=False):
+        for cell in cells[~repeated].itertuples(index=False):
             target = (fraction if metric == "accuracy"
                       else gains[cell.environment].target(fraction))
             ours = per_seed[cell.cell]

@@ -14,11 +14,12 @@ uniform allocation seed by seed.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
 from analysis.cost import Support
-from study.model.grid import SAME_UNDER_EITHER
 from study.model.schema import (
     PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
@@ -114,18 +115,39 @@ def _by_seed(long: pd.DataFrame, column: str) -> dict[int, pd.DataFrame]:
     return wide
 
 
-def repeats_another(cells: pd.DataFrame) -> pd.Series:
-    """Whether each cell repeats another's runs: normalised per batch under a rule whose groups
-    all have the configured size (``study.model.grid.SAME_UNDER_EITHER``), it is the per-group
-    cell's simulation, one hypothesis, compared once (as the per-group cell)."""
-    return (cells["normalization"] == "per_batch") & cells["allocation"].isin(SAME_UNDER_EITHER)
+SIMULATED = ["seed", "budget", "band", "band_prompts", "correct_prompts", "pass_rate_sum",
+             "best_value_sum", "rollouts", "groups", "zero_signal_groups", *PART_SUMS]
+"""The run columns that tell two cells' simulations apart (those a study has)."""
 
 
-def uniform_pairs(cells: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
-    """Every (rule, uniform) pair of cells that differ in their allocation only, but for a rule
-    cell that repeats another's runs (``repeats_another``)."""
+def repeats_another(runs: pd.DataFrame) -> pd.Series:
+    """Whether each cell of ``cells_frame(runs)`` repeats the runs of an earlier cell of its
+    allocation rule, bit for bit in every run column (``SIMULATED``): one simulation, one
+    hypothesis, compared once (as the earlier cell). Settings that cannot act leave the runs
+    alone: the normalization under a rule whose groups all have G rollouts
+    (``study.model.grid.SAME_UNDER_EITHER``, simulated once), a correction or the kept mask
+    where the sampler is the policy (lag 0, no mismatch, top_p 1). A rule whose runs are
+    uniform allocation's is no repeat: that it changes nothing is its finding."""
+    cells = cells_frame(runs)
+    columns = [c for c in SIMULATED if c in runs]
+    digests = {}
+    for cell, frame in runs.sort_values(["cell", "seed", "budget", "band"]).groupby("cell"):
+        digest = hashlib.sha256()
+        for column in columns:
+            digest.update(np.ascontiguousarray(frame[column].to_numpy()).tobytes())
+        digests[int(cell)] = digest.hexdigest()
+    first: dict[tuple[str, str], int] = {}
+    return pd.Series([first.setdefault((rule, digests[int(cell)]), int(cell)) != int(cell)
+                      for cell, rule in zip(cells["cell"], cells["allocation"], strict=True)],
+                     index=cells.index)
+
+
+def uniform_pairs(runs: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
+    """Every (rule, uniform) pair of cells of ``runs`` that differ in their allocation only, but
+    for a cell that repeats another's runs (``repeats_another``)."""
     pairs = []
-    repeats = repeats_another(cells)
+    cells = cells_frame(runs)
+    repeats = repeats_another(runs)
     for _, group in cells.groupby([*PAIRED_BY, *cell_columns(cells)[len(CELL_COLUMNS):]],
                                   sort=False):
         reference = group[group["allocation"] == REFERENCE]

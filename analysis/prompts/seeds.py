@@ -12,7 +12,7 @@ from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from analysis.families import ALPHA
 from analysis.power import TARGET_POWER
-from analysis.prompts.outcomes import cells_frame, seed_frames, uniform_pairs
+from analysis.prompts.outcomes import seed_frames, uniform_pairs
 
 EFFECT = 0.02
 """The difference in mean accuracy the seed planner sizes the paired test for, stated before
@@ -61,7 +61,7 @@ def plan_table(runs: pd.DataFrame, versus: pd.DataFrame, effect: float = EFFECT,
     per_seed = seed_frames(runs, metric)
     level = ALPHA / len(versus)
     rows = []
-    for rule, reference in uniform_pairs(cells_frame(runs)):
+    for rule, reference in uniform_pairs(runs):
         differences = per_seed[rule["cell"]] - per_seed[reference["cell"]]
         spread = float(differences.std(ddof=1).max())
         rows.append({**rule.to_dict(), "metric": metric,

@@ -12,7 +12,6 @@ from analysis.paired import judge, paired_difference
 from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
 from analysis.prompts.outcomes import (
     METRICS,
-    cells_frame,
     check_aligned,
     difference_support,
     seed_frames,
@@ -56,7 +55,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
     """
     per_seed = seed_frames(runs, metric)
     rows = []
-    for rule, reference in uniform_pairs(cells_frame(runs)):
+    for rule, reference in uniform_pairs(runs):
         ours, theirs = per_seed[rule["cell"]], per_seed[reference["cell"]]
         check_aligned(ours, theirs)
         support = _support(metric, int(rule["prompts"]))

@@ -102,21 +102,31 @@ def _sampler(n_arms, s, o, lanes, w, update, history, lag, mismatch, top_p, k0, 
     """Every lane's sampler for ``update``: its logits (the learner's before update u - lag, plus
     eps z), their softmax weights in the ``SAMPLER`` rows of ``o`` with the arms outside top-p
     zeroed (``KEPT``: 1.0 for an arm inside), and their sum (``SAMPLER_NORM``). The logits
-    before this update are stored in the history (lag + 1 blocks of K rows, a ring) first."""
-    depth = lag + 1
-    slot = update % depth
-    for j in range(lanes):
-        for k in range(n_arms):
-            history[_slot_row(n_arms, slot, k) + j] = s[arm_row(PARAMS, k) + j]
-    # The logits before update - lag (zeros while update < lag) in the SAMPLER rows, whose
-    # softmax then reads and writes one array at constant offsets (read from the history's
-    # block, a run-time offset into another array, the softmax loop stayed scalar: three times
-    # the on-policy learner per rollout at K = 10).
-    block = (update + 1) % depth
-    for j in range(lanes):
-        for k in range(n_arms):
-            o[arm_row(SAMPLER, k) + j] = history[_slot_row(n_arms, block, k) + j]
-    _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1, c1)
+    before this update are stored in the history (lag + 1 blocks of K rows, a ring) first. Where
+    the sampler is the policy (lag 0, no mismatch, top_p 1) its weights are the learner's
+    (``prepare`` must have made them for this update)."""
+    if lag == 0 and mismatch <= 0.0 and top_p >= 1.0:
+        # The sampler is the policy: its weights are those ``prepare`` has just made, the same
+        # softmax of the same logits, bit for bit, copied rather than made again.
+        for j in range(lanes):
+            for k in range(n_arms):
+                o[arm_row(SAMPLER, k) + j] = s[arm_row(WEIGHTS, k) + j]
+            o[lane_row(SAMPLER_NORM) + j] = s[lane_row(NORM) + j]
+    else:
+        depth = lag + 1
+        slot = update % depth
+        for j in range(lanes):
+            for k in range(n_arms):
+                history[_slot_row(n_arms, slot, k) + j] = s[arm_row(PARAMS, k) + j]
+        # The logits before update - lag (zeros while update < lag) in the SAMPLER rows, whose
+        # softmax then reads and writes one array at constant offsets (read from the history's
+        # block, a run-time offset into another array, the softmax loop stayed scalar: three times
+        # the on-policy learner per rollout at K = 10).
+        block = (update + 1) % depth
+        for j in range(lanes):
+            for k in range(n_arms):
+                o[arm_row(SAMPLER, k) + j] = history[_slot_row(n_arms, block, k) + j]
+        _served_by(n_arms, o, lanes, w, update, mismatch, top_p, k0, k1, c1)
 
 
 @inline_jit

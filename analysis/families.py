@@ -16,6 +16,9 @@ adjusted p-value.
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
@@ -73,6 +76,18 @@ def declare(table: pd.DataFrame, family: str, members: pd.Series | None = None,
 _TWIN_KEYS = ("algorithm", "baseline", "lr", "group_size", "reward_model", "environment",
               "budget", "algorithm_b")
 """What identifies a hypothesis across cost twins (all but the cell ids and the cost)."""
+
+
+def add_to_digests(digests: dict[int, Any], cells: np.ndarray, values: np.ndarray) -> None:
+    """Add one run column's ``values`` to each cell's running SHA-256 in ``digests``; ``cells``
+    holds each value's cell, the rows of a cell together and in the same order (seed, budget,
+    ...) for every cell. Fed every run column, two cells' digests agree where their runs do, bit
+    for bit: one simulation, one hypothesis."""
+    values = np.ascontiguousarray(values)
+    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+    for start, stop in zip(starts, [*starts[1:], len(cells)], strict=True):
+        digests.setdefault(int(cells[start]), hashlib.sha256()).update(
+            values[start:stop].tobytes())
 
 
 def plain(value: object) -> str:

@@ -8,7 +8,6 @@ rate, accuracy, the stuck share and collapse."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,7 +23,7 @@ from analysis.budget_to_target import (
     range_columns,
     resampled_crossings,
 )
-from analysis.families import ALPHA, declare, family_name
+from analysis.families import ALPHA, add_to_digests, declare, family_name
 from analysis.outcomes import Outcomes
 from analysis.paired import compare_outcomes, judge
 from analysis.pass_rate import achievable, seed_pass_rates, value_range
@@ -120,12 +119,7 @@ def simulations(inputs: Inputs) -> dict[int, int]:
         for column in (c for c in OFFPOLICY_RUN_COLUMNS if c not in ("seed", "budget")):
             frame = read_runs(inputs.run_dir, ["cell", "seed", "budget", column]).sort_values(
                 ["cell", "seed", "budget"])
-            cells = frame["cell"].to_numpy()
-            values = np.ascontiguousarray(frame[column].to_numpy())
-            starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
-            for start, stop in zip(starts, [*starts[1:], len(cells)], strict=True):
-                digests.setdefault(int(cells[start]), hashlib.sha256()).update(
-                    values[start:stop].tobytes())
+            add_to_digests(digests, frame["cell"].to_numpy(), frame[column].to_numpy())
         found: dict[str, int] = {}
         return {cell: found.setdefault(digest.hexdigest(), cell)
                 for cell, digest in sorted(digests.items())}

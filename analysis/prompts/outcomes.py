@@ -14,12 +14,11 @@ uniform allocation seed by seed.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 
 from analysis.cost import Support
+from analysis.families import add_to_digests
 from study.model.schema import (
     PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
@@ -129,15 +128,13 @@ def repeats_another(runs: pd.DataFrame) -> pd.Series:
     where the sampler is the policy (lag 0, no mismatch, top_p 1). A rule whose runs are
     uniform allocation's is no repeat: that it changes nothing is its finding."""
     cells = cells_frame(runs)
-    columns = [c for c in SIMULATED if c in runs]
-    digests = {}
-    for cell, frame in runs.sort_values(["cell", "seed", "budget", "band"]).groupby("cell"):
-        digest = hashlib.sha256()
-        for column in columns:
-            digest.update(np.ascontiguousarray(frame[column].to_numpy()).tobytes())
-        digests[int(cell)] = digest.hexdigest()
+    ordered = runs.sort_values(["cell", "seed", "budget", "band"])
+    digests: dict = {}
+    for column in (c for c in SIMULATED if c in runs):
+        add_to_digests(digests, ordered["cell"].to_numpy(), ordered[column].to_numpy())
     first: dict[tuple[str, str], int] = {}
-    return pd.Series([first.setdefault((rule, digests[int(cell)]), int(cell)) != int(cell)
+    return pd.Series([first.setdefault((rule, digests[int(cell)].hexdigest()), int(cell))
+                      != int(cell)
                       for cell, rule in zip(cells["cell"], cells["allocation"], strict=True)],
                      index=cells.index)
 

@@ -72,7 +72,7 @@ def main() -> int:
         columns = read_columns(list(cells.columns), run_column_names(args.run_dir))
         tables = prompts_tables(read_runs(args.run_dir, columns), manifest["study"],
                                 config.analysis, {env.text: env for env in config.environments},
-                                args.run_dir)
+                                args.run_dir, config.design)
     else:
         tables = analyze_outcomes(outcomes, manifest, args.run_dir, config.analysis)
     refused = role_gap(config.analysis.paper_role, tables)

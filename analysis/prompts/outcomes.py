@@ -20,6 +20,7 @@ import pandas as pd
 from analysis.cost import Support
 from analysis.families import add_to_digests
 from study.model.schema import (
+    DESIGN_ROW,
     PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
     SAMPLER_CELL_COLUMNS,
@@ -47,14 +48,15 @@ assert set(PART_SUMS) == {*PROMPT_SAMPLER_RUN_COLUMNS, *PROMPT_ANSWER_RUN_COLUMN
 def read_columns(cells: list[str], runs: list[str]) -> list[str]:
     """The columns of the tidy runs table to read of a study whose ``cells.parquet`` and
     ``runs.parquet`` have the columns ``cells`` and ``runs``: ``READ_COLUMNS`` and its parts'."""
-    return [*READ_COLUMNS, *(c for c in SAMPLER_CELL_COLUMNS if c in cells),
+    return [*READ_COLUMNS, *(c for c in (*SAMPLER_CELL_COLUMNS, DESIGN_ROW) if c in cells),
             *(c for c in PART_SUMS if c in runs)]
 
 
 def cell_columns(frame: pd.DataFrame) -> list[str]:
     """The columns that describe a cell of the study whose (runs or cells) ``frame`` this is:
-    ``CELL_COLUMNS`` and, where it has them, the sampler's."""
-    return [*CELL_COLUMNS, *(c for c in SAMPLER_CELL_COLUMNS if c in frame.columns)]
+    ``CELL_COLUMNS`` and, where it has them, the sampler's and the design's row."""
+    return [*CELL_COLUMNS, *(c for c in (*SAMPLER_CELL_COLUMNS, DESIGN_ROW)
+                             if c in frame.columns)]
 METRICS = ("accuracy", "pass_rate")
 """The outcomes every verdict of the study is stated on, each its own Holm family: best-arm
 accuracy (a seed's share of prompts whose greedy arm is a best arm) and the pass rate (a seed's

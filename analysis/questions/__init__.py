@@ -34,6 +34,7 @@ import pandas as pd
 
 from analysis.outcomes import Outcomes
 from study.model.config import AnalysisConfig
+from study.model.design import Design
 from study.model.environment import Environment
 
 SETTINGS = "settings"
@@ -52,8 +53,9 @@ T = TypeVar("T")
 class Inputs:
     """What a question module builds its table from: the study's name and ``[analysis]``, its
     settings row (``SETTINGS``), its cells, its outcomes (a single-bandit study) or tidy runs (a
-    many-prompts one), its environments by their text, the folder of its runs, and the tables
-    built before (those of ``AFTER`` among them)."""
+    many-prompts one), its environments by their text, the folder of its runs, its design (if
+    its cells are a factorial's rows), and the tables built before (those of ``AFTER`` among
+    them)."""
 
     study: str
     analysis: AnalysisConfig
@@ -63,6 +65,8 @@ class Inputs:
     outcomes: Outcomes | None = None
     runs: pd.DataFrame | None = None
     environments: Mapping[str, Environment] = field(default_factory=dict)
+    design: Design | None = None
+    """The fractional factorial whose rows the study's cells are (``study.model.design``)."""
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     _shared: dict[str, Any] = field(default_factory=dict, repr=False)
 

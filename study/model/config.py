@@ -22,6 +22,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 
 from study.core import prompt_rules
 from study.model import registry
+from study.model.design import Design, Factor
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.model.offpolicy import keys as offpolicy_keys
@@ -207,6 +208,13 @@ class StudyConfig:
     offpolicy: tuple[OffPolicy, ...] | None = None
     """The samplers of an off-policy study (``study.model.offpolicy``), an axis of its grid;
     None for every other study."""
+    design: Design | None = None
+    """The fractional factorial over the study's parts (``study.model.design``, ``[design]``);
+    None for a study whose cells are its grid's whole product."""
+    design_rows: tuple[tuple[tuple[Environment, ...], tuple[OffPolicy, ...] | None], ...] = ()
+    """Each row of ``design``: the environments and samplers its levels make (the study's
+    ``environments`` and ``offpolicy`` are their union); its cells are their product with the
+    grid's other axes."""
 
     def with_seeds(self, seeds: int) -> StudyConfig:
         """The same study with another number of seeds (the CLI's ``--seeds``)."""
@@ -219,8 +227,11 @@ class StudyConfig:
         # one: the simulations of every study before them keep the text, and so the hash, they
         # had.
         found = {key: _plain(value) for key, value in asdict(self).items()
-                 if key != "analysis" and (key != "budget_unit" or value != BUDGET_UNITS[0])
+                 if key not in ("analysis", "design", "design_rows")
+                 and (key != "budget_unit" or value != BUDGET_UNITS[0])
                  and (key != "offpolicy" or value is not None)}
+        if self.design is not None:
+            found["design"] = self.design.to_dict()
         for env in found["environments"]:
             if not env["verdict"]:
                 del env["verdict"], env["verdict_parameters"]
@@ -271,7 +282,10 @@ def config_from_dict(data: object) -> StudyConfig:
     {...}, "analysis": {...}}``, lists as lists); raise ``ConfigError`` naming the first field
     that is wrong."""
     data = _table("config", data)
-    _check_keys("config", data, {"study", "grid", "analysis"}, required={"study", "grid"})
+    _check_keys("config", data, {"study", "grid", "analysis", "design"},
+                required={"study", "grid"})
+    if "design" in data:
+        return _designed(data)
     study = _table("study", data["study"])
     grid = _table("grid", data["grid"])
     analysis = _table("analysis", data.get("analysis", {}))
@@ -339,6 +353,91 @@ def config_from_dict(data: object) -> StudyConfig:
         return _many_prompts(config, grid)
     _check_some_cell(config)
     return config
+
+
+def _designed(data: dict[str, Any]) -> StudyConfig:
+    """A study whose cells are the rows of a fractional factorial over its parts
+    (``study.model.design``): each row's grid is the config's with the row's levels set, checked
+    as a config of its own."""
+    table = _table("design", data["design"])
+    _check_keys("design", table, {"factor", "generators", "resolution"},
+                required={"factor", "generators", "resolution"})
+    grid = _table("grid", data["grid"])
+    model = _reward_model(grid)
+    verdict = _verdict(grid, model)
+    settable = {*offpolicy_keys(), *(p.name for p in model.parameters),
+                *(p.name for p in (verdict.parameters if verdict else ()))}
+    entries = _axis("design.factor", table["factor"])
+    factors = tuple(_factor(f"design.factor[{i}]", entry, settable, grid)
+                    for i, entry in enumerate(entries))
+    names = [factor.name for factor in factors]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ConfigError(f"design.factor[{i}].name", name, "repeats an earlier factor")
+    for i, factor in enumerate(factors):
+        for key, _ in (*factor.low, *factor.high):
+            other = next((f.name for f in factors[:i]
+                          for k, _ in (*f.low, *f.high) if k == key), None)
+            if other is not None and key != "correction":
+                raise ConfigError(f"design.factor[{i}].{key}", factor.name,
+                                  f"sets a key the factor {other} sets (only correction's parts "
+                                  "join)")
+    generators = table["generators"]
+    if not isinstance(generators, str):
+        raise ConfigError("design.generators", generators, "is not a string")
+    design = Design(factors, generators)
+    try:
+        columns = design.matrix.shape[1]
+    except (ValueError, IndexError, KeyError) as error:
+        raise ConfigError("design.generators", generators, "is not pydoe.fracfact's generators "
+                          f"(letters a, b, ... and their words: {error})") from None
+    if columns != len(factors):
+        raise ConfigError("design.generators", generators, f"makes {columns} columns for "
+                          f"{len(factors)} factors")
+    least = _check_int("design.resolution", table["resolution"], 3, len(factors) + 1)
+    if design.resolution < least:
+        raise ConfigError("design.generators", generators, f"makes a design of resolution "
+                          f"{design.resolution}, below design.resolution {least}")
+    scalars = {p.name for p in registry.correction_parameters()}
+    rows = []
+    rest = {key: value for key, value in data.items() if key != "design"}
+    for keys in design.rows():
+        levels = {key: value if key in scalars else [value] for key, value in keys.items()}
+        rows.append(config_from_dict({**rest, "grid": {**grid, **levels}}))
+    if len({(row.environments, row.offpolicy) for row in rows}) < len(rows):
+        raise ConfigError("design.factor", names, "makes two rows the same simulation (a "
+                          "factor's levels set nothing that differs)")
+    samplers = (None if rows[0].offpolicy is None else
+                tuple(dict.fromkeys(s for row in rows for s in row.offpolicy or ())))
+    return replace(rows[0], design=design,
+                   environments=tuple(dict.fromkeys(e for row in rows
+                                                    for e in row.environments)),
+                   offpolicy=samplers,
+                   design_rows=tuple((row.environments, row.offpolicy) for row in rows))
+
+
+def _factor(field: str, value: object, settable: set[str], grid: dict[str, Any]) -> Factor:
+    """One ``[[design.factor]]``: its name and its low and high levels, each a table of the grid
+    keys it sets (none of them a grid axis too)."""
+    entry = _table(field, value)
+    _check_keys(field, entry, {"name", "low", "high"}, required={"name", "low", "high"})
+    name = entry["name"]
+    if not isinstance(name, str) or not _SECTION.fullmatch(name):
+        raise ConfigError(f"{field}.name", name, "is not a name of lower-case words joined by _")
+    levels = []
+    for side in ("low", "high"):
+        level = _table(f"{field}.{side}", entry[side])
+        _check_keys(f"{field}.{side}", level, settable, required=set())
+        for key, setting in level.items():
+            if not isinstance(setting, int | float | str) or isinstance(setting, bool):
+                raise ConfigError(f"{field}.{side}.{key}", setting, "is not a number or a name")
+            if key in grid:
+                raise ConfigError(f"grid.{key}", grid[key], f"is set by the design's factor "
+                                  f"{name} (a key the design sets is not a grid key too)")
+        levels.append(tuple(level.items()))
+    if levels[0] == levels[1]:
+        raise ConfigError(f"{field}.high", dict(levels[1]), "is the same as its low level")
+    return Factor(name, levels[0], levels[1])
 
 
 MAX_LAG = 1000

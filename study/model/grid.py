@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from study.learners import Learner
@@ -82,12 +83,23 @@ class Cell:
     simulation: Simulation
     cost: float
     normalization: str = "per_group"
+    design_row: int = -1
+    """The row of the study's design (``study.model.design``) the cell runs; -1 without one."""
 
 
-def _combinations(config: StudyConfig) -> itertools.product:
-    return itertools.product(config.algorithm, config.environments, config.lr, config.baseline,
-                             config.group_size, config.allocation, config.offpolicy or (None,),
-                             config.normalization, config.cost)
+def _rows(config: StudyConfig) -> Iterator[tuple[int, tuple]]:
+    """(design row, combination) of the grid's axes: the whole product (row -1), or each row
+    of the study's design with the environments and samplers its levels make."""
+    rows = config.design_rows or ((config.environments, config.offpolicy),)
+    for row, (environments, samplers) in enumerate(rows):
+        for combination in itertools.product(
+                config.algorithm, environments, config.lr, config.baseline, config.group_size,
+                config.allocation, samplers or (None,), config.normalization, config.cost):
+            yield (row if config.design_rows else -1), combination
+
+
+def _combinations(config: StudyConfig) -> Iterator[tuple]:
+    return (combination for _, combination in _rows(config))
 
 
 SAME_UNDER_EITHER = ("", *(rule.name for rule in registry.allocations() if rule.whole_groups))
@@ -100,8 +112,8 @@ def cells(config: StudyConfig) -> list[Cell]:
     """Every cell of the config's grid, in a fixed order, without duplicates."""
     found: list[Cell] = []
     seen: set[tuple[Simulation, str, float]] = set()
-    for (algorithm, environment, lr, baseline, group_size, allocation, sampler, normalization,
-         cost) in _combinations(config):
+    for row, (algorithm, environment, lr, baseline, group_size, allocation, sampler,
+              normalization, cost) in _rows(config):
         learner = registry.learner(algorithm)
         if not learner.trains:
             lr, baseline, group_size, normalization = 0.0, "none", 1, "per_group"
@@ -113,7 +125,7 @@ def cells(config: StudyConfig) -> list[Cell]:
         if (simulation, normalization, cost) in seen:
             continue
         seen.add((simulation, normalization, cost))
-        found.append(Cell(len(found), simulation, cost, normalization))
+        found.append(Cell(len(found), simulation, cost, normalization, row))
     return found
 
 

@@ -82,6 +82,10 @@ at the checkpoint's state, and the served policy's pass rate and mass on the bes
 are)."""
 
 
+DESIGN_ROW = "design_row"
+"""The cell column of a study whose cells are a fractional factorial's rows (``[design]``,
+``study.model.design``): the row the cell runs, whose levels the study's config states."""
+
 PROMPTS_CELL_COLUMNS = ("allocation", "prompts")
 """The cell columns of many prompts sharing a budget (``study.core.prompts``): the allocation
 rule and the prompts P of its dataset (``arms``, ``draw``, ``arm_values`` and

@@ -33,6 +33,7 @@ from study.model.schema import (
     CELL_COLUMNS,
     CELLS_FILE,
     CURVES_FILE,
+    DESIGN_ROW,
     LIST_COLUMNS,
     MANIFEST_FILE,
     PROMPTS_CELL_COLUMNS,
@@ -84,9 +85,11 @@ def cells_table(grid: list[Cell]) -> pa.Table:
     off = any(cell.simulation.offpolicy is not None for cell in grid)
     named = [_named_parameters(cell) for cell in grid]
     names = list(dict.fromkeys(name for found in named for name in found))
+    designed = any(cell.design_row >= 0 for cell in grid)
     schema = cells_schema(answers=counted, sampler=off, prompts=many)
-    # The named parameters before ``cost``, which stays last.
+    # The named parameters (and a design's row) before ``cost``, which stays last.
     schema = pa.schema([*list(schema)[:-1], *((name, pa.float64()) for name in names),
+                        *([(DESIGN_ROW, pa.int64())] if designed else []),
                         schema.field("cost")])
     return pa.Table.from_pylist([
         {"cell": cell.index, "algorithm": cell.simulation.algorithm,
@@ -98,6 +101,7 @@ def cells_table(grid: list[Cell]) -> pa.Table:
              "prompts": cell.simulation.environment.prompts} if many else {}),
          **(_sampler_columns(cell.simulation.offpolicy) if off else {}),
          **{name: found.get(name, math.nan) for name in names},
+         **({DESIGN_ROW: cell.design_row} if designed else {}),
          "cost": float(cell.cost)} for cell, found in zip(grid, named, strict=True)],
         schema=schema)
 

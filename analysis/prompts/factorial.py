@@ -1,0 +1,148 @@
+"""What each part of a run is worth, from a study whose cells are a two-level fractional
+factorial's rows (``study.model.design``).
+
+Every row of the design runs on the same seeds (common random numbers), so each seed gives one
+value of every effect: for a factor, the mean of a metric over the rows at its high level less
+the mean over the rows at its low level (each half of the rows); for two factors' interaction,
+the same with the product of their columns, half the difference between the first factor's
+effect at the second's high and low levels. The seeds' values are independent, so an effect is
+their mean, with a t interval and the one-sample t-test of 0 (``analysis.paired.
+paired_difference``: the paired t-test of the two halves' means). The design's aliases say
+which other effects each estimate also holds (none of fewer than three factors at resolution
+V). Each metric's tests, every main effect and two-factor interaction at every compared budget,
+are one Holm family; an equivalence with 0 within the metric's margin (two one-sided tests, the
+90% interval) is claimed only on a metric that has a margin.
+
+An interaction that its family shows is read per stratum (``strata``): each of its two factors'
+effects at each level of the other, over the rows at that level (a quarter of the design each
+side), with its t interval (no test: the interaction is the test)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from analysis.cost import CONFIDENCE, Support, mean_interval
+from analysis.families import ALPHA, declare
+from analysis.paired import judge, paired_difference
+from analysis.prompts.outcomes import seed_totals
+from study.model.design import Design
+from study.model.schema import DESIGN_ROW
+
+METRICS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
+           "expected_length": "expected answer length"}
+"""The outcomes an effect is estimated on, each its own Holm family, the first primary: the pass
+rate of the policy that serves answers (mismatched and truncated as the sampler is), the share
+of prompts whose greedy arm is a best arm, and the tokens of an answer the policy expects to
+give (``analysis.prompts.outcomes.seed_totals``)."""
+LEVELS = {-1: "low", 1: "high"}
+"""A factor's coded levels by name."""
+
+
+def terms(design: Design) -> list[tuple[str, str, str, np.ndarray]]:
+    """(term, first factor, second factor or "", column of -1 and +1 over the rows): every main
+    effect, then every two-factor interaction, in the factors' order."""
+    x, names = design.matrix.astype(float), design.names
+    found = [(name, name, "", x[:, i]) for i, name in enumerate(names)]
+    found += [(f"{names[i]}:{names[j]}", names[i], names[j], x[:, i] * x[:, j])
+              for i in range(len(names)) for j in range(i + 1, len(names))]
+    return found
+
+
+def by_row(runs: pd.DataFrame, design: Design, metric: str) -> dict[int, np.ndarray]:
+    """Per budget, ``metric`` of every seed in every row of the design: (seeds, rows), seeds
+    sorted, rows in the design's order; ValueError unless each row is one cell with every seed
+    at every budget."""
+    totals = seed_totals(runs, [])
+    cells = totals.groupby(DESIGN_ROW)["cell"].nunique()
+    if len(cells) != len(design.matrix) or (cells != 1).any():
+        raise ValueError(f"the runs' cells are not the design's {len(design.matrix)} rows, one "
+                         "cell each")
+    found = {}
+    for budget, frame in totals.groupby("budget", sort=True):
+        wide = frame.pivot(index="seed", columns=DESIGN_ROW, values=metric).sort_index(axis=1)
+        if wide.isna().to_numpy().any():
+            raise ValueError(f"budget {budget}: not every seed is recorded in every row")
+        found[int(budget)] = wide.sort_index().to_numpy()
+    return found
+
+
+def _half_difference(values: np.ndarray, column: np.ndarray) -> np.ndarray:
+    """Per seed, the mean over the rows where ``column`` is +1 less the mean where it is -1."""
+    return values[:, column > 0].mean(axis=1) - values[:, column < 0].mean(axis=1)
+
+
+def effects(values: Mapping[int, np.ndarray], design: Design, metric: str, budgets: list[int],
+            support: Support, margin: float, family: str, alpha: float = ALPHA,
+            confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Every main effect and two-factor interaction of ``design`` on ``metric`` at each of
+    ``budgets``, from ``values`` (``by_row``), one Holm family (``family``).
+
+    Columns: ``metric``, ``budget``, ``term`` (a factor, or two joined by ``:``), ``first``,
+    ``second`` ("" for a main effect), ``order`` (1 or 2), ``seeds``, ``high_mean`` and
+    ``low_mean`` (the halves' means over seeds), ``difference`` (the effect) with its
+    ``confidence`` interval (``difference_low``, ``difference_high``) and its 1 - 2 alpha
+    interval (``equivalence_low``, ``equivalence_high``), ``differing_seeds``,
+    ``interval_method``, ``p_value``, ``p_value_holm``, ``family``, ``margin`` (NaN: no
+    equivalence claimed), ``within_margin`` and ``finding`` (``analysis.paired.judge``: ``higher``
+    where the high level, or for an interaction the levels' agreement, is shown to raise the
+    metric)."""
+    rows = []
+    for budget in budgets:
+        seeds = values[budget]
+        for term, first, second, column in terms(design):
+            rows.append({"metric": metric, "budget": budget, "term": term, "first": first,
+                         "second": second, "order": 2 if second else 1,
+                         "high_mean": float(seeds[:, column > 0].mean()),
+                         "low_mean": float(seeds[:, column < 0].mean()),
+                         **paired_difference(_half_difference(seeds, column), support, alpha,
+                                             confidence)})
+    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
+    return table.rename(columns={"ci_low": "difference_low", "ci_high": "difference_high",
+                                 "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"})
+
+
+def strata(values: Mapping[int, np.ndarray], design: Design, shown: pd.DataFrame,
+           support: Support, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """For each interaction of ``shown`` (rows of ``effects``), each of its two factors' effect
+    at each level of the other: ``metric``, ``budget``, ``term``, ``factor``, ``stratum`` (the
+    other factor), ``stratum_level`` (``LEVELS``), ``seeds``, ``effect`` with its ``confidence``
+    interval (``effect_low``, ``effect_high``) and ``interval_method``."""
+    x = dict(zip(design.names, design.matrix.T.astype(float), strict=True))
+    rows = []
+    for row in shown.itertuples():
+        seeds = values[int(row.budget)]
+        for factor, other in ((row.first, row.second), (row.second, row.first)):
+            for level, name in LEVELS.items():
+                kept = x[other] == level
+                interval = mean_interval(_half_difference(seeds[:, kept], x[factor][kept]),
+                                         support, confidence)
+                rows.append({"metric": row.metric, "budget": int(row.budget), "term": row.term,
+                             "factor": factor, "stratum": other, "stratum_level": name,
+                             "seeds": len(seeds), "effect": interval.mean,
+                             "effect_low": interval.low, "effect_high": interval.high,
+                             "interval_method": interval.method})
+    return pd.DataFrame(rows)
+
+
+def levels(design: Design) -> pd.DataFrame:
+    """Each factor's levels: ``factor``, ``level`` (``LEVELS``), ``key`` and ``value`` (as the
+    config writes it; a level that sets nothing has one row with key and value "")."""
+    rows = []
+    for factor in design.factors:
+        for name, level in (("low", factor.low), ("high", factor.high)):
+            rows += [{"factor": factor.name, "level": name, "key": key, "value": str(value)}
+                     for key, value in level] or [{"factor": factor.name, "level": name,
+                                                   "key": "", "value": ""}]
+    return pd.DataFrame(rows)
+
+
+def aliases(design: Design) -> pd.DataFrame:
+    """Each main effect's and two-factor interaction's aliases: ``term``, ``alias`` (factors
+    joined by ``:``) and ``alias_order`` (its factors), one row per alias."""
+    rows = [{"term": term, "alias": alias, "alias_order": alias.count(":") + 1}
+            for term, said in design.aliases().items() if said
+            for alias in said.split(" = ")]
+    return pd.DataFrame(rows, columns=["term", "alias", "alias_order"])

@@ -1,0 +1,208 @@
+"""The parts of a run as a whole (``analysis.prompts.factorial``): a study whose cells are a
+fractional factorial's rows gets this section (each part's effect and every interaction the
+families show, per stratum, and the design's aliasing), its figures (each part's main effect
+with its interval per metric; the largest interactions per stratum) and its paragraph of the
+paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from analysis.families import ALPHA
+from figures.cite import Tables, read_table
+from figures.claims import families, figure_name, printed, with_intervals, with_verdicts
+from figures.numbers import Named, Scope, macro_name
+from figures.sections import Section
+from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
+
+SECTION = Section(table="factorial_effects",
+                  title="The protocol as a whole: what each part is worth",
+                  template="factorial.md.j2", order=19,
+                  figures=("factorial_effects", "factorial_strata"), paper="factorial.typ.j2")
+PRIMARY = "served_pass_rate"
+"""The metric the section's verdicts lead with (``analysis.prompts.factorial.METRICS``)."""
+WORDS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
+         "expected_length": "expected answer length (tokens)"}
+"""Each metric as an axis and the prose name it."""
+SHOWN_INTERACTIONS = 4
+"""The interactions on the primary metric the section reads per stratum: the largest in size
+among those its family shows (every one is in the table ``factorial_strata``)."""
+SHOWN = ["metric", "term", "estimate [95%]", "p_value_holm", "verdict"]
+"""The columns of the section's tables of effects."""
+
+
+def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataFrame:
+    return effects[(effects["metric"] == metric) & (effects["budget"] == budget)
+                   & (effects["order"] == order)]
+
+
+def _effect_table(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of effects with their interval and verdict in words ("A" is the high level)."""
+    rows = with_verdicts(cite, with_intervals(cite, rows, ".4f", **{
+        "estimate [95%]": ("difference", "difference_low", "difference_high")}))
+    return rows.assign(verdict=rows["verdict"].str.replace("A better", "higher")
+                       .str.replace("A worse", "lower"))[SHOWN]
+
+
+def _word(*names: str) -> str:
+    """Names of parts or metrics as one CamelCase word of a named number."""
+    return macro_name(*(part for name in names for part in name.split("_")))
+
+
+def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope) -> list[dict[str, Any]]:
+    """Each row's term with its effect and interval as the templates print them, each number
+    also named ``FactorialServed<Term>`` (with ``Low`` and ``High``) for the paper."""
+    found = []
+    for r in cite.rows(rows):
+        word = _word(r.term.value)
+        for suffix, column in (("", "difference"), ("Low", "difference_low"),
+                               ("High", "difference_high")):
+            numbers.put(f"FactorialServed{word}{suffix}", r[column], "+.4f")
+        found.append({"term": r.term.value, "word": word,
+                      "within": bool(r.within_margin.value),
+                      **printed(r, difference="+.4f", difference_low="+.4f",
+                                difference_high="+.4f")})
+    return found
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The design (size, resolution, levels, aliasing), the main effects at the largest compared
+    budget on every metric, grouped by finding on the primary one; the parts whose findings on
+    the served pass rate and on accuracy differ; the interactions each family shows and the
+    largest on the primary metric per stratum; the families."""
+    effects = cite.read(study, SECTION.table)
+    summary = cite.first(cite.read(study, "factorial_design_summary"))
+    aliases = cite.read(study, "factorial_design_aliases")
+    budget = int(effects["budget"].max())
+    numbers.put("FactorialRuns", summary.runs, ",")
+    numbers.put("FactorialFactors", summary.factors, ",")
+    numbers.put("FactorialResolution", summary.resolution, "d")
+    numbers.put("FactorialBudget", cite.first(effects[effects["budget"] == budget]).budget, ",")
+    numbers.put("FactorialSeeds", cite.first(effects).seeds, ",")
+    numbers.put("FactorialServedMargin", cite.first(effects[effects["metric"] == PRIMARY]).margin,
+                "g")
+    main_terms = set(effects.loc[effects["order"] == 1, "term"])
+    shortest = {order: cite.smallest(aliases[aliases["term"].isin(main_terms) == (order == 1)],
+                                     "alias_order") for order in (1, 2)}
+    primary = _at(effects, PRIMARY, budget, 1)
+    grouped = {finding: _named(cite, primary[primary["finding"] == finding], numbers)
+               for finding in ("higher", "lower", "equivalent", "unresolved")}
+    accuracy = _at(effects, "accuracy", budget, 1).set_index("term")["finding"]
+    differ = primary[primary["finding"].to_numpy() != accuracy.reindex(primary["term"]).to_numpy()]
+    apart = [{"term": r.term.value, "served": r.finding.value,
+              "accuracy": accuracy[r.term.value],
+              **printed(r, difference="+.4f")} for r in cite.rows(differ)]
+    shown = effects[(effects["order"] == 2) & (effects["p_value_holm"] < ALPHA)]
+    counts = []
+    for metric in effects["metric"].unique():
+        chosen = f"order == 2 and metric == '{metric}' and budget == {budget}"
+        word = _word(metric)
+        numbers.put(f"FactorialInteractions{word}",
+                    cite.count(effects, f"{chosen} and p_value_holm < {ALPHA}"), ",")
+        numbers.put(f"FactorialInteractionTerms{word}", cite.count(effects, chosen), ",")
+        counts.append({"metric": WORDS[metric], "word": word,
+                       "count": Named(cite.count(effects, f"{chosen} and p_value_holm < "
+                                                 f"{ALPHA}"), ","),
+                       "of": Named(cite.count(effects, chosen), ",")})
+    largest = _largest(shown, budget)
+    strata = cite.read(study, "factorial_strata")
+    read = []
+    for r in cite.rows(largest):
+        parts = strata[(strata["term"] == r.term.value) & (strata["metric"] == PRIMARY)
+                       & (strata["budget"] == budget)]
+        read.append({"term": r.term.value, **printed(r, difference="+.4f"),
+                     "strata": [{"factor": s.factor.value, "stratum": s.stratum.value,
+                                 "level": s.stratum_level.value,
+                                 **printed(s, effect="+.4f", effect_low="+.4f",
+                                           effect_high="+.4f")} for s in cite.rows(parts)]})
+    levels = cite.read(study, "factorial_design_levels").replace({"key": {"": "correction"},
+                                                                   "value": {"": "none"}})
+    return {"generators": cite.declared(summary.generators.value),
+            "aliased": {order: Named(shortest[order], "d") for order in (1, 2)},
+            "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
+            "families": families(cite, effects),
+            "levels": levels.pivot_table(index=["factor", "key"], columns="level",
+                                         values="value", aggfunc="first", sort=False)
+            .reindex(columns=["low", "high"]).reset_index(),
+            "mains": _effect_table(cite, effects[(effects["order"] == 1)
+                                                 & (effects["budget"] == budget)]
+                                   .sort_values("metric", key=_metric_order, kind="stable"))}
+
+
+def _metric_order(column: pd.Series) -> pd.Series:
+    """Sort key: metrics in ``WORDS``' order."""
+    return column.map({m: i for i, m in enumerate(WORDS)})
+
+
+def _largest(shown: pd.DataFrame, budget: int) -> pd.DataFrame:
+    """The ``SHOWN_INTERACTIONS`` largest interactions on the primary metric at ``budget``."""
+    rows = shown[(shown["metric"] == PRIMARY) & (shown["budget"] == budget)]
+    return rows.loc[rows["difference"].abs().sort_values(ascending=False).index
+                    [:SHOWN_INTERACTIONS]]
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """``factorial_effects``: each part's main effect with its 95% t interval over seeds, a panel
+    per metric, a colour per compared budget; ``factorial_strata``: the largest interactions on
+    the primary metric, each part's effect at the other's low and high level."""
+    effects = read_table(tables, SECTION.table)
+    mains = effects[effects["order"] == 1]
+    factors = list(dict.fromkeys(mains["term"]))
+    metrics = [m for m in WORDS if m in set(mains["metric"])]
+    budgets = sorted(mains["budget"].unique())
+    figure, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 0.35 * len(factors)
+                                                          + 1.4), sharey=True, squeeze=False,
+                             layout="constrained")
+    y = np.arange(len(factors))
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        for i, budget in enumerate(budgets):
+            rows = mains[(mains["metric"] == metric) & (mains["budget"] == budget)]
+            rows = rows.set_index("term").reindex(factors)
+            offset = (i - (len(budgets) - 1) / 2) * 0.25
+            ax.errorbar(rows["difference"], y + offset,
+                        xerr=np.vstack([rows["difference"] - rows["difference_low"],
+                                        rows["difference_high"] - rows["difference"]]),
+                        fmt="os"[i % 2], color=OKABE_ITO[i % len(OKABE_ITO)], markersize=3.5,
+                        capsize=2, label=f"{budget:,} tokens")
+        ax.axvline(0.0, **REFERENCE)
+        ax.set_xlabel(f"effect on {WORDS[metric]}\n(high level minus low)")
+        ax.set_yticks(y, [f.replace("_", " ") for f in factors])
+    axes[0][0].invert_yaxis()  # shared: the first factor on top in every panel
+    outside_legend(figure, axes[0][-1], "budget")
+    found = {figure_name(study, "factorial_effects"): save(figure, out_dir,
+                                                           figure_name(study,
+                                                                       "factorial_effects"))}
+    strata = read_table(tables, "factorial_strata")
+    if strata is None:
+        return found
+    budget = int(effects["budget"].max())
+    shown = effects[(effects["order"] == 2) & (effects["p_value_holm"] < ALPHA)]
+    largest = _largest(shown, budget)
+    if largest.empty:
+        return found
+    rows = strata[strata["term"].isin(largest["term"]) & (strata["metric"] == PRIMARY)
+                  & (strata["budget"] == budget)]
+    labels = [f"{r.factor.replace('_', ' ')} by {r.stratum.replace('_', ' ')}"
+              for r in rows.drop_duplicates(["term", "factor"]).itertuples()]
+    figure, ax = plt.subplots(figsize=(6.4, 0.4 * len(labels) + 1.4), layout="constrained")
+    for i, level in enumerate(("low", "high")):
+        chosen = rows[rows["stratum_level"] == level]
+        at = np.arange(len(chosen)) + (i - 0.5) * 0.25
+        ax.errorbar(chosen["effect"], at,
+                    xerr=np.vstack([chosen["effect"] - chosen["effect_low"],
+                                    chosen["effect_high"] - chosen["effect"]]),
+                    fmt="os"[i], color=OKABE_ITO[i + 2], markersize=3.5, capsize=2,
+                    label=f"the other part {level}")
+    ax.axvline(0.0, **REFERENCE)
+    ax.set_yticks(np.arange(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"effect on {WORDS[PRIMARY]} at {budget:,} tokens\n(high level minus low)")
+    outside_legend(figure, ax, "stratum")
+    found[figure_name(study, "factorial_strata")] = save(figure, out_dir,
+                                                         figure_name(study, "factorial_strata"))
+    return found

@@ -1,0 +1,147 @@
+"""A study whose cells are a fractional factorial's rows (``[design]``, ``study.model.design``):
+the design the protocol study declares, its bad input, the full recipe at neutral settings
+against the plain learner, and the effects' verdicts recomputed from the runs without
+``analysis``."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import t as student_t
+from scipy.stats import ttest_1samp
+from statsmodels.stats.multitest import multipletests
+
+from analysis.prompts.study_tables import study_tables
+from study.model.config import ConfigError, config_from_dict
+from study.model.grid import cells
+from study.model.schema import run_columns
+from study.orchestration.runner import run_study
+
+REPO = Path(__file__).resolve().parents[1]
+PROTOCOL = tomllib.loads((REPO / "study/configs/protocol.toml").read_text())
+HAZARDS = {"staleness", "mismatch", "truncation", "noise"}
+
+
+def small(data: dict, **grid: object) -> dict:
+    """``data`` (a config as a dict) shrunk to a quick run: 9 prompts, 60 seeds, two budgets
+    (a pass of 9 groups of 16 costs about 330 tokens)."""
+    return {**data, "study": {**data["study"], "seeds": 60},
+            "grid": {**data["grid"], "prompts": [9], "token_budgets": [1000, 10000], **grid},
+            "analysis": {**data["analysis"], "compared_budgets": [1000, 10000]}}
+
+
+def test_the_protocol_design_holds_its_named_rows_at_resolution_six() -> None:
+    config = config_from_dict(PROTOCOL)
+    design = config.design
+    assert design.resolution == 6 and design.matrix.shape == (128, 9)
+    rows = {tuple(row) for row in design.matrix}
+    hazards = np.array([1 if name in HAZARDS else -1 for name in design.names])
+    # The plain learner, the full recipe, the hazards alone and the remedies alone.
+    for row in (-np.ones(9), np.ones(9), hazards, -hazards):
+        assert tuple(row.astype(np.int8)) in rows
+    grid = cells(config)
+    assert [cell.design_row for cell in grid] == list(range(128))
+    full = grid[int(np.flatnonzero((design.matrix == 1).all(axis=1))[0])].simulation
+    assert (full.offpolicy.lag, full.offpolicy.correction) == (4, "tis+opsm+keep_mask")
+    assert full.environment.verdict_parameters[0] == 0.1
+    # Every main effect and two-part interaction aliased only with four parts or more.
+    assert all(alias.count(":") >= 3 for said in design.aliases().values() if said
+               for alias in said.split(" = "))
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (lambda d: d["design"].update(generators="a b c d e f g ab ac"), "design.generators"),
+    (lambda d: d["design"]["factor"][0]["high"].update(lr=2.0), "design.factor[0].high.lr"),
+    (lambda d: d["grid"].update(lag=[0]), "grid.lag"),
+    (lambda d: d["design"]["factor"][1].update(high={"mismatch": 0.0}), "design.factor[1].high"),
+    (lambda d: d["design"]["factor"][2].update(name="staleness"), "design.factor[2].name"),
+    (lambda d: d["design"].update(generators="a b c"), "design.generators"),
+])
+def test_a_bad_design_is_refused_naming_its_field(change, field: str) -> None:
+    data = tomllib.loads((REPO / "study/configs/protocol.toml").read_text())
+    change(data)
+    with pytest.raises(ConfigError) as error:
+        config_from_dict(data)
+    assert error.value.field == field, str(error.value)
+    assert "\n" not in str(error.value)
+
+
+NEUTRAL = {"lag": [0], "mismatch": [0.0], "top_p": [1.0], "correction": ["tis+opsm+keep_mask"],
+           "kl_beta": [0.0], "false_positive": [0.0], "penalty": [0.0]}
+"""The full recipe's every part at its neutral setting: no staleness, mismatch, truncation,
+noise or penalty, a KL term of weight 0, and every correction on."""
+
+
+def test_the_full_recipe_at_neutral_settings_is_the_plain_learner_bit_for_bit() -> None:
+    recipe = small({key: value for key, value in PROTOCOL.items() if key != "design"},
+                   **NEUTRAL)
+    plain = small({key: value for key, value in PROTOCOL.items() if key != "design"})
+    for key in ("reward_model", "penalty_until", "verdict", "kl_estimator", "tis_cap",
+                "opsm_threshold"):
+        del plain["grid"][key]
+    ours = run_study(config_from_dict(recipe), progress=False).runs
+    theirs = run_study(config_from_dict(plain), progress=False).runs
+    # Every run column of the plain learner (the recipe's also has its served pass rate).
+    shared = list(run_columns(answers=True, prompts=True))
+    pd.testing.assert_frame_equal(ours[shared], theirs[shared])
+
+
+FACTORS = [{"name": "staleness", "low": {"lag": 0}, "high": {"lag": 2}},
+           {"name": "tis", "low": {}, "high": {"correction": "tis"}},
+           {"name": "opsm", "low": {}, "high": {"correction": "opsm"}},
+           {"name": "noise", "low": {"false_positive": 0.0}, "high": {"false_positive": 0.2}},
+           {"name": "length_penalty", "low": {"penalty": 0.0}, "high": {"penalty": 0.05}}]
+
+
+def test_the_effects_verdicts_recomputed_from_the_runs() -> None:
+    data = small({"study": PROTOCOL["study"], "analysis": PROTOCOL["analysis"],
+                  "grid": {key: value for key, value in PROTOCOL["grid"].items()
+                           if key != "kl_estimator"},
+                  "design": {"generators": "a b c d abcd", "resolution": 5,
+                             "factor": FACTORS}})
+    config = config_from_dict(data)
+    runs = run_study(config, progress=False).runs
+    tables = study_tables(runs, "mine", config.analysis,
+                          {env.text: env for env in config.environments}, Path("."),
+                          config.design)
+    effects = tables["factorial_effects"]
+    served = effects[effects["metric"] == "served_pass_rate"]
+    # Enough seeds differ for a t interval everywhere (``analysis.cost.SETTLED_SEEDS``): the
+    # t-test below is the analysis's test, not an approximation of its bound.
+    assert (served["interval_method"] == "t").all()
+    # Independently: each seed's served pass rate in each design row, the high half's mean
+    # less the low half's per term, a t-test per term, Holm over the metric's 30 tests.
+    per_seed = (runs.groupby(["design_row", "seed", "budget"])
+                [["served_pass_rate_sum", "band_prompts"]].sum())
+    value = (per_seed["served_pass_rate_sum"] / per_seed["band_prompts"]).unstack("design_row")
+    x = config.design.matrix.astype(float)
+    names = config.design.names
+    columns = [(n, x[:, i]) for i, n in enumerate(names)] + [
+        (f"{names[i]}:{names[j]}", x[:, i] * x[:, j])
+        for i in range(len(names)) for j in range(i + 1, len(names))]
+    rows = []
+    for budget in (1000, 10000):
+        wide = value.xs(budget, level="budget").to_numpy()
+        for term, column in columns:
+            effect = wide[:, column > 0].mean(axis=1) - wide[:, column < 0].mean(axis=1)
+            # The 90% t interval of the two one-sided tests of equivalence.
+            half = student_t.ppf(0.95, len(effect) - 1) * effect.std(ddof=1) / np.sqrt(
+                len(effect))
+            rows.append((budget, term, effect.mean(), ttest_1samp(effect, 0.0).pvalue,
+                         abs(effect.mean()) + half < 0.01))
+    mine = pd.DataFrame(rows, columns=["budget", "term", "difference", "p", "within"])
+    mine["holm"] = multipletests(mine["p"], method="holm")[1]
+    mine["finding"] = np.where(mine["holm"] < 0.05,
+                               np.where(mine["difference"] > 0, "higher", "lower"),
+                               np.where(mine["within"], "equivalent", "unresolved"))
+    theirs = served.set_index(["budget", "term"]).loc[list(zip(mine["budget"], mine["term"],
+                                                               strict=True))]
+    assert len(served) == len(mine) == 2 * (5 + 10)
+    np.testing.assert_allclose(theirs["difference"], mine["difference"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(theirs["p_value_holm"], mine["holm"], rtol=1e-9, atol=1e-300)
+    assert list(theirs["finding"].astype(str)) == list(mine["finding"])
+    assert set(mine["finding"]) - {"unresolved"}, "a test that shows nothing checks little"

@@ -68,6 +68,11 @@ PROMPTS_OFF_POLICY = PROMPTS_UNIFORM.replace("uniform,", "uniform, off-policy la
 PROMPTS_TOKENS = PROMPTS_UNIFORM.replace("uniform,", "uniform, answers of lengths 1, 2, 4,")
 """The composition of the many-prompts row and the token-counting row of groups of 8 (budgets
 in rollouts: per rollout the work of both)."""
+PROMPTS_RECIPE = PROMPTS_UNIFORM.replace("uniform,", "uniform, the protocol's full recipe,")
+"""The protocol study's full recipe (``study/configs/protocol.toml``, every part high) at the
+many-prompts row's size: a sampler 4 versions stale, mismatched (0.5) and truncated (top_p 0.9)
+with TIS, OPSM and the kept mask, a k3_is KL term (0.1), a noisy verifier (0.1 false passes)
+under a length penalty (0.04, lifted after 80%) on geometric answers of lengths 1, 2, 4."""
 FLOOR = "floor: draws + K exps only, 1 thread"
 NUMPY = "numpy vectorized across seeds"
 PYTHON = "pure-Python reference (reference/)"
@@ -198,6 +203,14 @@ def references() -> tuple[list[dict[str, object]], float]:
                                              offpolicy=OffPolicy(lag=4, correction="tis"))
     prompts[PROMPTS_TOKENS] = Simulation("reinforce", dataset.with_lengths(LENGTHS), LR,
                                          "group_mean", 8, "uniform")
+    prompts[PROMPTS_RECIPE] = Simulation(
+        "reinforce", dataset.with_lengths(LENGTHS, "geometric")
+        .with_reward("length_penalty", (0.04, 1.0, 0.8)).with_verdict("noisy_verifier",
+                                                                      (0.1, 0.0)),
+        LR, "group_mean", 8, "uniform",
+        offpolicy=OffPolicy(lag=4, mismatch=0.5, top_p=0.9, correction="tis+opsm+keep_mask",
+                            kl_beta=0.1, kl_estimator="k3_is",
+                            parameters=(("tis_cap", 2.0), ("opsm_threshold", 0.1))))
     numpy_seeds, numpy_budget = 10_000, 200
     rng = np.random.default_rng(1)
     # Everything a target compares on one thread is timed in the same rounds.
@@ -312,6 +325,8 @@ def targets(rows: list[dict[str, object]], over_floor: float,
          ns[PROMPTS_OFF_POLICY] / max(ns[PROMPTS_UNIFORM], ns[OFF_POLICY]), "<=", 1.3),
         (f"{PROMPTS} prompts with answers that cost tokens / the slower of the two alone, per "
          "rollout", ns[PROMPTS_TOKENS] / max(ns[PROMPTS_UNIFORM], ns[TOKENS_8]), "<=", 1.3),
+        (f"{PROMPTS} prompts, the protocol's full recipe / one prompt's groups of 8, per rollout",
+         ns[PROMPTS_RECIPE] / ns[GROUPS_8], "<=", 1.5),
         *((f"{PROMPTS} prompts, {rule} / uniform, per rollout",
            ns[PROMPTS_UNIFORM.replace("uniform", rule)] / ns[PROMPTS_UNIFORM], "<=", 1.5)
           for rule in ("variance", "oracle_variance", "knapsack")),

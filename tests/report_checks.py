@@ -349,12 +349,14 @@ column each names (``figures/sections``: references, baselines, best-arm identif
 INTERVALS = {
     "optimal action [95% Wilson]": (".3f", [("optimal_action", "optimal_ci_low",
                                              "optimal_ci_high")]),
-    "difference [95%]": ("+.4f", [("difference", "ci_low", "ci_high")]),
+    "difference [95%]": ("+.4f", [("difference", "ci_low", "ci_high"),
+                                  ("difference", "difference_low", "difference_high")]),
     "ratio_to_single [95%]": (".2f", [("ratio_to_single", "ratio_to_single_low",
                                        "ratio_to_single_high"), ("ratio", "ratio_low",
                                                                  "ratio_high")]),
     "ratio_to_uniform [95%]": (".2f", [("ratio_to_uniform", "ratio_to_uniform_low",
-                                        "ratio_to_uniform_high")])}
+                                        "ratio_to_uniform_high")]),
+    "ratio [family interval]": (".3f", [("ratio", "ratio_low", "ratio_high")])}
 """The report's columns that join a value and its interval as "value [low, high]": the format
 each is printed with and the columns (value, low, high) it may come from."""
 ESTIMATES = {

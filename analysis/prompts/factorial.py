@@ -24,10 +24,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from analysis.budget_to_target import budget_ratio, crossing
 from analysis.cost import CONFIDENCE, Support, mean_interval
 from analysis.families import ALPHA, declare
 from analysis.paired import judge, paired_difference
 from analysis.prompts.outcomes import seed_totals
+from analysis.roles import Placement, RatioFinding, typed
 from study.model.design import Design
 from study.model.schema import DESIGN_ROW
 
@@ -125,6 +127,86 @@ def strata(values: Mapping[int, np.ndarray], design: Design, shown: pd.DataFrame
                              "effect_low": interval.low, "effect_high": interval.high,
                              "interval_method": interval.method})
     return pd.DataFrame(rows)
+
+
+CONTRASTS = (("full_recipe", "hazards_alone"), ("hazards_alone", "plain"),
+             ("remedies_alone", "plain"), ("full_recipe", "plain"))
+"""The named rows compared pairwise (``study.model.design.Design.named_rows``): the remedies
+under every hazard, the hazards' cost without remedies, the remedies without hazards, the whole
+protocol against the plain learner."""
+
+
+def pairs(values: Mapping[int, np.ndarray], design: Design, metric: str, budgets: list[int],
+          support: Support, margin: float, family: str, alpha: float = ALPHA,
+          confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """The ``CONTRASTS`` whose two rows the design holds, on ``metric`` at each of ``budgets``,
+    paired by seed, one Holm family (``family``): ``metric``, ``budget``, ``a`` and ``b`` (the
+    rows' names), ``row_a``, ``row_b``, ``mean_a``, ``mean_b``, then as ``effects`` from
+    ``seeds`` on (A minus B); no rows where the factors declare no roles."""
+    named = design.named_rows()
+    rows = []
+    for budget in budgets:
+        seeds = values[budget]
+        for a, b in CONTRASTS:
+            if a not in named or b not in named or named[a] == named[b]:
+                continue
+            first, second = seeds[:, named[a]], seeds[:, named[b]]
+            rows.append({"metric": metric, "budget": budget, "a": a, "b": b,
+                         "row_a": named[a], "row_b": named[b], "mean_a": float(first.mean()),
+                         "mean_b": float(second.mean()),
+                         **paired_difference(first - second, support, alpha, confidence)})
+    if not rows:
+        return pd.DataFrame()
+    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
+    return table.rename(columns={"ci_low": "difference_low", "ci_high": "difference_high",
+                                 "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"})
+
+
+TOKENS_RESAMPLES = 20_000
+"""Seed-bootstrap resamples of each part's ratio of tokens to the target: its interval is one of
+a Bonferroni family (``tokens_to_target``), so its limits are far quantiles, and their Monte
+Carlo ranges must be narrow enough to place 1 and the margin."""
+
+
+def tokens_to_target(values: Mapping[int, np.ndarray], design: Design, target: float,
+                     margin: float, family: str, resamples: int = TOKENS_RESAMPLES,
+                     seed: int = 0, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Each main effect and two-factor interaction on the tokens at which the mean served pass
+    rate reaches ``target``: per term, the budget to the target of the high half's mean curve
+    (every seed's mean over the rows at the high level, at each budget) over the low half's
+    (``analysis.budget_to_target.budget_ratio``: an isotonic fit inverted in log budget, a
+    paired percentile bootstrap over seeds). The intervals are one Bonferroni family
+    (``family``): each at 1 - (1 - ``confidence``) / terms, so that together they hold at
+    ``confidence``; its ``placement`` of 1 (``analysis.roles.Placement``: ``below``, 1 lies
+    below the interval, the high level needs more tokens; ``above``, fewer; ``unresolved`` where
+    1 lies within a limit's Monte Carlo range) and whether it is shown within
+    [1 / ``margin``, ``margin``] (90% limits, two one-sided tests: ``equivalence``).
+
+    Columns: ``term``, ``first``, ``second``, ``order``, ``target``, ``seeds``, ``tokens_high``
+    and ``tokens_low`` (each half's budget to the target; inf past the largest budget),
+    ``ratio``, ``ratio_low``, ``ratio_high``, ``confidence`` (the interval's), ``resamples``,
+    ``undefined_resamples``, ``placement``, ``margin``, ``equivalence``, ``family``."""
+    budgets = np.array(sorted(values), dtype=float)
+    stacked = np.stack([values[int(b)] for b in budgets], axis=2)  # (seeds, rows, budgets)
+    found = terms(design)
+    tail = (1 - confidence) / 2 / len(found)
+    rows = []
+    for term, first, second, column in found:
+        high = stacked[:, column > 0].mean(axis=1)
+        low = stacked[:, column < 0].mean(axis=1)
+        ratio = budget_ratio(high, low, budgets, target, resamples, seed, tail=tail)
+        rows.append({"term": term, "first": first, "second": second,
+                     "order": 2 if second else 1, "target": target, "seeds": ratio.seeds,
+                     "tokens_high": crossing(budgets, high.mean(axis=0), target),
+                     "tokens_low": crossing(budgets, low.mean(axis=0), target),
+                     "ratio": ratio.ratio, "ratio_low": ratio.ci_low,
+                     "ratio_high": ratio.ci_high, "confidence": 1 - 2 * tail,
+                     "resamples": resamples, "undefined_resamples": ratio.undefined_resamples,
+                     "placement": ratio.holds(1.0), "margin": margin,
+                     "equivalence": ratio.equivalence(margin), "family": family})
+    table = pd.DataFrame(rows)
+    return table.assign(placement=typed(table["placement"], Placement),
+                        equivalence=typed(table["equivalence"], RatioFinding))
 
 
 def levels(design: Design) -> pd.DataFrame:

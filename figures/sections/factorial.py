@@ -32,7 +32,9 @@ WORDS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy"
 SHOWN_INTERACTIONS = 4
 """The interactions on the primary metric the section reads per stratum: the largest in size
 among those its family shows (every one is in the table ``factorial_strata``)."""
-SHOWN = ["metric", "term", "estimate [95%]", "p_value_holm", "verdict"]
+RATIO_TICKS = (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
+"""Where the ratio panel's log axis is labelled (those within the ratios' range)."""
+SHOWN = ["metric", "term", "difference [95%]", "p_value_holm", "verdict"]
 """The columns of the section's tables of effects."""
 
 
@@ -43,10 +45,8 @@ def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataF
 
 def _effect_table(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of effects with their interval and verdict in words ("A" is the high level)."""
-    rows = with_verdicts(cite, with_intervals(cite, rows, ".4f", **{
-        "estimate [95%]": ("difference", "difference_low", "difference_high")}))
-    return rows.assign(verdict=rows["verdict"].str.replace("A better", "higher")
-                       .str.replace("A worse", "lower"))[SHOWN]
+    return with_verdicts(cite, with_intervals(cite, rows, "+.4f", **{
+        "difference [95%]": ("difference", "difference_low", "difference_high")}))[SHOWN]
 
 
 def _word(*names: str) -> str:
@@ -120,15 +120,37 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                  "level": s.stratum_level.value,
                                  **printed(s, effect="+.4f", effect_low="+.4f",
                                            effect_high="+.4f")} for s in cite.rows(parts)]})
-    levels = cite.read(study, "factorial_design_levels").replace({"key": {"": "correction"},
-                                                                   "value": {"": "none"}})
+    levels = cite.read(study, "factorial_design_levels")
+    pairs = cite.read(study, "factorial_pairs")
+    tokens = cite.read(study, "factorial_tokens")
+    if tokens is not None:
+        one = cite.first(tokens)
+        numbers.put("FactorialTokensTarget", one.target, "g")
+        numbers.put("FactorialTokensConfidence", one.confidence, ".2%")
+        numbers.put("FactorialTokensResamples", one.resamples, ",")
+        numbers.put("FactorialTokensMargin", one.margin, "g")
+        for r in cite.rows(tokens[tokens["order"] == 1]):
+            numbers.put(f"FactorialTokens{_word(r.term.value)}", r.ratio, ".2f")
     return {"generators": cite.declared(summary.generators.value),
             "aliased": {order: Named(shortest[order], "d") for order in (1, 2)},
             "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
             "families": families(cite, effects),
-            "levels": levels.pivot_table(index=["factor", "key"], columns="level",
-                                         values="value", aggfunc="first", sort=False)
-            .reindex(columns=["low", "high"]).reset_index(),
+            "levels": levels,
+            "pairs": None if pairs is None else with_verdicts(cite, with_intervals(
+                cite, pairs[pairs["budget"] == budget], "+.4f",
+                **{"difference [95%]": ("difference", "difference_low", "difference_high")}))[
+                    ["metric", "a", "b", "difference [95%]", "p_value_holm", "verdict"]],
+            "pair_families": [] if pairs is None else families(cite, pairs),
+            "tokens": None if tokens is None else [
+                {"term": r.term.value, "word": _word(r.term.value),
+                 "placement": r.placement.value, "equivalence": r.equivalence.value,
+                 **printed(r, ratio=".3f", ratio_low=".3f", ratio_high=".3f")}
+                for r in cite.rows(tokens[tokens["order"] == 1])],
+            "tokens_table": None if tokens is None else with_intervals(
+                cite, tokens[tokens["order"] == 1], ".3f",
+                **{"ratio [family interval]": ("ratio", "ratio_low", "ratio_high")})[
+                    ["term", "tokens_high", "tokens_low", "ratio [family interval]",
+                     "placement", "equivalence"]],
             "mains": _effect_table(cite, effects[(effects["order"] == 1)
                                                  & (effects["budget"] == budget)]
                                    .sort_values("metric", key=_metric_order, kind="stable"))}
@@ -148,18 +170,21 @@ def _largest(shown: pd.DataFrame, budget: int) -> pd.DataFrame:
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """``factorial_effects``: each part's main effect with its 95% t interval over seeds, a panel
-    per metric, a colour per compared budget; ``factorial_strata``: the largest interactions on
-    the primary metric, each part's effect at the other's low and high level."""
+    per metric, a colour per compared budget, and (where the study has them) its ratio of
+    tokens to the served pass-rate target with its Bonferroni interval; ``factorial_strata``:
+    the largest interactions on the primary metric, each part's effect at the other's low and
+    high level."""
     effects = read_table(tables, SECTION.table)
     mains = effects[effects["order"] == 1]
     factors = list(dict.fromkeys(mains["term"]))
     metrics = [m for m in WORDS if m in set(mains["metric"])]
     budgets = sorted(mains["budget"].unique())
-    figure, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 0.35 * len(factors)
-                                                          + 1.4), sharey=True, squeeze=False,
-                             layout="constrained")
+    tokens = read_table(tables, "factorial_tokens")
+    panels = len(metrics) + (tokens is not None)
+    figure, axes = plt.subplots(1, panels, figsize=(3.3 * panels, 0.35 * len(factors) + 1.4),
+                                sharey=True, squeeze=False, layout="constrained")
     y = np.arange(len(factors))
-    for ax, metric in zip(axes[0], metrics, strict=True):
+    for ax, metric in zip(axes[0], metrics, strict=False):
         for i, budget in enumerate(budgets):
             rows = mains[(mains["metric"] == metric) & (mains["budget"] == budget)]
             rows = rows.set_index("term").reindex(factors)
@@ -172,8 +197,22 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
         ax.axvline(0.0, **REFERENCE)
         ax.set_xlabel(f"effect on {WORDS[metric]}\n(high level minus low)")
         ax.set_yticks(y, [f.replace("_", " ") for f in factors])
+    if tokens is not None:
+        ax = axes[0][-1]
+        rows = tokens[tokens["order"] == 1].set_index("term").reindex(factors)
+        ax.errorbar(rows["ratio"], y, xerr=np.vstack([rows["ratio"] - rows["ratio_low"],
+                                                      rows["ratio_high"] - rows["ratio"]]),
+                    fmt="D", color=OKABE_ITO[2], markersize=3.5, capsize=2)
+        ax.axvline(1.0, **REFERENCE)
+        ax.set_xscale("log")
+        low, high = rows["ratio_low"].min(), rows["ratio_high"].max()
+        ticks = [t for t in RATIO_TICKS if low / 1.1 <= t <= high * 1.1]
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+        ax.set_xlabel(f"tokens to served pass rate {rows['target'].iloc[0]:g}\n"
+                      "(high level over low, log scale)")
     axes[0][0].invert_yaxis()  # shared: the first factor on top in every panel
-    outside_legend(figure, axes[0][-1], "budget")
+    outside_legend(figure, axes[0][0], "budget")
     found = {figure_name(study, "factorial_effects"): save(figure, out_dir,
                                                            figure_name(study,
                                                                        "factorial_effects"))}

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 
 from study.core import prompt_rules
 from study.model import registry
-from study.model.design import Design, Factor
+from study.model.design import ROLES, Design, Factor
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.model.offpolicy import keys as offpolicy_keys
@@ -86,7 +86,7 @@ BUDGET_UNITS = ("rollouts", "tokens")
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
                   "headline_baseline", "reference", "sections", "headline_group_size",
-                  "curve_cut", "paper_role"}
+                  "curve_cut", "paper_role", "pass_rate_target"}
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -166,6 +166,9 @@ class AnalysisConfig:
     headline_group_size: int = 0
     curve_cut: int = 0
     paper_role: str = ""
+    pass_rate_target: float = 0.0
+    """The served pass rate whose budget a factorial study's parts are compared at
+    (``analysis.prompts.factorial.tokens_to_target``); 0: none."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, as the analysis records it beside its tables."""
@@ -420,7 +423,10 @@ def _factor(field: str, value: object, settable: set[str], grid: dict[str, Any])
     """One ``[[design.factor]]``: its name and its low and high levels, each a table of the grid
     keys it sets (none of them a grid axis too)."""
     entry = _table(field, value)
-    _check_keys(field, entry, {"name", "low", "high"}, required={"name", "low", "high"})
+    _check_keys(field, entry, {"name", "low", "high", "role"}, required={"name", "low", "high"})
+    role = entry.get("role", "")
+    if role not in ("", *ROLES):
+        raise ConfigError(f"{field}.role", role, f"is not one of {', '.join(ROLES)}")
     name = entry["name"]
     if not isinstance(name, str) or not _SECTION.fullmatch(name):
         raise ConfigError(f"{field}.name", name, "is not a name of lower-case words joined by _")
@@ -437,7 +443,7 @@ def _factor(field: str, value: object, settable: set[str], grid: dict[str, Any])
         levels.append(tuple(level.items()))
     if levels[0] == levels[1]:
         raise ConfigError(f"{field}.high", dict(levels[1]), "is the same as its low level")
-    return Factor(name, levels[0], levels[1])
+    return Factor(name, levels[0], levels[1], role)
 
 
 MAX_LAG = 1000
@@ -624,7 +630,10 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         headline_group_size=_one_of(analysis, "headline_group_size", group_size,
                                     "grid.group_size"),
         curve_cut=_one_of(analysis, "curve_cut", budgets[:-1], "grid.budgets but the last"),
-        paper_role=_name("analysis.paper_role", analysis.get("paper_role", "")))
+        paper_role=_name("analysis.paper_role", analysis.get("paper_role", "")),
+        pass_rate_target=(_probability_above_zero("analysis.pass_rate_target",
+                                                  analysis["pass_rate_target"])
+                          if "pass_rate_target" in analysis else 0.0))
 
 
 def _one_of(analysis: dict[str, Any], key: str, allowed: tuple[int, ...], where: str) -> int:

@@ -27,6 +27,10 @@ from pydoe import fracfact, fracfact_aliasing
 
 Level = tuple[tuple[str, object], ...]
 """A factor's level: the grid keys it sets with their values, in the config's order."""
+ROLES = ("hazard", "remedy")
+"""What a factor may declare it is: a condition the trainer meets (its high level the hazard) or
+a part a protocol adds (its high level the remedy); the analysis compares the design's rows
+that these name (every part high, the hazards alone, ...)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class Factor:
     name: str
     low: Level
     high: Level
+    role: str = ""
+    """``ROLES``, or "" for neither."""
 
     def level(self, coded: float) -> Level:
         """The level a design row's entry (-1 or +1) sets."""
@@ -111,8 +117,25 @@ class Design:
             found.append(keys)
         return found
 
+    def row_of(self, coded: np.ndarray) -> int:
+        """The index of the row with these coded levels, -1 where the fraction has none."""
+        found = np.flatnonzero((self.matrix == np.asarray(coded)).all(axis=1))
+        return int(found[0]) if len(found) else -1
+
+    def named_rows(self) -> dict[str, int]:
+        """The rows the factors' roles name, each present in the fraction: ``plain`` (every
+        part low), ``full_recipe`` (every part high), ``hazards_alone`` and ``remedies_alone``
+        (the factors of that role high, the rest low); those the fraction lacks are left out."""
+        roles = np.array([factor.role for factor in self.factors])
+        wanted = {"plain": np.full(len(roles), -1), "full_recipe": np.ones(len(roles)),
+                  "hazards_alone": np.where(roles == "hazard", 1, -1),
+                  "remedies_alone": np.where(roles == "remedy", 1, -1)}
+        return {name: row for name, coded in wanted.items()
+                if (row := self.row_of(coded.astype(np.int8))) >= 0}
+
     def to_dict(self) -> dict[str, object]:
-        """The design as the simulation's text records it."""
+        """The design as the simulation's text records it (the factors' roles, which change no
+        simulation, left out)."""
         return {"generators": self.generators,
                 "factors": [{"name": f.name, "low": dict(f.low), "high": dict(f.high)}
                             for f in self.factors]}

@@ -56,11 +56,11 @@ def table(inputs: Inputs) -> pd.DataFrame:
     found = [effects(values(inputs, metric), inputs.design, metric, budgets(inputs),
                      support(inputs, metric), margin(inputs, metric),
                      family_name(inputs.study, f"{TABLE}_{metric}"))
-             for metric in METRICS if metric in _metrics(inputs)]
+             for metric in METRICS if metric in metrics(inputs)]
     return pd.concat(found, ignore_index=True)
 
 
-def _metrics(inputs: Inputs) -> set[str]:
+def metrics(inputs: Inputs) -> set[str]:
     """The metrics the study's runs have (``served_pass_rate`` needs a sampler, the length
     answers that cost tokens)."""
     runs = set(inputs.runs.columns)

@@ -1,0 +1,33 @@
+"""The design's rows that its factors' roles name, compared pairwise on each metric: the
+remedies under every hazard, the hazards alone against the plain learner, ...
+(``analysis.prompts.factorial.pairs``), each metric its own Holm family."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.families import family_name
+from analysis.prompts.factorial import METRICS, pairs
+from analysis.prompts.questions.factorial_effects import (
+    budgets,
+    margin,
+    metrics,
+    support,
+    values,
+)
+from analysis.questions import Inputs
+
+TABLE = "factorial_pairs"
+TEST = {f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seeds"
+        for metric, words in METRICS.items()}
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """Every metric's pairs (no rows without a design whose factors declare roles)."""
+    if inputs.design is None:
+        return pd.DataFrame()
+    found = [pairs(values(inputs, metric), inputs.design, metric, budgets(inputs),
+                   support(inputs, metric), margin(inputs, metric),
+                   family_name(inputs.study, f"{TABLE}_{metric}"))
+             for metric in METRICS if metric in metrics(inputs)]
+    return pd.concat(found or [pd.DataFrame()], ignore_index=True)

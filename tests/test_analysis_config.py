@@ -94,6 +94,11 @@ BAD_ANALYSIS = {
     "curve cut at the last budget": ("curve_cut = 50", "analysis.curve_cut", "50"),
     "curve cut not a budget": ("curve_cut = 20", "analysis.curve_cut", "20"),
     "curve cut text": ("curve_cut = \"10\"", "analysis.curve_cut", "'10'"),
+    "pass-rate target zero": ("pass_rate_target = 0", "analysis.pass_rate_target", "0"),
+    "pass-rate target past one": ("pass_rate_target = 1.5", "analysis.pass_rate_target",
+                                  "1.5"),
+    "pass-rate target text": ("pass_rate_target = \"0.6\"", "analysis.pass_rate_target",
+                              "'0.6'"),
 }
 
 
@@ -133,7 +138,7 @@ VALID_ANALYSIS = {
         "same_simulation_as = \"\"", "headline_lr = 0.3",
         "headline_baseline = \"running_mean\"", "reference = \"uniform\"",
         "sections = [\"headline\"]", "headline_group_size = 1", "curve_cut = 10",
-        "paper_role = \"headline\"")),
+        "paper_role = \"headline\"", "pass_rate_target = 0.6")),
     # Each ended in a traceback until 8497bd4 (found by analysing generated tables): a KeyError
     # in the power tables of a twin study's or a per-arm headline's primary budgets, and
     # binomtest refusing the bound chance - margin below 0.

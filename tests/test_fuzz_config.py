@@ -157,6 +157,7 @@ def analysis_values(grid: dict) -> dict[str, st.SearchStrategy]:
         "headline_group_size": either(grid.get("group_size", [1]), [3, 0, 2.0]),
         "curve_cut": either(budgets[:-1], [budgets[-1], 7, "5"]),
         "paper_role": either(["", "headline", "my_role"], ["Head line", 1, ["narrow"]]),
+        "pass_rate_target": either([0.5, 1.0], [0.0, 1.5, "0.6"]),
     }
 
 

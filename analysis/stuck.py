@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from study.core.prompt_rules import STUCK_GAIN, STUCK_WRONG_MASS
 from study.model.environment import Environment
 
-STUCK_WRONG_MASS = 0.5
-"""A run is stuck at a checkpoint when its served policy puts at least this share of its mass on
-arms that are not best (from here on a user is served a wrong answer at least as often as a
-right one) and the learner has not gained (``STUCK_GAIN``) since the previous checkpoint."""
-STUCK_GAIN = 1e-6
-"""The rise in the learner's mass on the best arms between checkpoints that counts as gaining:
-far above what rounding moves a stalled learner (the terms of its updates cancel to an ulp or so
-each, below 1e-12 over the budgets run), far below what a learner still learning gains as its
-budget doubles."""
+__all__ = ["STUCK_GAIN", "STUCK_WRONG_MASS", "stuck_runs", "untrained_mass"]
 
 
 def untrained_mass(environment: Environment) -> float:

@@ -38,13 +38,14 @@ import numpy as np
 from reference import Answers, allocation, key_words, philox, tie_break, unit32
 from reference import reinforce as policy
 from reference.offpolicy import Trainer, served
+from study.core.prompt_rules import STUCK_GAIN, STUCK_WRONG_MASS
 from study.model.offpolicy import OffPolicy
 
 BANDS = 4
 IDLE_PASSES = 10_000
 FIELDS = ("prompts", "best", "greedy_value", "pass_rate", "best_value", "rollouts", "groups",
           "zero_signal", "non_finite")
-PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length")
+PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length", "stuck")
 FLOOR = 2
 
 
@@ -156,6 +157,9 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                                 verdict_parameters, lengths, law, tokens, budgets, most, i))
                 for i, v in enumerate(values)]
     record: dict[str, list[list[float]]] = {name: [] for name in FIELDS + PASS_FIELDS}
+    # Each prompt's learner mass on its best arms at the previous checkpoint, from the untrained
+    # policy's: the best arms' share.
+    previous = [sum(x == max(v) for x in v) / len(v) for v in values]
     pending = list(budgets)
     spent = 0.0
     r = update = idle = 0
@@ -168,7 +172,7 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                 learned = [False] * count
                 while pending:
                     _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0),
-                                     record)
+                                     record, previous)
             continue
         idle = 0
         costs = []
@@ -180,7 +184,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
             if sizes[i] == 0:
                 continue
             while pending and pending[0] < spent + costs[i]:
-                _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0), record)
+                _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0), record,
+                                 previous)
             if not pending:
                 break
             trainers[i].learn(divisor)
@@ -192,9 +197,9 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
 
 def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[int],
                      key: np.ndarray, r: int, budget: int,
-                     record: dict[str, list[list[float]]]) -> None:
+                     record: dict[str, list[list[float]]], previous: list[float]) -> None:
     row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
-                                         "non_finite") else [0.0] * BANDS
+                                         "non_finite", "stuck") else [0.0] * BANDS
            for name in FIELDS + PASS_FIELDS}
     for i, t in enumerate(trainers):
         b, state, values = band[i], t.state, t.values
@@ -206,14 +211,23 @@ def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[in
         row["tokens"][b] += t.spent_tokens
         if not all(math.isfinite(x) for x in state.logits):
             row["non_finite"][b] += 1
+            row["stuck"][b] += 1
+            previous[i] = math.nan
             continue
         greedy = tie_break(state.logits, key, budget, i)
         row["best"][b] += values[greedy] == max(values)
         row["greedy_value"][b] += values[greedy]
         weights, norm = policy.prepare(state)
         row["pass_rate"][b] += pass_rate(weights, norm, values)
-        row["served_pass_rate"][b] += served(state.logits, t.noise(r + learned[i]), t.offpolicy,
-                                             values)[0]
+        rate, on_best = served(state.logits, t.noise(r + learned[i]), t.offpolicy, values)
+        row["served_pass_rate"][b] += rate
+        # Stuck (study.core.prompt_rules.STUCK_WRONG_MASS): served a wrong answer at least as
+        # often as a right one, the learner's mass on the best arms not risen since the
+        # previous checkpoint.
+        mass = pass_rate(weights, norm, [float(v == max(values)) for v in values])
+        row["stuck"][b] += (not 1.0 - on_best < STUCK_WRONG_MASS
+                            and not mass > previous[i] + STUCK_GAIN)
+        previous[i] = mass
         row["expected_length"][b] += pass_rate(weights, norm, t.paying.means)
     for name in FIELDS + PASS_FIELDS:
         record[name].append(row[name])

@@ -108,7 +108,7 @@ def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -
                                  tokens, rule, normalization)
     counted = env.lengths is not None
     assert out.fields == (*prompt_rules.FIELDS, *(("tokens", "expected_length") if counted
-                                                  else ()), "served_pass_rate")
+                                                  else ()), "served_pass_rate", "stuck")
     for i in range(seeds):
         expected = run_passes(keys[i], values.tolist(), lr, estimator, group, list(budgets),
                               sampler, env.reward, env.reward_parameters, env.verdict,
@@ -123,7 +123,10 @@ def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -
             else:
                 np.testing.assert_array_equal(ours, expected[name], err_msg=name)
         for name in PASS_FIELDS:
-            if name in out.fields:
+            if name == "stuck":
+                # A count: equal (its two comparisons are of the same sums in the same order).
+                np.testing.assert_array_equal(out.stuck[i], expected[name], err_msg=name)
+            elif name in out.fields:
                 np.testing.assert_allclose(getattr(out, name)[i], expected[name], rtol=1e-12,
                                            atol=1e-12, err_msg=name)
 
@@ -142,7 +145,8 @@ def composed_config(**grid: object) -> StudyConfig:
 def test_a_composed_study_writes_every_parts_columns_whatever_the_shards() -> None:
     config = composed_config()
     whole = run_study(config, progress=False).runs
-    assert list(whole.columns[-3:]) == ["tokens", "expected_length_sum", "served_pass_rate_sum"]
+    assert list(whole.columns[-4:]) == ["tokens", "expected_length_sum", "served_pass_rate_sum",
+                                        "stuck_prompts"]
     for column in ("lag", "correction", "verdict", "arm_lengths", "allocation", "penalty",
                    "false_positive", "tis_cap"):
         assert column in whole.columns, column

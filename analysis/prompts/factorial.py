@@ -34,10 +34,11 @@ from study.model.design import Design
 from study.model.schema import DESIGN_ROW
 
 METRICS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
-           "expected_length": "expected answer length"}
+           "stuck": "share of stuck prompts", "expected_length": "expected answer length"}
 """The outcomes an effect is estimated on, each its own Holm family, the first primary: the pass
 rate of the policy that serves answers (mismatched and truncated as the sampler is), the share
-of prompts whose greedy arm is a best arm, and the tokens of an answer the policy expects to
+of prompts whose greedy arm is a best arm, the share of prompts stuck on a wrong answer
+(``study.core.prompt_rules.STUCK_WRONG_MASS``) and the tokens of an answer the policy expects to
 give (``analysis.prompts.outcomes.seed_totals``)."""
 LEVELS = {-1: "low", 1: "high"}
 """A factor's coded levels by name."""

@@ -38,10 +38,11 @@ READ_COLUMNS = [*CELL_COLUMNS, "seed", "budget", "band", "band_prompts", "correc
                 "pass_rate_sum", "best_value_sum", "rollouts", "groups", "zero_signal_groups"]
 """The columns of the tidy runs table the analysis reads of every many-prompts study (the rest
 would only take memory); ``read_columns`` adds those of the parts a study has."""
-PART_SUMS = {"served_pass_rate_sum": "served_pass_rate", "tokens": "tokens",
-             "expected_length_sum": "expected_length"}
+PART_SUMS = {"served_pass_rate_sum": "served_pass_rate", "stuck_prompts": "stuck",
+             "tokens": "tokens", "expected_length_sum": "expected_length"}
 """The parts' run columns (``PROMPT_SAMPLER_RUN_COLUMNS``, ``PROMPT_ANSWER_RUN_COLUMNS``), sums
-over a band's prompts, and the per-seed outcome each makes (``seed_totals``)."""
+over a band's prompts, and the per-seed outcome each makes (``seed_totals``): a mean over the
+seed's prompts, but for the tokens, the seed's total."""
 assert set(PART_SUMS) == {*PROMPT_SAMPLER_RUN_COLUMNS, *PROMPT_ANSWER_RUN_COLUMNS}
 
 
@@ -75,13 +76,14 @@ def seed_totals(runs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     over band_prompts; a prompt that is not finite counts as wrong), ``pass_rate``, the mean
     over its prompts of their policies' pass rates (a prompt that is not finite counts 0), and
     ``regret``, the mean over its prompts of the best value less the pass rate; where the runs
-    have them, ``served_pass_rate`` and ``expected_length`` (means over the seed's prompts) and
-    ``tokens`` (the seed's, ``PART_SUMS``; a prompt that is not finite counts 0)."""
+    have them, ``served_pass_rate``, ``stuck`` (the share of its prompts stuck) and
+    ``expected_length`` (means over the seed's prompts) and ``tokens`` (the seed's,
+    ``PART_SUMS``; a prompt that is not finite counts 0, but as stuck)."""
     parts = [c for c in PART_SUMS if c in runs.columns]
     totals = (runs.groupby([*cell_columns(runs), "seed", "budget"], observed=True, sort=True)
               [list(dict.fromkeys([*_SUMMED, *parts, *columns]))].sum().reset_index())
     prompts = totals["band_prompts"]
-    found = {PART_SUMS[c]: totals[c] / (prompts if c.endswith("_sum") else 1) for c in parts}
+    found = {PART_SUMS[c]: totals[c] / (1 if c == "tokens" else prompts) for c in parts}
     return totals.drop(columns=[c for c in parts if c not in columns]).assign(
         accuracy=totals["correct_prompts"] / prompts, pass_rate=totals["pass_rate_sum"] / prompts,
         regret=(totals["best_value_sum"] - totals["pass_rate_sum"]) / prompts, **found)

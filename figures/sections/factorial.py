@@ -27,7 +27,7 @@ SECTION = Section(table="factorial_effects",
 PRIMARY = "served_pass_rate"
 """The metric the section's verdicts lead with (``analysis.prompts.factorial.METRICS``)."""
 WORDS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
-         "expected_length": "expected answer length (tokens)"}
+         "stuck": "share of stuck prompts", "expected_length": "expected answer length (tokens)"}
 """Each metric as an axis and the prose name it."""
 SHOWN_INTERACTIONS = 4
 """The interactions on the primary metric the section reads per stratum: the largest in size

@@ -62,8 +62,8 @@ from study.core.offpolicy import (
     _update,
 )
 from study.core.philox import stream_block, unit32
-from study.core.prompt_rules import FLOOR, IDLE_PASSES
-from study.core.prompts import pass_order, prompt_softmax, record_bands
+from study.core.prompt_rules import FLOOR, IDLE_PASSES, STUCK_GAIN, STUCK_WRONG_MASS
+from study.core.prompts import pass_order, pass_rate, prompt_softmax, record_bands
 from study.core.reward_hooks import draws_own, own_pair
 from study.core.softmax import inverse_cdf
 from study.core.state import (
@@ -119,27 +119,32 @@ def _snapshot(arms, blocks, states, width, tokens, logits, zero_signal,
 @jit
 def _served(arms, blocks, states, v, scratch, width, update, mismatch, top_p, reading,
             served) -> None:  # pragma: no cover
-    """Every prompt's served pass rate at ``update`` (``study.core.offpolicy._serve``, into
-    ``v``) into ``served`` (P,)."""
+    """Every prompt's served pass rate and mass on the best arms at ``update``
+    (``study.core.offpolicy._serve``, into ``v``) into ``served`` (2, P)."""
     for b in range(blocks):
         s, k0, k1, c1 = states[b][:4]
         _serve(arms, s, v, np.uint64(width[b]), scratch, update, mismatch, top_p, k0, k1, c1)
         for j in range(width[b]):
             i = b * LANES + j
-            if i >= served.shape[0]:
+            if i >= served.shape[1]:
                 break
             _served_readout(arms, s, v, j, reading)
-            served[i] = reading[0]
+            served[0, i] = reading[0]
+            served[1, i] = reading[1]
 
 
 @jit
-def _record_extra(arms, band, logits, weights, norm, lengths, served, spent_tokens, extra, seed,
-                  checkpoint) -> None:  # pragma: no cover
+def _record_extra(arms, band, best, logits, weights, norm, lengths, served, previous,
+                  spent_tokens, extra, seed, checkpoint) -> None:  # pragma: no cover
     """Add every prompt's tokens spent, and for the prompts whose logits are finite their
     served pass rate and expected answer length (its policy ``weights`` (1 / ``norm``), as
-    ``record_bands`` left them), to its band's row of ``extra``; an empty array of ``extra`` is
-    skipped."""
-    served_out, tokens_out, length_out = extra
+    ``record_bands`` left them), to its band's row of ``extra``; with a sampler, count the
+    prompts stuck (``prompt_rules.STUCK_WRONG_MASS``: the served policy, ``served`` row 1, puts
+    that much of its mass or more on arms that are not best while the learner's mass on the
+    best arms has not risen by ``STUCK_GAIN`` since ``previous``, the previous checkpoint's,
+    which it then becomes; a prompt whose logits are not finite is stuck). An empty array of
+    ``extra`` is skipped."""
+    served_out, tokens_out, length_out, stuck_out = extra
     for i in range(logits.shape[1]):
         b = band[i]
         if tokens_out.shape[0] > 0:
@@ -148,9 +153,17 @@ def _record_extra(arms, band, logits, weights, norm, lengths, served, spent_toke
         for k in range(arms):
             finite = finite and np.isfinite(logits[k, i])
         if not finite:
+            if stuck_out.shape[0] > 0:
+                stuck_out[seed, checkpoint, b] += 1
+                previous[i] = np.nan
             continue
         if served_out.shape[0] > 0:
-            served_out[seed, checkpoint, b] += served[i]
+            served_out[seed, checkpoint, b] += served[0, i]
+            mass = pass_rate(arms, weights, norm, best, i)
+            wrong = not (1.0 - served[1, i] < STUCK_WRONG_MASS)
+            stuck_out[seed, checkpoint, b] += np.int64(
+                wrong and not (mass > previous[i] + STUCK_GAIN))
+            previous[i] = mass
         if tokens_out.shape[0] > 0:
             inverse = 1.0 / norm[i]
             length = 0.0
@@ -306,11 +319,16 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     zero_after = np.empty(prompts, dtype=np.int64)
     tokens_before = np.empty(prompts)
     tokens_after = np.empty(prompts)
-    served_before = np.zeros(prompts)
-    served_after = np.zeros(prompts)
+    served_before = np.zeros((2, prompts))
+    served_after = np.zeros((2, prompts))
     counts = np.empty((3, prompts), dtype=np.int64)
     spent_mixed = np.empty(prompts)
-    served_mixed = np.empty(prompts)
+    served_mixed = np.empty((2, prompts))
+    # Each prompt's learner mass on its best arms at the previous checkpoint, from the untrained
+    # policy's (the best arms' share of the arms).
+    previous = np.empty(prompts)
+    for i in range(prompts):
+        previous[i] = best[seed, i].sum() / arms
     reading = np.empty(2)
     scale_step = lr * (1.0 / group)
     spent = 0.0
@@ -342,8 +360,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                                   band[seed], ends, sizes, before, before, zero_before,
                                   zero_before, tokens_before, tokens_before, served_before,
                                   served_before, rollouts, groups, lengths, mixed, shown,
-                                  shown_norm, counts, spent_mixed, served_mixed, out, extra,
-                                  seed, checkpoint)
+                                  shown_norm, counts, spent_mixed, served_mixed, previous,
+                                  out, extra, seed, checkpoint)
                     checkpoint += 1
             continue
         idle = 0
@@ -523,7 +541,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                           band[seed], ends, sizes, before, after, zero_before, zero_after,
                           tokens_before, tokens_after, served_before, served_after, rollouts,
                           groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
-                          served_mixed, out, extra, seed, checkpoint)
+                          served_mixed, previous, out, extra, seed, checkpoint)
             checkpoint += 1
         spent = end
         update += 1
@@ -533,7 +551,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
 def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before, after,
                   zero_before, zero_after, tokens_before, tokens_after, served_before,
                   served_after, rollouts, groups, lengths, mixed, weights, norm, counts,
-                  spent_mixed, served_mixed, out, extra, seed,
+                  spent_mixed, served_mixed, previous, out, extra, seed,
                   checkpoint) -> None:  # pragma: no cover
     """Record checkpoint ``checkpoint`` (budget ``budget``) inside a pass: each prompt's state
     after its group where the group ran and ended within the budget in the pass's order
@@ -546,11 +564,12 @@ def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before,
         counts[1, i] = groups[i] if ran or sizes[i] == 0 else groups[i] - 1
         counts[2, i] = zero_after[i] if ran else zero_before[i]
         spent_mixed[i] = tokens_after[i] if ran else tokens_before[i]
-        served_mixed[i] = served_after[i] if ran else served_before[i]
+        for row in range(2):
+            served_mixed[row, i] = served_after[row, i] if ran else served_before[row, i]
     record_bands(arms, budget, k0, k1, values, best, band, mixed, weights, norm, counts[0],
                  counts[1], counts[2], out, seed, checkpoint)
-    _record_extra(arms, band, mixed, weights, norm, lengths, served_mixed, spent_mixed, extra,
-                  seed, checkpoint)
+    _record_extra(arms, band, best, mixed, weights, norm, lengths, served_mixed, previous,
+                  spent_mixed, extra, seed, checkpoint)
 
 
 @inline_jit

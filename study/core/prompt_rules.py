@@ -36,5 +36,15 @@ IDLE_PASSES = 10_000
 checkpoints hold its state as it is. A rule must let every run spend its budget
 (``skip_zero_signal``'s retries do: it idles this long with chance below (15/16)^10000); a rule
 that skips every prompt for good would otherwise never end."""
+STUCK_WRONG_MASS = 0.5
+"""A run (or a prompt of a many-prompts run) is stuck at a checkpoint when its served policy puts
+at least this share of its mass on arms that are not best (from here on a user is served a wrong
+answer at least as often as a right one) and the learner has not gained (``STUCK_GAIN``) since
+the previous checkpoint (``analysis.stuck``)."""
+STUCK_GAIN = 1e-6
+"""The rise in the learner's mass on the best arms between checkpoints that counts as gaining:
+far above what rounding moves a stalled learner (the terms of its updates cancel to an ulp or so
+each, below 1e-12 over the budgets run), far below what a learner still learning gains as its
+budget doubles."""
 MAX_PROMPTS = 4096
 """Most prompts a dataset may have."""

@@ -148,9 +148,12 @@ PROMPT_ANSWER_RUN_COLUMNS = ("tokens", "expected_length_sum")
 """The run columns of many prompts whose answers cost tokens (``study.core.passes``): the tokens
 spent on a band's prompts and the sum over them of the policy's expected answer length."""
 
-PROMPT_SAMPLER_RUN_COLUMNS = ("served_pass_rate_sum",)
-"""The run column of many prompts trained off policy: the sum over a band's prompts of the
-served policy's pass rate (``study.model.offpolicy``)."""
+PROMPT_SAMPLER_RUN_COLUMNS = ("served_pass_rate_sum", "stuck_prompts")
+"""The run columns of many prompts trained off policy: the sum over a band's prompts of the
+served policy's pass rate (``study.model.offpolicy``), and the band's prompts that are stuck
+(``study.core.prompt_rules.STUCK_WRONG_MASS``: served a wrong answer at least as often as a right
+one while the learner's mass on the best arms has not risen since the previous checkpoint; a
+prompt whose logits are not finite is stuck)."""
 
 STORED_PROMPT_RUN_COLUMNS = ("cell", *PROMPT_RUN_COLUMNS)
 """``runs.parquet`` of a many-prompts study: ordered by (cell, seed, budget, band)."""

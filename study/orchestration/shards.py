@@ -230,11 +230,12 @@ class PromptShardResult(Grouped):
     field of ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands), and the
     column groups of the parts the simulation uses (``GROUPS``, None where it does not): the
     tokens spent and the expected answer length where answers cost tokens, and the served
-    policy's pass rate of an off-policy sampler, each summed over a band's prompts."""
+    policy's pass rate and the prompts stuck (``study.core.prompt_rules.STUCK_WRONG_MASS``) of an
+    off-policy sampler, each summed over a band's prompts."""
 
     FIELDS: ClassVar[tuple[str, ...]] = prompt_rules.FIELDS
     GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "answers": ("tokens", "expected_length"), "sampler": ("served_pass_rate",)}
+        "answers": ("tokens", "expected_length"), "sampler": ("served_pass_rate", "stuck")}
     CURVES: ClassVar[tuple[str, ...]] = ()
     TRAILING: ClassVar[tuple[int, ...]] = (prompt_rules.BANDS,)
 
@@ -250,6 +251,7 @@ class PromptShardResult(Grouped):
     tokens: np.ndarray | None = None
     expected_length: np.ndarray | None = None
     served_pass_rate: np.ndarray | None = None
+    stuck: np.ndarray | None = None
 
     @property
     def rows(self) -> int:

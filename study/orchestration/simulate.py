@@ -269,7 +269,7 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
     return PromptShardResult(*out)
 
 
-PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length")
+PASS_FIELDS = ("served_pass_rate", "tokens", "expected_length", "stuck")
 """The order of ``study.core.passes``' ``extra`` arrays (``PromptShardResult``'s groups)."""
 
 
@@ -293,7 +293,9 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     counted = environment.lengths is not None
     empty = np.zeros((0, 0, 0))
     extra = (np.zeros(shape) if offpolicy is not None else empty,
-             np.zeros(shape) if counted else empty, np.zeros(shape) if counted else empty)
+             np.zeros(shape) if counted else empty, np.zeros(shape) if counted else empty,
+             np.zeros(shape, dtype=np.int64) if offpolicy is not None
+             else np.zeros((0, 0, 0), dtype=np.int64))
     sampler = (offpolicy or OffPolicy()).codes()
     allocation = registry.allocation(rule)
     parameters = np.asarray(environment.reward_parameters, dtype=np.float64)

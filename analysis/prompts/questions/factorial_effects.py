@@ -38,7 +38,7 @@ def support(inputs: Inputs, metric: str) -> Support:
 
 def margin(inputs: Inputs, metric: str) -> float:
     """The equivalence margin of ``metric`` stated in the config (NaN: none is claimed for a
-    length)."""
+    length or the stuck share, for which none was stated)."""
     return {"served_pass_rate": inputs.analysis.pass_rate_margin,
             "accuracy": inputs.analysis.equivalence_margin}.get(metric, math.nan)
 
@@ -61,8 +61,9 @@ def table(inputs: Inputs) -> pd.DataFrame:
 
 
 def metrics(inputs: Inputs) -> set[str]:
-    """The metrics the study's runs have (``served_pass_rate`` needs a sampler, the length
-    answers that cost tokens)."""
+    """The metrics the study's runs have (``served_pass_rate`` and ``stuck`` need a sampler, the
+    length answers that cost tokens)."""
     runs = set(inputs.runs.columns)
     return {"accuracy", *(["served_pass_rate"] if "served_pass_rate_sum" in runs else []),
+            *(["stuck"] if "stuck_prompts" in runs else []),
             *(["expected_length"] if "expected_length_sum" in runs else [])}

@@ -175,6 +175,8 @@ class Report:
                 self.cite.constant("analysis.questions.reward_noise.FAMILY_RESAMPLES"), ","),
             "noisy_pass_resamples": Named(
                 self.cite.constant("analysis.questions.reward_noise.PASS_RATE_RESAMPLES"), ","),
+            "factorial_resamples": Named(
+                self.cite.constant("analysis.prompts.factorial.TOKENS_RESAMPLES"), ","),
             "settled": Named(self.cite.constant("analysis.cost.SETTLED_SEEDS"), ""),
             "sources": SOURCES_FILE}))
 

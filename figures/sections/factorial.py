@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.families import ALPHA
 from figures.cite import Tables, read_table
-from figures.claims import families, figure_name, printed, with_intervals, with_verdicts
+from figures.claims import families, figure_name, printed, with_intervals
 from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
@@ -34,8 +34,11 @@ SHOWN_INTERACTIONS = 4
 among those its family shows (every one is in the table ``factorial_strata``)."""
 RATIO_TICKS = (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
 """Where the ratio panel's log axis is labelled (those within the ratios' range)."""
-SHOWN = ["metric", "term", "difference [95%]", "p_value_holm", "verdict"]
-"""The columns of the section's tables of effects."""
+SHOWN = ["metric", "budget", "term", "difference [95%]", "p_value_holm", "finding",
+         "within_margin"]
+"""The columns of the section's tables of effects: the finding in neutral words (``higher``: the
+high level raises the metric, for the stuck share more stuck prompts) and whether its 90%
+interval lies within the metric's margin (false where none was stated)."""
 
 
 def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataFrame:
@@ -44,9 +47,9 @@ def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataF
 
 
 def _effect_table(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows of effects with their interval and verdict in words ("A" is the high level)."""
-    return with_verdicts(cite, with_intervals(cite, rows, "+.4f", **{
-        "difference [95%]": ("difference", "difference_low", "difference_high")}))[SHOWN]
+    """Rows of effects with their interval, finding and equivalence."""
+    return with_intervals(cite, rows, "+.4f", **{
+        "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]
 
 
 def _word(*names: str) -> str:
@@ -54,9 +57,24 @@ def _word(*names: str) -> str:
     return macro_name(*(part for name in names for part in name.split("_")))
 
 
-def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope) -> list[dict[str, Any]]:
+def _reversals(strata: pd.DataFrame | None, budget: int) -> dict[str, list[str]]:
+    """Per part, the parts at whose two levels its effect on the primary metric at ``budget``
+    has opposite signs (among the interactions its family shows, ``factorial_strata``)."""
+    if strata is None:
+        return {}
+    rows = strata[(strata["metric"] == PRIMARY) & (strata["budget"] == budget)]
+    found: dict[str, list[str]] = {}
+    for (factor, other), pair in rows.groupby(["factor", "stratum"], sort=False):
+        if pair["effect"].min() < 0 < pair["effect"].max():
+            found.setdefault(factor, []).append(other)
+    return found
+
+
+def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope,
+           reversals: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Each row's term with its effect and interval as the templates print them, each number
-    also named ``FactorialServed<Term>`` (with ``Low`` and ``High``) for the paper."""
+    also named ``FactorialServed<Term>`` (with ``Low`` and ``High``) for the paper, and the
+    parts at whose levels its sign reverses (``reversals``)."""
     found = []
     for r in cite.rows(rows):
         word = _word(r.term.value)
@@ -65,6 +83,7 @@ def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope) -> list[dict[str, A
             numbers.put(f"FactorialServed{word}{suffix}", r[column], "+.4f")
         found.append({"term": r.term.value, "word": word,
                       "within": bool(r.within_margin.value),
+                      "reverses": reversals.get(r.term.value, []),
                       **printed(r, difference="+.4f", difference_low="+.4f",
                                 difference_high="+.4f")})
     return found
@@ -89,13 +108,24 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     main_terms = set(effects.loc[effects["order"] == 1, "term"])
     shortest = {order: cite.smallest(aliases[aliases["term"].isin(main_terms) == (order == 1)],
                                      "alias_order") for order in (1, 2)}
+    numbers.put("FactorialAliasedPair", shortest[2], "d")
     primary = _at(effects, PRIMARY, budget, 1)
-    grouped = {finding: _named(cite, primary[primary["finding"] == finding], numbers)
+    strata = cite.read(study, "factorial_strata")
+    reversals = _reversals(strata, budget)
+    grouped = {finding: _named(cite, primary[primary["finding"] == finding], numbers,
+                               reversals)
                for finding in ("higher", "lower", "equivalent", "unresolved")}
-    accuracy = _at(effects, "accuracy", budget, 1).set_index("term")["finding"]
-    differ = primary[primary["finding"].to_numpy() != accuracy.reindex(primary["term"]).to_numpy()]
+    accuracy = _at(effects, "accuracy", budget, 1).set_index("term")
+    theirs = accuracy.reindex(primary["term"])
+    # Disagreements beyond the margins: the findings differ and one of them is a difference
+    # shown outside its margin (two effects both within +-margin do not disagree).
+    beyond = ((primary["finding"].isin(["higher", "lower"]) & ~primary["within_margin"])
+              .to_numpy()
+              | (theirs["finding"].isin(["higher", "lower"]) & ~theirs["within_margin"])
+              .to_numpy())
+    differ = primary[(primary["finding"].to_numpy() != theirs["finding"].to_numpy()) & beyond]
     apart = [{"term": r.term.value, "served": r.finding.value,
-              "accuracy": accuracy[r.term.value],
+              "accuracy": accuracy.loc[r.term.value, "finding"],
               **printed(r, difference="+.4f")} for r in cite.rows(differ)]
     shown = effects[(effects["order"] == 2) & (effects["p_value_holm"] < ALPHA)]
     counts = []
@@ -110,7 +140,6 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                                  f"{ALPHA}"), ","),
                        "of": Named(cite.count(effects, chosen), ",")})
     largest = _largest(shown, budget)
-    strata = cite.read(study, "factorial_strata")
     read = []
     for r in cite.rows(largest):
         parts = strata[(strata["term"] == r.term.value) & (strata["metric"] == PRIMARY)
@@ -136,23 +165,23 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
             "families": families(cite, effects),
             "levels": levels,
-            "pairs": None if pairs is None else with_verdicts(cite, with_intervals(
-                cite, pairs[pairs["budget"] == budget], "+.4f",
-                **{"difference [95%]": ("difference", "difference_low", "difference_high")}))[
-                    ["metric", "a", "b", "difference [95%]", "p_value_holm", "verdict"]],
+            "pairs": None if pairs is None else with_intervals(
+                cite, pairs, "+.4f",
+                **{"difference [95%]": ("difference", "difference_low", "difference_high")})[
+                    ["metric", "budget", "a", "b", "difference [95%]", "p_value_holm",
+                     "finding", "within_margin"]],
             "pair_families": [] if pairs is None else families(cite, pairs),
             "tokens": None if tokens is None else [
                 {"term": r.term.value, "word": _word(r.term.value),
                  "placement": r.placement.value, "equivalence": r.equivalence.value,
-                 **printed(r, ratio=".3f", ratio_low=".3f", ratio_high=".3f")}
+                 **printed(r, ratio=".4f", ratio_low=".4f", ratio_high=".4f")}
                 for r in cite.rows(tokens[tokens["order"] == 1])],
             "tokens_table": None if tokens is None else with_intervals(
-                cite, tokens[tokens["order"] == 1], ".3f",
+                cite, tokens[tokens["order"] == 1], ".4f",
                 **{"ratio [family interval]": ("ratio", "ratio_low", "ratio_high")})[
                     ["term", "tokens_high", "tokens_low", "ratio [family interval]",
                      "placement", "equivalence"]],
-            "mains": _effect_table(cite, effects[(effects["order"] == 1)
-                                                 & (effects["budget"] == budget)]
+            "mains": _effect_table(cite, effects[effects["order"] == 1]
                                    .sort_values("metric", key=_metric_order, kind="stable"))}
 
 

@@ -5,6 +5,7 @@ cells are a fractional factorial's rows (``analysis.prompts.factorial``), at its
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -48,16 +49,20 @@ def values(inputs: Inputs, metric: str) -> dict[int, object]:
     return inputs.shared(f"{TABLE}/{metric}", lambda: by_row(inputs.runs, inputs.design, metric))
 
 
-def table(inputs: Inputs) -> pd.DataFrame:
-    """Every metric's effects, one after the other (no rows without a design or a metric's
-    runs column)."""
+def per_metric(inputs: Inputs, build: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    """``build(metric)`` for every metric the study's runs have (``metrics``), one after the
+    other; no rows without a design."""
     if inputs.design is None:
         return pd.DataFrame()
-    found = [effects(values(inputs, metric), inputs.design, metric, budgets(inputs),
-                     support(inputs, metric), margin(inputs, metric),
-                     family_name(inputs.study, f"{TABLE}_{metric}"))
-             for metric in METRICS if metric in metrics(inputs)]
-    return pd.concat(found, ignore_index=True)
+    return pd.concat([build(metric) for metric in METRICS if metric in metrics(inputs)]
+                     or [pd.DataFrame()], ignore_index=True)
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """Every metric's effects, one after the other."""
+    return per_metric(inputs, lambda metric: effects(
+        values(inputs, metric), inputs.design, metric, budgets(inputs), support(inputs, metric),
+        margin(inputs, metric), family_name(inputs.study, f"{TABLE}_{metric}")))
 
 
 def metrics(inputs: Inputs) -> set[str]:

@@ -11,7 +11,7 @@ from analysis.prompts.factorial import METRICS, pairs
 from analysis.prompts.questions.factorial_effects import (
     budgets,
     margin,
-    metrics,
+    per_metric,
     support,
     values,
 )
@@ -24,10 +24,6 @@ TEST = {f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seed
 
 def table(inputs: Inputs) -> pd.DataFrame:
     """Every metric's pairs (no rows without a design whose factors declare roles)."""
-    if inputs.design is None:
-        return pd.DataFrame()
-    found = [pairs(values(inputs, metric), inputs.design, metric, budgets(inputs),
-                   support(inputs, metric), margin(inputs, metric),
-                   family_name(inputs.study, f"{TABLE}_{metric}"))
-             for metric in METRICS if metric in metrics(inputs)]
-    return pd.concat(found or [pd.DataFrame()], ignore_index=True)
+    return per_metric(inputs, lambda metric: pairs(
+        values(inputs, metric), inputs.design, metric, budgets(inputs), support(inputs, metric),
+        margin(inputs, metric), family_name(inputs.study, f"{TABLE}_{metric}")))

@@ -15,6 +15,8 @@ from scipy.stats import t as student_t
 from scipy.stats import ttest_1samp
 from statsmodels.stats.multitest import multipletests
 
+from analysis.cost import Support
+from analysis.prompts.factorial import model_check
 from analysis.prompts.study_tables import study_tables
 from study.model.config import ConfigError, config_from_dict
 from study.model.grid import cells
@@ -145,3 +147,26 @@ def test_the_effects_verdicts_recomputed_from_the_runs() -> None:
     np.testing.assert_allclose(theirs["p_value_holm"], mine["holm"], rtol=1e-9, atol=1e-300)
     assert list(theirs["finding"].astype(str)) == list(mine["finding"])
     assert set(mine["finding"]) - {"unresolved"}, "a test that shows nothing checks little"
+
+
+def test_the_model_check_is_the_least_squares_fit_of_mains_and_pairs() -> None:
+    # Independently: numpy's least squares of every row's mean over seeds on the intercept, the
+    # main effects' and the two-part interactions' columns; its prediction at the named rows is
+    # the model check's (a linear fit commutes with the mean over seeds).
+    design = config_from_dict(PROTOCOL).design
+    rng = np.random.default_rng(7)
+    seeds = rng.normal(0.5, 0.1, size=(40, len(design.matrix)))
+    found = model_check({100: seeds}, design, "served_pass_rate", [100],
+                        Support((-1.0, 1.0), discrete=False))
+    x = design.matrix.astype(float)
+    k = x.shape[1]
+    columns = [np.ones(len(x)), *x.T, *(x[:, i] * x[:, j] for i in range(k)
+                                        for j in range(i + 1, k))]
+    model = np.column_stack(columns)
+    fit, *_ = np.linalg.lstsq(model, seeds.mean(axis=0), rcond=None)
+    named = design.named_rows()
+    assert list(found["row"]) == list(named)
+    np.testing.assert_allclose(found["predicted"], (model @ fit)[list(named.values())],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(found["miss"], found["observed"] - found["predicted"],
+                               rtol=0, atol=1e-12)

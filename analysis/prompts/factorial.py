@@ -163,6 +163,35 @@ def pairs(values: Mapping[int, np.ndarray], design: Design, metric: str, budgets
                                  "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"})
 
 
+def model_check(values: Mapping[int, np.ndarray], design: Design, metric: str,
+                budgets: list[int], support: Support,
+                confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """How far the model of main effects and two-part interactions misses each row the factors'
+    roles name (``Design.named_rows``): per seed, the row's value less the model's prediction
+    (the seed's mean over every row plus half of each term's effect times the row's level of
+    its column, the least-squares fit of an orthogonal design); the miss is the sum of the
+    interactions of three parts or more at that row, which the design's aliasing otherwise
+    hides. Columns: ``metric``, ``budget``, ``row`` (its name), ``design_row``, ``seeds``,
+    ``observed``, ``predicted`` (means over seeds), ``miss`` with its ``confidence`` t interval
+    (``miss_low``, ``miss_high``) and ``interval_method``."""
+    named = design.named_rows()
+    found = terms(design)
+    rows = []
+    for budget in budgets:
+        seeds = values[budget]
+        effect = np.stack([_half_difference(seeds, column) for *_, column in found], axis=1)
+        levels = np.stack([column for *_, column in found], axis=0)  # (terms, rows)
+        predicted = seeds.mean(axis=1)[:, np.newaxis] + effect @ levels / 2
+        for name, row in named.items():
+            interval = mean_interval(seeds[:, row] - predicted[:, row], support, confidence)
+            rows.append({"metric": metric, "budget": budget, "row": name, "design_row": row,
+                         "seeds": len(seeds), "observed": float(seeds[:, row].mean()),
+                         "predicted": float(predicted[:, row].mean()),
+                         "miss": interval.mean, "miss_low": interval.low,
+                         "miss_high": interval.high, "interval_method": interval.method})
+    return pd.DataFrame(rows)
+
+
 TOKENS_RESAMPLES = 20_000
 """Seed-bootstrap resamples of each part's ratio of tokens to the target: its interval is one of
 a Bonferroni family (``tokens_to_target``), so its limits are far quantiles, and their Monte

@@ -151,6 +151,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                            effect_high="+.4f")} for s in cite.rows(parts)]})
     levels = cite.read(study, "factorial_design_levels")
     pairs = cite.read(study, "factorial_pairs")
+    check = cite.read(study, "factorial_model_check")
+    misses = [] if check is None else [
+        {"budget": Named(cite.first(chosen).budget, ","),
+         "miss": Named(cite.largest(chosen, "abs(miss)"), ".4f")}
+        for _, chosen in check[check["metric"] == PRIMARY].groupby("budget", sort=True)]
     tokens = cite.read(study, "factorial_tokens")
     if tokens is not None:
         one = cite.first(tokens)
@@ -164,7 +169,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "aliased": {order: Named(shortest[order], "d") for order in (1, 2)},
             "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
             "families": families(cite, effects),
-            "levels": levels,
+            "levels": levels, "misses": misses,
             "pairs": None if pairs is None else with_intervals(
                 cite, pairs, "+.4f",
                 **{"difference [95%]": ("difference", "difference_low", "difference_high")})[

@@ -17,7 +17,7 @@ from scipy.stats import norm, ttest_1samp
 
 from analysis.binomial import proportion_interval, two_sided_pvalue
 from analysis.cost import CONFIDENCE, Support, differing_seeds, mean_interval
-from analysis.families import ALPHA
+from analysis.families import ALPHA, declare
 from analysis.outcomes import Outcomes
 from analysis.roles import Finding, finding, typed
 
@@ -171,6 +171,19 @@ def judge(table: pd.DataFrame, margin: float, alpha: float = ALPHA) -> pd.DataFr
     table["finding"] = typed([finding(s and d > 0, s and d <= 0, w) for s, d, w in zip(
         shown, table["difference"], table["within_margin"], strict=True)], Finding)
     return table
+
+
+FULL_NAMES = {"ci_low": "difference_low", "ci_high": "difference_high",
+              "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"}
+"""``paired_difference``'s intervals by the full names the many-prompts tables give them."""
+
+
+def judged_family(rows: list[dict], family: str, margin: float,
+                  alpha: float = ALPHA) -> pd.DataFrame:
+    """Rows of ``paired_difference`` (with what describes each) as one Holm family named
+    ``family`` (``analysis.families.declare``), judged at ``margin`` (``judge``), their intervals
+    under ``FULL_NAMES``."""
+    return judge(declare(pd.DataFrame(rows), family), margin, alpha).rename(columns=FULL_NAMES)
 
 
 def mcnemar_power(only_a_rate: float, only_b_rate: float, seeds: np.ndarray,

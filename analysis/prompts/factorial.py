@@ -26,8 +26,8 @@ import pandas as pd
 
 from analysis.budget_to_target import budget_ratio, crossing
 from analysis.cost import CONFIDENCE, Support, mean_interval
-from analysis.families import ALPHA, declare
-from analysis.paired import judge, paired_difference
+from analysis.families import ALPHA
+from analysis.paired import judged_family, paired_difference
 from analysis.prompts.outcomes import seed_totals
 from analysis.roles import Placement, RatioFinding, typed
 from study.model.design import Design
@@ -102,9 +102,7 @@ def effects(values: Mapping[int, np.ndarray], design: Design, metric: str, budge
                          "low_mean": float(seeds[:, column < 0].mean()),
                          **paired_difference(_half_difference(seeds, column), support, alpha,
                                              confidence)})
-    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
-    return table.rename(columns={"ci_low": "difference_low", "ci_high": "difference_high",
-                                 "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"})
+    return judged_family(rows, family, margin, alpha)
 
 
 def strata(values: Mapping[int, np.ndarray], design: Design, shown: pd.DataFrame,
@@ -158,9 +156,7 @@ def pairs(values: Mapping[int, np.ndarray], design: Design, metric: str, budgets
                          **paired_difference(first - second, support, alpha, confidence)})
     if not rows:
         return pd.DataFrame()
-    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
-    return table.rename(columns={"ci_low": "difference_low", "ci_high": "difference_high",
-                                 "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"})
+    return judged_family(rows, family, margin, alpha)
 
 
 def model_check(values: Mapping[int, np.ndarray], design: Design, metric: str,

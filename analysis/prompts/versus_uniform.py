@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.cost import CONFIDENCE, Support
-from analysis.families import ALPHA, declare, family_name
-from analysis.paired import judge, paired_difference
+from analysis.families import ALPHA, family_name
+from analysis.paired import judged_family, paired_difference
 from analysis.pass_rate import DIFFERENCE as PASS_RATE_DIFFERENCE
 from analysis.prompts.outcomes import (
     METRICS,
@@ -28,10 +28,6 @@ def _support(metric: str, prompts: int) -> Support:
     """What the paired difference of two seeds' ``metric`` can be: k / P for accuracy, any real
     in [-1, 1] for the pass rate."""
     return difference_support(prompts) if metric == "accuracy" else PASS_RATE_DIFFERENCE
-
-
-_FULL_NAMES = {"ci_low": "difference_low", "ci_high": "difference_high",
-               "ci90_low": "equivalence_low", "ci90_high": "equivalence_high"}
 
 
 def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
@@ -71,8 +67,7 @@ def versus_uniform(runs: pd.DataFrame, margin: float, family: str = FAMILY,
                          **paired_difference(a - b, support, alpha, confidence)})
     if not rows:
         return pd.DataFrame(rows)
-    table = judge(declare(pd.DataFrame(rows), family), margin, alpha)
-    return table.rename(columns=_FULL_NAMES)
+    return judged_family(rows, family, margin, alpha)
 
 
 VERDICT_KEYS = ["allocation", "environment", "normalization", "metric"]

@@ -46,10 +46,10 @@ def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataF
                    & (effects["order"] == order)]
 
 
-def _effect_table(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows of effects with their interval, finding and equivalence."""
+def _with_difference(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of effects or pairs with their difference and its interval as one column."""
     return with_intervals(cite, rows, "+.4f", **{
-        "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]
+        "difference [95%]": ("difference", "difference_low", "difference_high")})
 
 
 def _word(*names: str) -> str:
@@ -72,17 +72,14 @@ def _reversals(strata: pd.DataFrame | None, budget: int) -> dict[str, list[str]]
 
 def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope,
            reversals: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """Each row's term with its effect and interval as the templates print them, each number
-    also named ``FactorialServed<Term>`` (with ``Low`` and ``High``) for the paper, and the
-    parts at whose levels its sign reverses (``reversals``)."""
+    """Each row's term with its effect and interval as the templates print them, the effect
+    also named ``FactorialServed<Term>`` for the paper, and the parts at whose levels its sign
+    reverses (``reversals``)."""
     found = []
     for r in cite.rows(rows):
         word = _word(r.term.value)
-        for suffix, column in (("", "difference"), ("Low", "difference_low"),
-                               ("High", "difference_high")):
-            numbers.put(f"FactorialServed{word}{suffix}", r[column], "+.4f")
+        numbers.put(f"FactorialServed{word}", r.difference, "+.4f")
         found.append({"term": r.term.value, "word": word,
-                      "within": bool(r.within_margin.value),
                       "reverses": reversals.get(r.term.value, []),
                       **printed(r, difference="+.4f", difference_low="+.4f",
                                 difference_high="+.4f")})
@@ -124,21 +121,18 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
               | (theirs["finding"].isin(["higher", "lower"]) & ~theirs["within_margin"])
               .to_numpy())
     differ = primary[(primary["finding"].to_numpy() != theirs["finding"].to_numpy()) & beyond]
-    apart = [{"term": r.term.value, "served": r.finding.value,
-              "accuracy": accuracy.loc[r.term.value, "finding"],
-              **printed(r, difference="+.4f")} for r in cite.rows(differ)]
+    apart = [{"term": term, "served": served, "accuracy": accuracy.loc[term, "finding"]}
+             for term, served in zip(differ["term"], differ["finding"], strict=True)]
     shown = effects[(effects["order"] == 2) & (effects["p_value_holm"] < ALPHA)]
     counts = []
     for metric in effects["metric"].unique():
         chosen = f"order == 2 and metric == '{metric}' and budget == {budget}"
-        word = _word(metric)
-        numbers.put(f"FactorialInteractions{word}",
-                    cite.count(effects, f"{chosen} and p_value_holm < {ALPHA}"), ",")
-        numbers.put(f"FactorialInteractionTerms{word}", cite.count(effects, chosen), ",")
-        counts.append({"metric": WORDS[metric], "word": word,
-                       "count": Named(cite.count(effects, f"{chosen} and p_value_holm < "
-                                                 f"{ALPHA}"), ","),
-                       "of": Named(cite.count(effects, chosen), ",")})
+        shown_here = cite.count(effects, f"{chosen} and p_value_holm < {ALPHA}")
+        every = cite.count(effects, chosen)
+        numbers.put(f"FactorialInteractions{_word(metric)}", shown_here, ",")
+        numbers.put(f"FactorialInteractionTerms{_word(metric)}", every, ",")
+        counts.append({"metric": WORDS[metric], "count": Named(shown_here, ","),
+                       "of": Named(every, ",")})
     largest = _largest(shown, budget)
     read = []
     for r in cite.rows(largest):
@@ -163,22 +157,17 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         numbers.put("FactorialTokensConfidence", one.confidence, ".2%")
         numbers.put("FactorialTokensResamples", one.resamples, ",")
         numbers.put("FactorialTokensMargin", one.margin, "g")
-        for r in cite.rows(tokens[tokens["order"] == 1]):
-            numbers.put(f"FactorialTokens{_word(r.term.value)}", r.ratio, ".2f")
     return {"generators": cite.declared(summary.generators.value),
             "aliased": {order: Named(shortest[order], "d") for order in (1, 2)},
             "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
             "families": families(cite, effects),
             "levels": levels, "misses": misses,
-            "pairs": None if pairs is None else with_intervals(
-                cite, pairs, "+.4f",
-                **{"difference [95%]": ("difference", "difference_low", "difference_high")})[
-                    ["metric", "budget", "a", "b", "difference [95%]", "p_value_holm",
-                     "finding", "within_margin"]],
+            "pairs": None if pairs is None else _with_difference(cite, pairs)[
+                ["metric", "budget", "a", "b", "difference [95%]", "p_value_holm", "finding",
+                 "within_margin"]],
             "pair_families": [] if pairs is None else families(cite, pairs),
             "tokens": None if tokens is None else [
-                {"term": r.term.value, "word": _word(r.term.value),
-                 "placement": r.placement.value, "equivalence": r.equivalence.value,
+                {"term": r.term.value,
                  **printed(r, ratio=".4f", ratio_low=".4f", ratio_high=".4f")}
                 for r in cite.rows(tokens[tokens["order"] == 1])],
             "tokens_table": None if tokens is None else with_intervals(
@@ -186,8 +175,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 **{"ratio [family interval]": ("ratio", "ratio_low", "ratio_high")})[
                     ["term", "tokens_high", "tokens_low", "ratio [family interval]",
                      "placement", "equivalence"]],
-            "mains": _effect_table(cite, effects[effects["order"] == 1]
-                                   .sort_values("metric", key=_metric_order, kind="stable"))}
+            "mains": _with_difference(cite, effects[effects["order"] == 1].sort_values(
+                "metric", key=_metric_order, kind="stable"))[SHOWN]}
 
 
 def _metric_order(column: pd.Series) -> pd.Series:

@@ -69,10 +69,10 @@ EXACT, K1, K3, K3_IS = range(4)
 """The KL estimators' codes (``study.model.offpolicy.ESTIMATORS``)."""
 RECORDED = 3
 """The estimators whose gradient error a checkpoint records: k1, k3, k3_is."""
-SAMPLER, KEPT, POLICY, GRADIENT = range(4)
-"""An arm's rows of the sampler's state (in the places of the state's first four): its softmax
+SAMPLER, KEPT, POLICY, GRADIENT, FACTOR = range(5)
+"""An arm's rows of the sampler's state (in the places of the state's first five): its softmax
 weight (zero outside top-p); 1.0 for an arm inside top-p, else 0.0; the learner's weight the
-update's score uses; the KL term's gradient."""
+update's score uses; the KL term's gradient; the KL estimator's factor of a rollout of the arm."""
 SAMPLER_NORM, SAMPLER_INVERSE, POLICY_INVERSE, FULL_INVERSE = range(4)
 """Single rows of the sampler's state (in the places of the state's first four): the sum of the
 sampler's weights and its inverse; the inverse of the sum of the score's weights, and of the
@@ -290,11 +290,20 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts) -> None:  # pra
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
                 o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
         return
+    # The factor of each arm once, not a logarithm and a division per rollout: a rollout's is
+    # its arm's, picked by a select (an arm outside top-p, whose factor divides by 0, is never
+    # drawn).
+    for j in range(lanes):
+        for k in range(n_arms):
+            o[arm_row(FACTOR, k) + j] = _estimator_factor(
+                estimator, n_arms, s[arm_row(WEIGHTS, k) + j] * o[lane_row(FULL_INVERSE) + j],
+                o[arm_row(SAMPLER, k) + j] * o[lane_row(SAMPLER_INVERSE) + j])
     for i in range(pulled.shape[0]):
         for j in range(lanes):
             arm = pulled[i, j]
-            _, chosen, behaviour = _probabilities(n_arms, s, o, s, WEIGHTS, j, arm)
-            factor = _estimator_factor(estimator, n_arms, chosen, behaviour)
+            factor = o[arm_row(FACTOR, 0) + j]
+            for k in range(1, n_arms):
+                factor = select(arm == k, o[arm_row(FACTOR, k) + j], factor)
             inverse = o[lane_row(FULL_INVERSE) + j]
             counted = i < counts[j]
             for k in range(n_arms):

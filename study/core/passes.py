@@ -456,7 +456,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                     u_action = drawn[0, :wide]
                     u_reward = drawn[1, :wide]
                     u_own = drawn[2, :wide]
-                    u_length = length_drawn[:, :wide]
+                    u_length = length_drawn
                 inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), u_action, lanes, w, s,
                             pulled[b][i], chosen)
                 _rewards(model, lanes, chosen, u_reward, u_own, parameters, rewards[b][i])

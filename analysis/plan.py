@@ -139,8 +139,10 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     exact = TTestPower().solve_power(effect_size=effect, alpha=alpha, power=target,
                                      alternative="two-sided")
     n_exact = float(math.ceil(exact))
-    n_normal = float(math.ceil(NormalIndPower().solve_power(
-        effect_size=effect, alpha=alpha, power=target, ratio=0, alternative="two-sided")))
+    # The normal approximation in closed form, the far tail's power left out (statsmodels'
+    # NormalIndPower solves for the same n numerically, and its root finder fails where n is a
+    # handful of seeds).
+    n_normal = float(math.ceil(((norm.isf(alpha / 2) + norm.ppf(target)) / effect) ** 2))
     return Plan(n_exact, n_exact, n_normal,
                 float(TTestPower().power(effect_size=effect, nobs=n_normal, alpha=alpha,
                                          alternative="two-sided")))

@@ -102,7 +102,9 @@ def test_paired_t_plan_is_where_the_noncentral_t_power_first_reaches_target() ->
         shift = d * math.sqrt(n) / s
         return float(nct.sf(critical, n - 1, shift) + nct.cdf(-critical, n - 1, shift))
 
-    for d, s, alpha in ((0.01, 0.023, 0.05 / 64), (0.5, 1.0, 0.05), (0.01, 0.0529, 0.05 / 64)):
+    # The last: a handful of seeds, where statsmodels' normal-approximation solver fails.
+    for d, s, alpha in ((0.01, 0.023, 0.05 / 64), (0.5, 1.0, 0.05), (0.01, 0.0529, 0.05 / 64),
+                        (0.01, 0.003, 0.025)):
         plan = plan_paired_t(d, s, 0.8, alpha)
         n = int(plan.n_exact)
         assert power(n - 1, d, s, alpha) < 0.8 <= power(n, d, s, alpha)

@@ -170,3 +170,45 @@ def test_the_model_check_is_the_least_squares_fit_of_mains_and_pairs() -> None:
                                rtol=0, atol=1e-12)
     np.testing.assert_allclose(found["miss"], found["observed"] - found["predicted"],
                                rtol=0, atol=1e-12)
+
+
+LIFTED = tomllib.loads((REPO / "study/configs/protocol_lifted.toml").read_text())
+
+
+def test_the_lifted_penalty_against_kept_recomputed_from_the_runs() -> None:
+    # A penalty of 0.2 (the config's is 0.04) moves the kept cell's policy to short answers
+    # within these small budgets, so that the two cells part after the switch.
+    data = small(LIFTED, penalty=[0.2], token_budgets=[1000, 8000, 9000, 10000])
+    config = config_from_dict(data)
+    runs = run_study(config, progress=False).runs
+    tables = study_tables(runs, "mine", config.analysis,
+                          {env.text: env for env in config.environments}, Path("."))
+    lifted = tables["prompts_lifted"]
+    # Independently: each seed's metric in each cell, lifted minus kept, at the budgets after
+    # 80% of 10,000 tokens (before it the two cells are one run), a t-test per budget, Holm
+    # over each metric's two.
+    until = {cell.index: cell.simulation.environment.reward_parameters[2]
+             for cell in cells(config)}
+    (a,), (b,) = ([c for c, u in until.items() if u == share] for share in (0.8, 1.0))
+    per_seed = runs.groupby(["cell", "budget", "seed"])[
+        ["served_pass_rate_sum", "expected_length_sum", "band_prompts"]].sum()
+    assert (per_seed.xs(1000, level="budget").loc[a].to_numpy()
+            == per_seed.xs(1000, level="budget").loc[b].to_numpy()).all()
+    for metric in ("served_pass_rate", "expected_length"):
+        value = per_seed[f"{metric}_sum"] / per_seed["band_prompts"]
+        rows = []
+        for budget in (9000, 10000):
+            difference = (value.loc[a].xs(budget, level="budget").to_numpy()
+                          - value.loc[b].xs(budget, level="budget").to_numpy())
+            rows.append((budget, difference.mean(), ttest_1samp(difference, 0.0).pvalue))
+        mine = pd.DataFrame(rows, columns=["budget", "difference", "p"])
+        mine["holm"] = multipletests(mine["p"], method="holm")[1]
+        theirs = lifted[lifted["metric"] == metric].sort_values("budget")
+        assert list(theirs["budget"]) == [9000, 10000]
+        assert (theirs["cell_a"] == a).all() and (theirs["cell_b"] == b).all()
+        assert (theirs["interval_method"] == "t").all()
+        np.testing.assert_allclose(theirs["difference"], mine["difference"], rtol=1e-12,
+                                   atol=1e-15)
+        np.testing.assert_allclose(theirs["p_value_holm"], mine["holm"], rtol=1e-9, atol=1e-300)
+    length = lifted[lifted["metric"] == "expected_length"]
+    assert (length["finding"] == "higher").all(), "lifting a penalty lengthens the answers"

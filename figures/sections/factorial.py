@@ -176,10 +176,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                     ["term", "tokens_high", "tokens_low", "ratio [family interval]",
                      "placement", "equivalence"]],
             "mains": _with_difference(cite, effects[effects["order"] == 1].sort_values(
-                "metric", key=_metric_order, kind="stable"))[SHOWN]}
+                "metric", key=metric_order, kind="stable"))[SHOWN]}
 
 
-def _metric_order(column: pd.Series) -> pd.Series:
+def metric_order(column: pd.Series) -> pd.Series:
     """Sort key: metrics in ``WORDS``' order."""
     return column.map({m: i for i, m in enumerate(WORDS)})
 

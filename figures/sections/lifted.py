@@ -1,0 +1,79 @@
+"""A length penalty lifted late with many prompts and whatever else the run has
+(``analysis.prompts.questions.prompts_lifted``): a many-prompts study holding a cell whose penalty
+is lifted part way and its partner keeping it to the end gets this section (each metric's
+difference after the switch, with its interval and finding) and its figure (the differences
+against the token budget, a panel per metric)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from figures.cite import Tables, read_table
+from figures.claims import families, figure_name, with_intervals
+from figures.numbers import Named, Scope
+from figures.sections import Section
+from figures.sections.factorial import WORDS, metric_order
+from figures.style import OKABE_ITO, REFERENCE, save
+
+SECTION = Section(table="prompts_lifted",
+                  title="The length penalty lifted late, under the whole protocol",
+                  template="lifted.md.j2", order=20, figures=("prompts_lifted",))
+SHOWN = ["metric", "budget", "mean_a", "mean_b", "difference [95%]", "p_value_holm", "finding",
+         "within_margin"]
+"""The columns of the section's table: A is the cell whose penalty is lifted, B its partner
+keeping it to the end."""
+
+
+def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
+    """The share after which the penalty is lifted, the seeds, the margin, each metric's rows at
+    every budget after the switch (with their findings), and the families."""
+    tests = cite.read(study, SECTION.table).sort_values("budget").sort_values(
+        "metric", key=metric_order, kind="stable")
+    served = tests[tests["metric"] == "served_pass_rate"]
+    numbers.put("LiftedAt", cite.first(tests).lifted_at, ".0%")
+    numbers.put("LiftedSeeds", cite.first(tests).seeds, ",")
+    numbers.put("LiftedMargin", cite.first(served).margin, "g")
+    rows = []
+    for r in cite.rows(tests):
+        rows.append({"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),
+                     "finding": r.finding.value, "within": bool(r.within_margin.value),
+                     "difference": Named(r.difference, "+.4f"),
+                     "low": Named(r.difference_low, "+.4f"),
+                     "high": Named(r.difference_high, "+.4f")})
+    return {"speciale": cite.literal("DeepSeek V3.2-Speciale"),
+            "deepseek": cite.literal("DeepSeek V3.2"), "rows": rows,
+            "families": families(cite, tests),
+            "table": with_intervals(cite, tests, "+.4f", **{
+                "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]}
+
+
+def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """Each metric's difference, lifted late minus kept to the end, with its 95% t interval over
+    seeds, at each token budget after the switch; a panel per metric."""
+    tests = read_table(tables, SECTION.table)
+    metrics = [m for m in WORDS if m in set(tests["metric"])]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3.0),
+                             squeeze=False, layout="constrained")
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        rows = tests[tests["metric"] == metric].sort_values("budget")
+        ax.errorbar(rows["budget"], rows["difference"],
+                    yerr=np.vstack([rows["difference"] - rows["difference_low"],
+                                    rows["difference_high"] - rows["difference"]]),
+                    color=OKABE_ITO[0], marker="o", markersize=4, capsize=3, linestyle="none")
+        ax.axhline(0.0, **REFERENCE)
+        margin = float(rows["margin"].iloc[0])
+        if np.isfinite(margin):
+            for side in (-margin, margin):
+                ax.axhline(side, color=OKABE_ITO[1], linestyle=":", linewidth=1.0)
+        ax.set_xscale("log")
+        ax.set_xticks(rows["budget"], [f"{b:,}" for b in rows["budget"]])
+        ax.minorticks_off()
+        ax.set_xlim(rows["budget"].min() / 1.15, rows["budget"].max() * 1.15)
+        ax.set_xlabel("token budget (tokens, log scale)")
+        ax.set_ylabel(f"{WORDS[metric]},\nlifted minus kept")
+    name = figure_name(study, SECTION.figure)
+    return {name: save(fig, out_dir, name)}

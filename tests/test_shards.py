@@ -174,29 +174,53 @@ def test_dask_local_cluster_writes_the_same_file_as_the_local_backend(write_conf
             == (tmp_path / "local" / "runs.parquet").read_bytes())
 
 
+def _dask(*arguments: str) -> subprocess.Popen:
+    """A ``dask`` command (the scheduler or a worker) as a process of its own, quiet."""
+    return subprocess.Popen([str(Path(sys.executable).with_name("dask")), *arguments],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
 @pytest.mark.slow
 def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tmp_path) -> None:
-    from distributed import Client, LocalCluster
+    # A cluster as a lab runs one: the scheduler and two workers started by dask's own commands,
+    # each a process of its own (no nanny to restart a worker), the study run through its
+    # address; one worker killed once the first shard is back, the other finishing the rest.
+    from distributed import Client
 
     path = write_config(SLOW)
     whole = tmp_path / "whole"
     assert run_cli("run", str(path), "--out", str(whole), "--quiet", *SLOW_SHARDS).returncode == 0
     out, cache = tmp_path / "dask", tmp_path / "cache" / "dask"
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        pids = client.run(os.getpid)
+    address_file = tmp_path / "scheduler.json"
+    cluster = [_dask("scheduler", "--scheduler-file", str(address_file), "--port", "0",
+                     "--no-dashboard")]
+    try:
+        deadline = time.monotonic() + 120
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        cluster += [_dask("worker", "--scheduler-file", str(address_file), "--nthreads", "1",
+                          "--no-nanny", "--no-dashboard") for _ in range(2)]
+        with Client(scheduler_file=str(address_file), timeout=120) as client:
+            client.wait_for_workers(2, timeout=120)
+            address = client.scheduler.address
         process = subprocess.Popen(
             [sys.executable, "-m", "bandit_study", "run", str(path), "--out", str(out), "--cache",
-             str(cache), "--quiet", "--backend", "dask", "--scheduler",
-             cluster.scheduler_address, *SLOW_SHARDS],
+             str(cache), "--quiet", "--backend", "dask", "--scheduler", address, *SLOW_SHARDS],
             cwd=REPO, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 300
         while not shard_files(cache) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert process.poll() is None, "the run should still be going"
-        os.kill(next(iter(pids.values())), signal.SIGKILL)  # the nanny starts a new worker
+        cluster[1].kill()
         _, err = process.communicate(timeout=300)
+    finally:
+        for started in cluster:
+            started.kill()
+            started.wait(timeout=60)
+    assert cluster[1].returncode == -signal.SIGKILL
     assert process.returncode == 0, err
+    assert manifest(out)["backend"] == f"dask ({address}, 2 workers)"
     assert (out / "runs.parquet").read_bytes() == (whole / "runs.parquet").read_bytes()
 
 

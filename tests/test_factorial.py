@@ -200,8 +200,13 @@ def test_the_lifted_penalty_against_kept_recomputed_from_the_runs() -> None:
         for budget in (9000, 10000):
             difference = (value.loc[a].xs(budget, level="budget").to_numpy()
                           - value.loc[b].xs(budget, level="budget").to_numpy())
-            rows.append((budget, difference.mean(), ttest_1samp(difference, 0.0).pvalue))
-        mine = pd.DataFrame(rows, columns=["budget", "difference", "p"])
+            # Two one-sided t-tests of the difference within +-0.01, by hand: the larger of
+            # the two one-sided p-values.
+            error = difference.std(ddof=1) / np.sqrt(len(difference))
+            tost = max(student_t.sf((difference.mean() + 0.01) / error, len(difference) - 1),
+                       student_t.cdf((difference.mean() - 0.01) / error, len(difference) - 1))
+            rows.append((budget, difference.mean(), ttest_1samp(difference, 0.0).pvalue, tost))
+        mine = pd.DataFrame(rows, columns=["budget", "difference", "p", "tost"])
         mine["holm"] = multipletests(mine["p"], method="holm")[1]
         theirs = lifted[lifted["metric"] == metric].sort_values("budget")
         assert list(theirs["budget"]) == [9000, 10000]
@@ -210,5 +215,11 @@ def test_the_lifted_penalty_against_kept_recomputed_from_the_runs() -> None:
         np.testing.assert_allclose(theirs["difference"], mine["difference"], rtol=1e-12,
                                    atol=1e-15)
         np.testing.assert_allclose(theirs["p_value_holm"], mine["holm"], rtol=1e-9, atol=1e-300)
+        if metric == "served_pass_rate":
+            np.testing.assert_allclose(theirs["p_equivalence_holm"],
+                                       multipletests(mine["tost"], method="holm")[1], rtol=1e-9,
+                                       atol=1e-300)
+        else:
+            assert theirs["p_equivalence_holm"].isna().all()
     length = lifted[lifted["metric"] == "expected_length"]
     assert (length["finding"] == "higher").all(), "lifting a penalty lengthens the answers"

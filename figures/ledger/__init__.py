@@ -10,7 +10,9 @@ row's columns) holding the table's own verdict: a paired table's ``finding`` (Ho
 within its declared family, or equivalence by two one-sided tests), a budget ratio's placement
 against one, a compute curve's check of a held-out budget. ``verdicts`` maps each value that
 column can take to the ledger's verdict and its reason, so that a verdict is the table's, read
-again, and never a test of the ledger's own. ``siblings`` selects the rows of the same comparison
+again, and never a test of the ledger's own; a paired difference shown in the direction a claim
+predicts but also shown within the table's equivalence margin (smaller than the effect stated
+before the run) takes the verdict the claim gives equivalence. ``siblings`` selects the rows of the same comparison
 in the other strata (learning rates, difficulty laws, budgets), which the report shows beside the
 claim's row, each with its own verdict, so that no count pools strata whose directions differ.
 
@@ -263,16 +265,27 @@ def judge(cite: Tables, key: str, claim: Claim) -> Entry:
     word = str(judged.value)
     if word not in claim.verdicts:
         raise ValueError(f"the claim {key} has no verdict for {claim.judged} = {word!r}")
-    verdict, reason = claim.verdicts[word]
-    # A paired table's difference whose 90% interval also lies inside the margin is small.
-    small = "within_margin" in frame and bool(frame.at[label, "within_margin"])
-    if word in ("higher", "lower") and small:
+    # A paired table's difference whose 90% interval also lies inside the margin is small: shown,
+    # and shown smaller than the effect stated before the run. Where that is the direction the
+    # claim predicts, the claim of an effect that matters is judged as equivalence is.
+    small = row["within_margin"] if "within_margin" in frame else None
+    promoted = tuple(w for w in ("higher", "lower") if "equivalent" in claim.verdicts
+                     and claim.verdicts.get(w, ("",))[0] == SUPPORTED)
+    key_of = "str(x0)" if small is None else (
+        f"'equivalent' if x1 and str(x0) in {promoted!r} else str(x0)")
+    read = eval(key_of, {"x0": judged.value, "x1": None if small is None else small.value})
+    verdict, reason = claim.verdicts[read]
+    if read != word:
+        reason = f"{word} after Holm, but {reason}"
+    elif word in ("higher", "lower") and small is not None and small.value:
         reason += ", by less than the equivalence margin"
-    # The verdict's source is the judged cell and the claim's mapping of its values, so the
-    # verdict printed is read again from the table by ``figures.cite.value_of``.
+    # The verdict's source is the judged cell (and whether it lies within the margin) and the
+    # claim's mapping of its values, so the verdict printed is read again from the table by
+    # ``figures.cite.value_of``.
     mapping = {value: words[0] for value, words in claim.verdicts.items()}
-    cited = Cited(verdict, Source("derived", expression=f"{mapping!r}[str(x0)]",
-                                  parts=(judged.source,)), cite.ledger)
+    parts = (judged.source,) if small is None else (judged.source, small.source)
+    cited = Cited(verdict, Source("derived", expression=f"{mapping!r}[{key_of}]", parts=parts),
+                  cite.ledger)
     return Entry(key, claim, verdict, reason, cited, study, row, frame, label)
 
 

@@ -22,8 +22,8 @@ from figures.style import OKABE_ITO, REFERENCE, save
 SECTION = Section(table="prompts_lifted",
                   title="The length penalty lifted late, under the whole protocol",
                   template="lifted.md.j2", order=20, figures=("prompts_lifted",))
-SHOWN = ["metric", "budget", "mean_a", "mean_b", "difference [95%]", "p_value_holm", "finding",
-         "within_margin"]
+SHOWN = ["metric", "budget", "mean_a", "mean_b", "difference [95%]", "interval_method",
+         "p_value_holm", "p_equivalence_holm", "finding", "within_margin"]
 """The columns of the section's table: A is the cell whose penalty is lifted, B its partner
 keeping it to the end."""
 
@@ -33,10 +33,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     every budget after the switch (with their findings), and the families."""
     tests = cite.read(study, SECTION.table).sort_values("budget").sort_values(
         "metric", key=metric_order, kind="stable")
-    served = tests[tests["metric"] == "served_pass_rate"]
     numbers.put("LiftedAt", cite.first(tests).lifted_at, ".0%")
     numbers.put("LiftedSeeds", cite.first(tests).seeds, ",")
-    numbers.put("LiftedMargin", cite.first(served).margin, "g")
+    margins = [{"metric": WORDS[r.metric.value], "margin": Named(r.margin, "g")}
+               for r in cite.rows(tests[tests["margin"].notna()].drop_duplicates("metric"))]
     rows = []
     for r in cite.rows(tests):
         rows.append({"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),
@@ -44,9 +44,21 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                      "difference": Named(r.difference, "+.4f"),
                      "low": Named(r.difference_low, "+.4f"),
                      "high": Named(r.difference_high, "+.4f")})
+    # Where best-arm accuracy and the served pass rate part, beyond their margins.
+    served = tests[tests["metric"] == "served_pass_rate"].set_index("budget")
+    accuracy = tests[tests["metric"] == "accuracy"].set_index("budget")
+    apart = []
+    for budget in served.index.intersection(accuracy.index):
+        pair = (served.loc[budget], accuracy.loc[budget])
+        beyond = any(p["finding"] in ("higher", "lower") and not p["within_margin"] for p in pair)
+        if pair[0]["finding"] != pair[1]["finding"] and beyond:
+            apart.append({"budget": Named(cite.first(served.loc[[budget]].reset_index()).budget,
+                                          ","),
+                          "served": pair[0]["finding"], "accuracy": pair[1]["finding"]})
     return {"speciale": cite.literal("DeepSeek V3.2-Speciale"),
-            "deepseek": cite.literal("DeepSeek V3.2"), "rows": rows,
-            "families": families(cite, tests),
+            "deepseek": cite.literal("DeepSeek V3.2"), "rows": rows, "margins": margins,
+            "apart": apart, "families": families(cite, tests),
+            "equivalence_families": families(cite, tests, "equivalence_family"),
             "table": with_intervals(cite, tests, "+.4f", **{
                 "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]}
 

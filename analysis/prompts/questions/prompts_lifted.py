@@ -3,16 +3,21 @@ prompts and whatever else the run has (a sampler and its corrections, a noisy ve
 many-prompts study whose answers cost tokens under a length penalty lifted part way, each such
 cell against the cell that is the same but keeps the penalty throughout, paired by seed (common
 random numbers: the two runs are one run until the switch), at every budget past the switch, on
-each metric of ``analysis.prompts.factorial.METRICS`` the runs have: paired t-tests, each metric
-one Holm family, equivalence within the metric's margin where it has one (served pass rate and
-accuracy)."""
+each metric of ``analysis.prompts.factorial.METRICS`` the runs have: paired t-tests (or, where few
+seeds differ, the bound of ``analysis.paired.paired_difference``), each metric one Holm family;
+where the metric has a margin (served pass rate and accuracy), equivalence within it by two
+one-sided paired t-tests (statsmodels' ``ttost_paired``), another Holm family per metric (a row
+whose interval is the bound's claims none: p 1)."""
 
 from __future__ import annotations
 
-import pandas as pd
+import math
 
-from analysis.families import family_name
-from analysis.paired import judged_family, paired_difference
+import pandas as pd
+from statsmodels.stats.weightstats import ttost_paired
+
+from analysis.families import declare, family_name
+from analysis.paired import FULL_NAMES, judge, paired_difference
 from analysis.prompts.factorial import METRICS
 from analysis.prompts.outcomes import cell_columns, seed_totals
 from analysis.prompts.questions.factorial_effects import margin, metrics, support
@@ -22,8 +27,10 @@ from study.model.environment import Environment
 from study.rewards import LIFTED
 
 TABLE = "prompts_lifted"
-TEST = {f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seeds"
-        for metric, words in METRICS.items()}
+TEST = {**{f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seeds"
+           for metric, words in METRICS.items()},
+        **{f"{TABLE}_{metric}_equivalence": f"two one-sided paired t-tests of mean {words} "
+           "within the margin" for metric, words in METRICS.items()}}
 
 
 def _kept(environment: Environment) -> tuple[float, str] | None:
@@ -74,19 +81,35 @@ def table(inputs: Inputs) -> pd.DataFrame:
     largest = float(totals["budget"].max())
     parts = []
     for metric in (m for m in METRICS if m in metrics(inputs)):
+        limit = margin(inputs, metric)
         wide = totals.pivot(index=["budget", "seed"], columns="cell", values=metric)
         if wide.isna().to_numpy().any():
             raise ValueError("cells paired by seed must hold the same seeds and budgets")
         rows = []
         for cell, partner, lifted in found:
             for budget, seeds in wide.groupby(level="budget", sort=True):
-                if budget <= lifted * largest:
-                    continue  # before the switch the two runs are one
                 a, b = seeds[cell].to_numpy(), seeds[partner].to_numpy()
+                if budget <= lifted * largest:
+                    # Before the switch the two runs are one run: nothing to test.
+                    if (a != b).any():
+                        raise ValueError(f"cells {cell} and {partner} differ before the switch")
+                    continue
+                tested = paired_difference(a - b, support(inputs, metric))
+                equivalence = (math.nan if math.isnan(limit) else
+                               ttost_paired(a, b, -limit, limit)[0]
+                               if tested["interval_method"] == "t" else 1.0)
                 rows.append({"metric": metric, "budget": int(budget), "cell_a": cell,
                              "cell_b": partner, "lifted_at": lifted,
-                             "mean_a": float(a.mean()), "mean_b": float(b.mean()),
-                             **paired_difference(a - b, support(inputs, metric))})
-        parts.append(judged_family(rows, family_name(inputs.study, f"{TABLE}_{metric}"),
-                                   margin(inputs, metric)))
-    return pd.concat(parts, ignore_index=True)
+                             "mean_a": float(a.mean()), "mean_b": float(b.mean()), **tested,
+                             "p_equivalence": float(equivalence)})
+        part = declare(pd.DataFrame(rows), family_name(inputs.study, f"{TABLE}_{metric}"))
+        if not math.isnan(limit):
+            part = declare(part, family_name(inputs.study, f"{TABLE}_{metric}_equivalence"),
+                           p_column="p_equivalence", adjusted="p_equivalence_holm",
+                           family_column="equivalence_family")
+        parts.append(judge(part, limit).rename(columns=FULL_NAMES))
+    found = pd.concat(parts, ignore_index=True)
+    # A metric without a margin is in no equivalence family.
+    if "equivalence_family" in found:
+        found["equivalence_family"] = found["equivalence_family"].fillna("")
+    return found

@@ -12,6 +12,7 @@ kernel over its floor is the median of the rounds' ratios, the two timed one rig
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import statistics
@@ -298,10 +299,11 @@ def whole_process_seconds(seeds: int, budget: int) -> float:
         return run(Path(timed), seeds, budget)
 
 
-def targets(rows: list[dict[str, object]], over_floor: float,
-            arms: dict[str, object]) -> list[dict[str, object]]:
+def targets(rows: list[dict[str, object]], over_floor: float, arms: dict[str, object],
+            prompts: dict[str, object]) -> list[dict[str, object]]:
     """The ratios the kernel is held to (``rows`` and ``over_floor``: ``references``; ``arms``:
-    ``arms_axis``), each with its target and whether this host meets it."""
+    ``arms_axis``; ``prompts``: ``prompts_axis``), each with its target and whether this host
+    meets it."""
     ns = {r["name"]: r["ns_per_episode"] for r in rows}
     one = ns[KERNEL_1]
     every_thread = rows[1]["ns_per_episode"]
@@ -336,6 +338,10 @@ def targets(rows: list[dict[str, object]], over_floor: float,
            1.5) for r in arms["rows"] if r["arms"] in (3, 50)),
         (f"fitted exponent of time per episode against K, {ARMS[0]} to {ARMS[-1]}",
          arms["exponent"], "<=", 1.1),
+        (f"{PROMPT_COUNTS[-1]:,} prompts / one prompt, groups of 8, per rollout",
+         prompts["rows"][-1]["ns_per_rollout"] / ns[GROUPS_8], "<=", 1.5),
+        (f"fitted exponent of a study's time against P, {PROMPT_COUNTS[0]} to "
+         f"{PROMPT_COUNTS[-1]:,}", prompts["exponent"], "<=", 1.1),
     ]
     return [{"ratio": name, "value": value, "target": f"{sign} {bound:g}",
              "met": value >= bound if sign == ">=" else value <= bound}
@@ -406,6 +412,71 @@ def arms_axis(seeds: int = 1024, arm_episodes: int = 2**26) -> dict[str, object]
     per_episode = [per_arm[f"kernel {arms}"] * arms for arms in ARMS]
     return {"seeds": seeds, "arm_episodes": arm_episodes, "rows": rows,
             "exponent": fitted_exponent(list(ARMS), per_episode)}
+
+
+PROMPT_COUNTS = (256, 1024, 4096, 16384, 85_000)
+"""The P axis's dataset sizes, up to DeepSeek-V3.2's 85,000 RL prompts (from one difficulty law
+here, beta(2, 2), not its 1,827 environments)."""
+PROMPT_ROUNDS = 3
+PER_PROMPT = 64
+"""Rollouts per prompt on the P axis: 8 groups of 8, the few groups per prompt a budget at
+V3.2's scale buys (the study's seeds' datasets drawn per call weigh as they do in a study)."""
+
+
+def prompts_axis(seeds: int = 4) -> dict[str, object]:
+    """The many-prompts kernel (uniform allocation, groups of 8, group mean) at each of
+    ``PROMPT_COUNTS`` prompts, ``PER_PROMPT`` rollouts each, ``seeds`` seeds, one thread, in
+    ``PROMPT_ROUNDS`` interleaved rounds: median ns per rollout and the fitted exponent of a
+    study's time against P."""
+    numba.set_num_threads(1)
+    keys = run_keys(1, np.arange(seeds))
+    works: dict[str, Callable[[], object]] = {}
+    for count in PROMPT_COUNTS:
+        sim = Simulation("reinforce", Environment.drawn("beta", len(PROBS), (2.0, 2.0))
+                         .with_prompts(count), LR, "group_mean", 8, "uniform")
+        works[str(count)] = lambda sim=sim, count=count: simulate_dataset(
+            sim, keys, (count * PER_PROMPT,))
+    seconds = medians(interleaved_rounds(works, PROMPT_ROUNDS))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    rows = [{"prompts": count, "seconds": seconds[str(count)],
+             "ns_per_rollout": seconds[str(count)] / (seeds * count * PER_PROMPT) * 1e9}
+            for count in PROMPT_COUNTS]
+    return {"seeds": seeds, "rows": rows,
+            "exponent": fitted_exponent(list(PROMPT_COUNTS), [r["seconds"] for r in rows])}
+
+
+LARGEST_STUDY = textwrap.dedent(f"""
+    [study]
+    name = "largest"
+    root_seed = 1
+    seeds = 4
+    [grid]
+    prompts = [{PROMPT_COUNTS[-1]}]
+    allocation = ["uniform"]
+    probs = [{{draw = "beta", arms = 3, a = 2, b = 2}}]
+    lr = [{LR}]
+    baseline = ["group_mean"]
+    group_size = [8]
+    budgets = [{PROMPT_COUNTS[-1] * PER_PROMPT // 4}, {PROMPT_COUNTS[-1] * PER_PROMPT}]
+""")
+"""The P axis's largest dataset as a study, for its peak memory."""
+
+
+def largest_study_rss() -> float:
+    """Peak RSS in MiB (``/usr/bin/time -v``'s maximum resident set size) of ``python -m
+    bandit_study run`` on ``LARGEST_STUDY`` in a fresh process, two threads; NaN where the host
+    has no GNU time."""
+    if not Path("/usr/bin/time").exists():
+        return math.nan
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "largest.toml"
+        config.write_text(LARGEST_STUDY)
+        done = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "bandit_study", "run",
+                               str(config), "--out", str(Path(folder) / "out"), "--cache",
+                               str(Path(folder) / "cache"), "--quiet"],
+                              capture_output=True, text=True, cwd=REPO_ROOT, check=True)
+    line = next(x for x in done.stderr.splitlines() if "Maximum resident set size" in x)
+    return float(line.rsplit(":", 1)[1]) / 1024
 
 
 _PROBE = textwrap.dedent("""
@@ -488,6 +559,17 @@ def markdown(result: dict[str, object]) -> str:
     for r in arms["rows"]:
         lines.append(f"| {r['arms']} | {r['budget']} | {r['kernel_ns_per_arm_episode']:.2f} | "
                      f"{r['floor_ns_per_arm_episode']:.2f} | {r['kernel_over_floor']:.2f} |")
+    prompts = result["prompts"]
+    lines += ["", f"P axis ({prompts['seeds']} seeds, {PER_PROMPT} rollouts per prompt in groups "
+              f"of 8, uniform allocation, prompts from beta(2, 2), one thread, {PROMPT_ROUNDS} "
+              "interleaved rounds; the medians): fitted exponent of a study's time against P "
+              f"from {PROMPT_COUNTS[0]} to {PROMPT_COUNTS[-1]:,}: {prompts['exponent']:.2f}. Peak "
+              f"RSS of a study of {PROMPT_COUNTS[-1]:,} prompts (4 seeds, two checkpoints, "
+              f"python -m bandit_study run under /usr/bin/time -v): "
+              f"{prompts['largest_peak_rss_mib']:.0f} MiB.", "",
+              "| prompts | seconds | ns per rollout |", "|---:|---:|---:|"]
+    for r in prompts["rows"]:
+        lines.append(f"| {r['prompts']:,} | {r['seconds']:.3g} | {r['ns_per_rollout']:.2f} |")
     start = result["start_up"]
     lines += ["", f"Start-up of a fresh process importing the package and running a tiny study: "
               f"{start['cold_start_seconds']:.1f} s with an empty numba cache (compiling), "
@@ -504,15 +586,17 @@ def main() -> None:
     began = time.perf_counter()
     rows, over_floor = references()
     arms = arms_axis()
+    prompts = {**prompts_axis(), "largest_peak_rss_mib": largest_study_rss()}
     result: dict[str, object] = {
         "machine": f"{cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, "
                    f"numba {numba.__version__}",
         "vector_extensions": vector_extensions(),
         "references": rows,
-        "targets": targets(rows, over_floor, arms),
+        "targets": targets(rows, over_floor, arms, prompts),
         "thread_scaling": rows[0]["ns_per_episode"] / rows[1]["ns_per_episode"],
         "scaling": scaling(),
         "arms": arms,
+        "prompts": prompts,
         "start_up": start_up_and_memory(),
         "vector_width": {"rounds": ab.ROUNDS, "medians": ab.compare_widths()},
     }

@@ -46,5 +46,6 @@ STUCK_GAIN = 1e-6
 far above what rounding moves a stalled learner (the terms of its updates cancel to an ulp or so
 each, below 1e-12 over the budgets run), far below what a learner still learning gains as its
 budget doubles."""
-MAX_PROMPTS = 4096
-"""Most prompts a dataset may have."""
+MAX_PROMPTS = 2**20
+"""Most prompts a dataset may have: V3.2's 85,000 with room (a prompt index is one 32-bit word of
+the Philox counter, so the streams would allow 2^32)."""

@@ -12,9 +12,10 @@ against one, a compute curve's check of a held-out budget. ``verdicts`` maps eac
 column can take to the ledger's verdict and its reason, so that a verdict is the table's, read
 again, and never a test of the ledger's own; a paired difference shown in the direction a claim
 predicts but also shown within the table's equivalence margin (smaller than the effect stated
-before the run) takes the verdict the claim gives equivalence. ``siblings`` selects the rows of the same comparison
-in the other strata (learning rates, difficulty laws, budgets), which the report shows beside the
-claim's row, each with its own verdict, so that no count pools strata whose directions differ.
+before the run) takes the verdict the claim gives equivalence. ``siblings`` selects the rows of
+the same comparison in the other strata (learning rates, difficulty laws, budgets), which the
+report shows beside the claim's row, each with its own verdict, so that no count pools strata
+whose directions differ.
 
 ``entries(cite)`` judges every claim against the tables under ``cite.tables``: each verdict is a
 ``figures.cite.Cited`` value derived from the cell it is read from (its source says how), each

@@ -11,6 +11,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from figures.cite import Tables, read_table
 from figures.claims import families, figure_name, with_intervals
@@ -44,23 +45,31 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                      "difference": Named(r.difference, "+.4f"),
                      "low": Named(r.difference_low, "+.4f"),
                      "high": Named(r.difference_high, "+.4f")})
-    # Where best-arm accuracy and the served pass rate part, beyond their margins.
-    served = tests[tests["metric"] == "served_pass_rate"].set_index("budget")
+    # Where best-arm accuracy and the served pass rate part: one shows a difference beyond its
+    # margin and the other does not show the same (another finding, or one within its margin).
+    served = tests[tests["metric"] == "served_pass_rate"]
     accuracy = tests[tests["metric"] == "accuracy"].set_index("budget")
     apart = []
-    for budget in served.index.intersection(accuracy.index):
-        pair = (served.loc[budget], accuracy.loc[budget])
-        beyond = any(p["finding"] in ("higher", "lower") and not p["within_margin"] for p in pair)
-        if pair[0]["finding"] != pair[1]["finding"] and beyond:
-            apart.append({"budget": Named(cite.first(served.loc[[budget]].reset_index()).budget,
-                                          ","),
-                          "served": pair[0]["finding"], "accuracy": pair[1]["finding"]})
+    for r in cite.rows(served[served["budget"].isin(accuracy.index)]):
+        budget = r.budget.value
+        pair = [_reading(served[served["budget"] == budget].iloc[0]),
+                _reading(accuracy.loc[budget])]
+        if pair[0] != pair[1] and any(p.endswith("more than its margin") for p in pair):
+            apart.append({"budget": Named(r.budget, ","), "served": pair[0],
+                          "accuracy": pair[1]})
     return {"speciale": cite.literal("DeepSeek V3.2-Speciale"),
             "deepseek": cite.literal("DeepSeek V3.2"), "rows": rows, "margins": margins,
             "apart": apart, "families": families(cite, tests),
             "equivalence_families": families(cite, tests, "equivalence_family"),
             "table": with_intervals(cite, tests, "+.4f", **{
                 "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]}
+
+
+def _reading(row: pd.Series) -> str:
+    """A paired row's finding as the section reads it against its margin."""
+    if row["finding"] in ("higher", "lower"):
+        return f"{row['finding']} by {'less' if row['within_margin'] else 'more'} than its margin"
+    return str(row["finding"])
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:

@@ -2,7 +2,7 @@
 (``analysis.prompts.questions.prompts_lifted``): a many-prompts study holding a cell whose penalty
 is lifted part way and its partner keeping it to the end gets this section (each metric's
 difference after the switch, with its interval and finding) and its figure (the differences
-against the token budget, a panel per metric)."""
+against the token budget, a panel per metric) and its paragraph of the paper."""
 
 from __future__ import annotations
 
@@ -15,14 +15,15 @@ import pandas as pd
 
 from figures.cite import Tables, read_table
 from figures.claims import families, figure_name, with_intervals
-from figures.numbers import Named, Scope
+from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.sections.factorial import WORDS, metric_order
 from figures.style import OKABE_ITO, REFERENCE, save
 
 SECTION = Section(table="prompts_lifted",
                   title="The length penalty lifted late, under the whole protocol",
-                  template="lifted.md.j2", order=20, figures=("prompts_lifted",))
+                  template="lifted.md.j2", order=20, figures=("prompts_lifted",),
+                  paper="lifted.typ.j2")
 SHOWN = ["metric", "budget", "mean_a", "mean_b", "difference [95%]", "interval_method",
          "p_value_holm", "p_equivalence_holm", "finding", "within_margin"]
 """The columns of the section's table: A is the cell whose penalty is lifted, B its partner
@@ -38,6 +39,13 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("LiftedSeeds", cite.first(tests).seeds, ",")
     margins = [{"metric": WORDS[r.metric.value], "margin": Named(r.margin, "g")}
                for r in cite.rows(tests[tests["margin"].notna()].drop_duplicates("metric"))]
+    largest = tests[tests["budget"] == tests["budget"].max()]
+    numbers.put("LiftedBudget", cite.first(largest).budget, ",")
+    for r in cite.rows(largest):
+        word = macro_name(*r.metric.value.split("_"))
+        for column, suffix in (("difference", ""), ("difference_low", "Low"),
+                               ("difference_high", "High")):
+            numbers.put(f"Lifted{word}{suffix}", r[column], "+.4f")
     rows = []
     for r in cite.rows(tests):
         rows.append({"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),

@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, NORMALIZATIONS
+from study.core.prompt_rules import BANDS, ESTIMATORS, FIELDS, MAX_PROMPTS, NORMALIZATIONS
 from study.core.prompts import difficulty_bands
 from study.core.state import UNROLLED_ARMS
 from study.core.streams import run_keys
@@ -345,7 +345,9 @@ def test_a_many_prompts_table_does_not_depend_on_threads_or_shards(write_config,
 
 
 @pytest.mark.parametrize(("grid", "message"), [
-    ({"prompts": [0]}, "grid.prompts[0]: 0 is outside [1, 4096]"),
+    ({"prompts": [0]}, f"grid.prompts[0]: 0 is outside [1, {MAX_PROMPTS}]"),
+    ({"prompts": [MAX_PROMPTS + 1]},
+     f"grid.prompts[0]: {MAX_PROMPTS + 1} is outside [1, {MAX_PROMPTS}]"),
     ({"allocation": ["random"]}, "grid.allocation[0]: 'random' is not one of uniform, "
                                  "knapsack, oracle_variance, skip_zero_signal, variance"),
     ({"baseline": ["running_mean"]}, "grid.baseline[0]: 'running_mean' is not a group "

@@ -142,7 +142,8 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     # The normal approximation in closed form, the far tail's power left out (statsmodels'
     # NormalIndPower solves for the same n numerically, and its root finder fails where n is a
     # handful of seeds).
-    n_normal = float(math.ceil(((norm.isf(alpha / 2) + norm.ppf(target)) / effect) ** 2))
+    # At least 2: a t-test of one seed has no degrees of freedom (its power would be NaN).
+    n_normal = float(max(2, math.ceil(((norm.isf(alpha / 2) + norm.ppf(target)) / effect) ** 2)))
     return Plan(n_exact, n_exact, n_normal,
                 float(TTestPower().power(effect_size=effect, nobs=n_normal, alpha=alpha,
                                          alternative="two-sided")))

@@ -464,8 +464,8 @@ LARGEST_STUDY = textwrap.dedent(f"""
 
 def largest_study_rss() -> float:
     """Peak RSS in MiB (``/usr/bin/time -v``'s maximum resident set size) of ``python -m
-    bandit_study run`` on ``LARGEST_STUDY`` in a fresh process, two threads; NaN where the host
-    has no GNU time."""
+    bandit_study run`` on ``LARGEST_STUDY`` in a fresh process on every thread; NaN where the
+    host has no GNU time."""
     if not Path("/usr/bin/time").exists():
         return math.nan
     with tempfile.TemporaryDirectory() as folder:
@@ -565,7 +565,7 @@ def markdown(result: dict[str, object]) -> str:
               "interleaved rounds; the medians): fitted exponent of a study's time against P "
               f"from {PROMPT_COUNTS[0]} to {PROMPT_COUNTS[-1]:,}: {prompts['exponent']:.2f}. Peak "
               f"RSS of a study of {PROMPT_COUNTS[-1]:,} prompts (4 seeds, two checkpoints, "
-              f"python -m bandit_study run under /usr/bin/time -v): "
+              f"python -m bandit_study run on every thread under /usr/bin/time -v): "
               f"{prompts['largest_peak_rss_mib']:.0f} MiB.", "",
               "| prompts | seconds | ns per rollout |", "|---:|---:|---:|"]
     for r in prompts["rows"]:

@@ -22,6 +22,7 @@ from study.model.config import ConfigError, config_from_dict
 from study.model.grid import cells
 from study.model.schema import run_columns
 from study.orchestration.runner import run_study
+from study.rewards import LIFTED as LIFTED_AT
 
 REPO = Path(__file__).resolve().parents[1]
 PROTOCOL = tomllib.loads((REPO / "study/configs/protocol.toml").read_text())
@@ -187,7 +188,7 @@ def test_the_lifted_penalty_against_kept_recomputed_from_the_runs() -> None:
     # Independently: each seed's metric in each cell, lifted minus kept, at the budgets after
     # 80% of 10,000 tokens (before it the two cells are one run), a t-test per budget, Holm
     # over each metric's two.
-    until = {cell.index: cell.simulation.environment.reward_parameters[2]
+    until = {cell.index: cell.simulation.environment.reward_columns()[LIFTED_AT.name]
              for cell in cells(config)}
     (a,), (b,) = ([c for c, u in until.items() if u == share] for share in (0.8, 1.0))
     per_seed = runs.groupby(["cell", "budget", "seed"])[

@@ -109,6 +109,7 @@ def test_paired_t_plan_is_where_the_noncentral_t_power_first_reaches_target() ->
         n = int(plan.n_exact)
         assert power(n - 1, d, s, alpha) < 0.8 <= power(n, d, s, alpha)
         assert plan.n_first == plan.n_exact and plan.n_normal <= plan.n_exact
+        assert math.isfinite(plan.power_at_n_normal)
 
 
 def test_plan_command_prints_the_plan_and_rejects_bad_values() -> None:

@@ -178,7 +178,8 @@ def _dask(*arguments: str) -> subprocess.Popen:
     """A ``dask`` command (the scheduler or a worker) as a process of its own, quiet."""
     return subprocess.Popen([str(Path(sys.executable).with_name("dask")), *arguments],
                             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))})
 
 
 @pytest.mark.slow
@@ -195,6 +196,7 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
     address_file = tmp_path / "scheduler.json"
     cluster = [_dask("scheduler", "--scheduler-file", str(address_file), "--port", "0",
                      "--no-dashboard")]
+    process = None
     try:
         deadline = time.monotonic() + 120
         while not address_file.exists() and time.monotonic() < deadline:
@@ -215,8 +217,9 @@ def test_a_dask_worker_killed_mid_run_does_not_change_the_table(write_config, tm
         cluster[1].kill()
         _, err = process.communicate(timeout=300)
     finally:
-        for started in cluster:
-            started.kill()
+        for started in [*cluster, *([process] if process is not None else [])]:
+            if started.poll() is None:
+                started.kill()
             started.wait(timeout=60)
     assert cluster[1].returncode == -signal.SIGKILL
     assert process.returncode == 0, err

@@ -31,68 +31,90 @@ keeping it to the end."""
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
-    """The share after which the penalty is lifted, the seeds, the margin, each metric's rows at
-    every budget after the switch (with their findings), and the families."""
-    tests = cite.read(study, SECTION.table).sort_values("budget").sort_values(
+    """The seeds, each metric's margin, each pair's rows at every budget after its switch (with
+    their findings), where accuracy and the served pass rate part, and the families; where the
+    study holds one pair, its share and each metric's difference at the largest budget named for
+    the paper."""
+    tests = cite.read(study, SECTION.table).sort_values(["lifted_at", "budget"]).sort_values(
         "metric", key=metric_order, kind="stable")
-    numbers.put("LiftedAt", cite.first(tests).lifted_at, ".0%")
     numbers.put("LiftedSeeds", cite.first(tests).seeds, ",")
     margins = [{"metric": WORDS[r.metric.value], "margin": Named(r.margin, "g")}
                for r in cite.rows(tests[tests["margin"].notna()].drop_duplicates("metric"))]
-    largest = tests[tests["budget"] == tests["budget"].max()]
-    numbers.put("LiftedBudget", cite.first(largest).budget, ",")
-    for r in cite.rows(largest):
-        word = macro_name(*r.metric.value.split("_"))
-        for column, suffix in (("difference", ""), ("difference_low", "Low"),
-                               ("difference_high", "High")):
-            numbers.put(f"Lifted{word}{suffix}", r[column], "+.4f")
-    rows = []
-    for r in cite.rows(tests):
-        rows.append({"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),
-                     "finding": r.finding.value, "within": bool(r.within_margin.value),
-                     "difference": Named(r.difference, "+.4f"),
-                     "low": Named(r.difference_low, "+.4f"),
-                     "high": Named(r.difference_high, "+.4f")})
+    single = tests["cell_a"].nunique() == 1
+    named = []
+    if single:
+        numbers.put("LiftedAt", cite.first(tests).lifted_at, ".0%")
+        largest = tests[tests["budget"] == tests["budget"].max()]
+        numbers.put("LiftedBudget", cite.first(largest).budget, ",")
+        for r in cite.rows(largest):
+            word = macro_name(*r.metric.value.split("_"))
+            for column, suffix in (("difference", ""), ("difference_low", "Low"),
+                                   ("difference_high", "High")):
+                numbers.put(f"Lifted{word}{suffix}", r[column], "+.4f")
+            named.append({"metric": WORDS[r.metric.value], "word": word})
+    rows = [{"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),
+             "lifted_at": Named(r.lifted_at, ".0%"), "reading": _reading(r),
+             "difference": Named(r.difference, "+.4f"), "low": Named(r.difference_low, "+.4f"),
+             "high": Named(r.difference_high, "+.4f")} for r in cite.rows(tests)]
     # Where best-arm accuracy and the served pass rate part: one shows a difference beyond its
-    # margin and the other does not show the same (another finding, or one within its margin).
-    served = tests[tests["metric"] == "served_pass_rate"]
-    accuracy = tests[tests["metric"] == "accuracy"].set_index("budget")
+    # margin and the other does not show the same.
+    accuracy = tests[tests["metric"] == "accuracy"].set_index(["cell_a", "budget"])
     apart = []
-    for r in cite.rows(served[served["budget"].isin(accuracy.index)]):
-        budget = r.budget.value
-        pair = [_reading(served[served["budget"] == budget].iloc[0]),
-                _reading(accuracy.loc[budget])]
-        if pair[0] != pair[1] and any(p.endswith("more than its margin") for p in pair):
-            apart.append({"budget": Named(r.budget, ","), "served": pair[0],
-                          "accuracy": pair[1]})
+    for r in cite.rows(tests[tests["metric"] == "served_pass_rate"]):
+        key = (r.cell_a.value, r.budget.value)
+        if key not in accuracy.index:
+            continue
+        pair = [_reading(r), _reading_values(accuracy.loc[key])]
+        if pair[0] != pair[1] and any(p.endswith("(beyond its margin)") for p in pair):
+            apart.append({"budget": Named(r.budget, ","), "lifted_at": Named(r.lifted_at, ".0%"),
+                          "served": pair[0], "accuracy": pair[1]})
     return {"speciale": cite.literal("DeepSeek V3.2-Speciale"),
-            "deepseek": cite.literal("DeepSeek V3.2"), "rows": rows, "margins": margins,
-            "apart": apart, "families": families(cite, tests),
+            "deepseek": cite.literal("DeepSeek V3.2"), "single": single, "named": named,
+            "rows": rows, "margins": margins, "apart": apart,
+            "families": families(cite, tests),
             "equivalence_families": families(cite, tests, "equivalence_family"),
             "table": with_intervals(cite, tests, "+.4f", **{
                 "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]}
 
 
-def _reading(row: pd.Series) -> str:
-    """A paired row's finding as the section reads it against its margin."""
-    if row["finding"] in ("higher", "lower"):
-        return f"{row['finding']} by {'less' if row['within_margin'] else 'more'} than its margin"
-    return str(row["finding"])
+def _reading_values(row: pd.Series) -> str:
+    """A paired row's finding against its margin: a difference beyond the margin (its 95%
+    interval wholly outside it), one shown within it (its equivalence test), or neither; the
+    finding alone for a metric without a margin."""
+    if row["finding"] not in ("higher", "lower") or pd.isna(row["margin"]):
+        return str(row["finding"])
+    if row["within_margin"]:
+        return f"{row['finding']} (within its margin)"
+    beyond = row["difference_low"] > row["margin"] or row["difference_high"] < -row["margin"]
+    return f"{row['finding']} ({'beyond' if beyond else 'not shown within'} its margin)"
+
+
+def _reading(r: Any) -> str:
+    """``_reading_values`` of a cited row."""
+    return _reading_values(pd.Series({c: getattr(r, c).value for c in (
+        "finding", "within_margin", "difference_low", "difference_high", "margin")}))
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Each metric's difference, lifted late minus kept to the end, with its 95% t interval over
-    seeds, at each token budget after the switch; a panel per metric."""
+    seeds, at each token budget after the switch; a panel per metric, a colour per share after
+    which the penalty is lifted."""
     tests = read_table(tables, SECTION.table)
     metrics = [m for m in WORDS if m in set(tests["metric"])]
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3.0),
                              squeeze=False, layout="constrained")
+    shares = sorted(tests["lifted_at"].unique())
     for ax, metric in zip(axes[0], metrics, strict=True):
         rows = tests[tests["metric"] == metric].sort_values("budget")
-        ax.errorbar(rows["budget"], rows["difference"],
-                    yerr=np.vstack([rows["difference"] - rows["difference_low"],
-                                    rows["difference_high"] - rows["difference"]]),
-                    color=OKABE_ITO[0], marker="o", markersize=4, capsize=3, linestyle="none")
+        # A colour per share after which the penalty is lifted (each its own pair of cells).
+        for i, share in enumerate(shares):
+            pair = rows[rows["lifted_at"] == share]
+            ax.errorbar(pair["budget"], pair["difference"],
+                        yerr=np.vstack([pair["difference"] - pair["difference_low"],
+                                        pair["difference_high"] - pair["difference"]]),
+                        color=OKABE_ITO[i % len(OKABE_ITO)], marker="osD^v"[i % 5],
+                        markersize=4, capsize=3, linestyle="none",
+                        label=f"lifted after {share:.0%}")
         ax.axhline(0.0, **REFERENCE)
         margin = float(rows["margin"].iloc[0])
         if np.isfinite(margin):
@@ -104,5 +126,7 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
         ax.set_xlim(rows["budget"].min() / 1.15, rows["budget"].max() * 1.15)
         ax.set_xlabel("token budget (tokens, log scale)")
         ax.set_ylabel(f"{WORDS[metric]},\nlifted minus kept")
+    if len(shares) > 1:
+        axes[0][0].legend(fontsize="small")
     name = figure_name(study, SECTION.figure)
     return {name: save(fig, out_dir, name)}

@@ -270,7 +270,8 @@ def judge(cite: Tables, key: str, claim: Claim) -> Entry:
     # and shown smaller than the effect stated before the run. Where that is the direction the
     # claim predicts, the claim of an effect that matters is judged as equivalence is.
     small = row["within_margin"] if "within_margin" in frame else None
-    promoted = tuple(w for w in ("higher", "lower") if "equivalent" in claim.verdicts
+    equivalence = claim.verdicts.get("equivalent", (SUPPORTED,))[0]
+    promoted = tuple(w for w in ("higher", "lower") if equivalence != SUPPORTED
                      and claim.verdicts.get(w, ("",))[0] == SUPPORTED)
     key_of = "str(x0)" if small is None else (
         f"'equivalent' if x1 and str(x0) in {promoted!r} else str(x0)")

@@ -52,19 +52,24 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                    ("difference_high", "High")):
                 numbers.put(f"Lifted{word}{suffix}", r[column], "+.4f")
             named.append({"metric": WORDS[r.metric.value], "word": word})
+    readings = tests.apply(_reading, axis=1)
     rows = [{"metric": WORDS[r.metric.value], "budget": Named(r.budget, ","),
-             "lifted_at": Named(r.lifted_at, ".0%"), "reading": _reading(r),
+             "lifted_at": Named(r.lifted_at, ".0%"), "reading": reading,
              "difference": Named(r.difference, "+.4f"), "low": Named(r.difference_low, "+.4f"),
-             "high": Named(r.difference_high, "+.4f")} for r in cite.rows(tests)]
+             "high": Named(r.difference_high, "+.4f")}
+            for r, reading in zip(cite.rows(tests), readings, strict=True)]
     # Where best-arm accuracy and the served pass rate part: one shows a difference beyond its
     # margin and the other does not show the same.
-    accuracy = tests[tests["metric"] == "accuracy"].set_index(["cell_a", "budget"])
+    on_accuracy = tests["metric"] == "accuracy"
+    accuracy = readings[on_accuracy].set_axis(
+        pd.MultiIndex.from_frame(tests.loc[on_accuracy, ["cell_a", "budget"]]))
     apart = []
-    for r in cite.rows(tests[tests["metric"] == "served_pass_rate"]):
+    served = tests["metric"] == "served_pass_rate"
+    for r, reading in zip(cite.rows(tests[served]), readings[served], strict=True):
         key = (r.cell_a.value, r.budget.value)
         if key not in accuracy.index:
             continue
-        pair = [_reading(r), _reading_values(accuracy.loc[key])]
+        pair = [reading, accuracy[key]]
         if pair[0] != pair[1] and any(p.endswith("(beyond its margin)") for p in pair):
             apart.append({"budget": Named(r.budget, ","), "lifted_at": Named(r.lifted_at, ".0%"),
                           "served": pair[0], "accuracy": pair[1]})
@@ -77,7 +82,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                 "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]}
 
 
-def _reading_values(row: pd.Series) -> str:
+def _reading(row: pd.Series) -> str:
     """A paired row's finding against its margin: a difference beyond the margin (its 95%
     interval wholly outside it), one shown within it (its equivalence test), or neither; the
     finding alone for a metric without a margin."""
@@ -87,12 +92,6 @@ def _reading_values(row: pd.Series) -> str:
         return f"{row['finding']} (within its margin)"
     beyond = row["difference_low"] > row["margin"] or row["difference_high"] < -row["margin"]
     return f"{row['finding']} ({'beyond' if beyond else 'not shown within'} its margin)"
-
-
-def _reading(r: Any) -> str:
-    """``_reading_values`` of a cited row."""
-    return _reading_values(pd.Series({c: getattr(r, c).value for c in (
-        "finding", "within_margin", "difference_low", "difference_high", "margin")}))
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:

@@ -37,11 +37,14 @@ def support(inputs: Inputs, metric: str) -> Support:
     return Support((-longest, longest), discrete=False)
 
 
+MARGINS = {"served_pass_rate": "pass_rate_margin", "accuracy": "equivalence_margin"}
+"""The metrics with an equivalence margin, each with the ``[analysis]`` key that states it."""
+
+
 def margin(inputs: Inputs, metric: str) -> float:
     """The equivalence margin of ``metric`` stated in the config (NaN: none is claimed for a
     length or the stuck share, for which none was stated)."""
-    return {"served_pass_rate": inputs.analysis.pass_rate_margin,
-            "accuracy": inputs.analysis.equivalence_margin}.get(metric, math.nan)
+    return getattr(inputs.analysis, MARGINS[metric]) if metric in MARGINS else math.nan
 
 
 def values(inputs: Inputs, metric: str) -> dict[int, object]:

@@ -20,19 +20,17 @@ from analysis.families import declare, family_name
 from analysis.paired import FULL_NAMES, judge, paired_difference
 from analysis.prompts.factorial import METRICS
 from analysis.prompts.outcomes import cell_columns, seed_totals
-from analysis.prompts.questions.factorial_effects import margin, metrics, support
+from analysis.prompts.questions.factorial_effects import MARGINS, margin, metrics, support
 from analysis.questions import Inputs
 from study.model import registry
 from study.model.environment import Environment
 from study.rewards import LIFTED
 
 TABLE = "prompts_lifted"
-EQUIVALENT = ("served_pass_rate", "accuracy")
-"""The metrics with an equivalence margin (``factorial_effects.margin``)."""
 TEST = {**{f"{TABLE}_{metric}": f"two-sided paired t-test of mean {words} over seeds (the bound's "
            "p-value where few seeds differ)" for metric, words in METRICS.items()},
         **{f"{TABLE}_{metric}_equivalence": f"two one-sided paired t-tests of mean "
-           f"{METRICS[metric]} within the margin" for metric in EQUIVALENT}}
+           f"{METRICS[metric]} within the margin" for metric in MARGINS}}
 
 
 def _kept(environment: Environment) -> tuple[float, str] | None:
@@ -75,16 +73,15 @@ def table(inputs: Inputs) -> pd.DataFrame:
     ``cell_a`` lifted, ``cell_b`` kept, ``lifted_at``, ``mean_a``, ``mean_b``, then
     ``analysis.prompts.factorial.effects``' columns from ``seeds`` on, A minus B); no rows in a
     study without such a pair."""
-    runs = inputs.runs
     found = partners(inputs.cells, dict(inputs.environments))
     if not found:
         return pd.DataFrame()
-    totals = seed_totals(runs, [])
+    totals = seed_totals(inputs.runs, [])
     largest = float(totals["budget"].max())
+    paired = totals[totals["cell"].isin({c for pair in found for c in pair[:2]})]
     parts = []
     for metric in (m for m in METRICS if m in metrics(inputs)):
         limit = margin(inputs, metric)
-        paired = totals[totals["cell"].isin({c for pair in found for c in pair[:2]})]
         wide = paired.pivot(index=["budget", "seed"], columns="cell", values=metric)
         if wide.isna().to_numpy().any():
             raise ValueError("cells paired by seed must hold the same seeds and budgets")
@@ -111,8 +108,8 @@ def table(inputs: Inputs) -> pd.DataFrame:
                            p_column="p_equivalence", adjusted="p_equivalence_holm",
                            family_column="equivalence_family")
         parts.append(judge(part, limit).rename(columns=FULL_NAMES))
-    found = pd.concat(parts, ignore_index=True)
+    tested = pd.concat(parts, ignore_index=True)
     # A metric without a margin is in no equivalence family.
-    if "equivalence_family" in found:
-        found["equivalence_family"] = found["equivalence_family"].fillna("")
-    return found
+    if "equivalence_family" in tested:
+        tested["equivalence_family"] = tested["equivalence_family"].fillna("")
+    return tested

@@ -13,13 +13,14 @@ every bandit, so that targets mean the same thing on an easy and on a hard one.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import integrate, stats
 
 import analysis.budget_to_target as crossings
 from analysis.accuracy import cell_environments
@@ -59,15 +60,33 @@ def _law(env: Environment) -> stats.rv_continuous:
 
 def achievable(env: Environment) -> Achievable:
     """``Achievable`` of a bandit: exact for fixed values; for values drawn per seed, E[max of K
-    draws] = E[X K F(X)^(K - 1)] by quadrature (``rv_continuous.expect``)."""
+    draws] = E[X K F(X)^(K - 1)] by quadrature (``rv_continuous.expect``); for a population of
+    environments, the mean over its prompts."""
     if env.values is not None:
         return Achievable(float(np.mean(env.values)), float(np.max(env.values)))
+    if env.population is not None:
+        return _population_achievable(env)
     law = _law(env)
     if law.std() == 0:
         return Achievable(float(law.mean()), float(law.mean()))
     arms = env.arms
     best = law.expect(lambda x: x * arms * law.cdf(x) ** (arms - 1))
     return Achievable(float(law.mean()), float(best))
+
+
+@functools.cache
+def _population_achievable(env: Environment) -> Achievable:
+    """``Achievable`` of a population's dataset: the mean over its prompts of each one's ends
+    under its environment's beta law, environment e counted n_e times. E[max of K draws] is
+    the integral over [0, 1] of 1 - F(x)^K, which needs only the beta's distribution function
+    (its density is unbounded at 0 or 1 for the small parameters a population can have)."""
+    drawn = env.population
+    a, b = drawn.prompt_parameters(env.params[3])
+    first = np.cumsum(drawn.holdings) - drawn.holdings
+    bests = [integrate.quad(lambda x, i=i: 1.0 - stats.beta.cdf(x, a[i], b[i]) ** env.arms,
+                            0.0, 1.0)[0] for i in first]
+    return Achievable(float(np.average(a[first] / (a[first] + b[first]), weights=drawn.holdings)),
+                      float(np.average(bests, weights=drawn.holdings)))
 
 
 def seed_pass_rates(outcomes: Outcomes, cell: int, seeds: np.ndarray | None = None

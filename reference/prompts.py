@@ -116,12 +116,12 @@ def order_of(r: int, count: int, words: tuple[int, int]) -> list[int]:
 
 
 def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, group: int,
-        rule: str, budgets: list[int],
-        normalization: str = "per_group") -> dict[str, list[list[float]]]:
+        rule: str, budgets: list[int], normalization: str = "per_group",
+        groups: tuple[list[int], int] | None = None) -> dict[str, list[list[float]]]:
     """One run on policy: for each field of ``FIELDS``, a list per checkpoint of its value per
     band (``run_passes`` with the learner as its own sampler and answers of no length)."""
     found = run_passes(key, values, lr, baseline, group, budgets, OffPolicy(), rule=rule,
-                       normalization=normalization)
+                       normalization=normalization, groups=groups)
     return {name: found[name] for name in FIELDS}
 
 
@@ -130,7 +130,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                reward_parameters: tuple[float, ...] = (), verdict: str = "",
                verdict_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
                law: str = "fixed", tokens: bool = False, rule: str = "uniform",
-               normalization: str = "per_group") -> dict[str, list[list[float]]]:
+               normalization: str = "per_group", groups: tuple[list[int], int] | None = None
+               ) -> dict[str, list[list[float]]]:
     """One run of many prompts under the allocation rule ``rule`` whose groups come from the
     sampler of ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the
     prompt's index as word 1 of its streams' counters) and whose answers are
@@ -145,10 +146,11 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     C: the fields of ``FIELDS``, and of ``PASS_FIELDS`` the tokens spent on the band's prompts
     and the sums over those whose logits are finite of the served policy's pass rate (of
     version u for a prompt that has not learned in the pass, u + 1 for one that has) and the
-    policy's expected answer length."""
+    policy's expected answer length. The readouts are per band, or per group of ``groups``
+    (each prompt's group and how many there are: a population's environments)."""
     words = key_words(key)
     count = len(values)
-    band = bands(values)
+    band, width = groups or (bands(values), BANDS)
     divisor = group if normalization == "per_batch" else 0
     # The draws a prompt's first passes need (more are made as they are read).
     most = 4 * group
@@ -171,8 +173,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
             if idle == IDLE_PASSES:
                 learned = [False] * count
                 while pending:
-                    _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0),
-                                     record, previous)
+                    _pass_checkpoint(trainers, learned, band, width, key, update,
+                                     pending.pop(0), record, previous)
             continue
         idle = 0
         costs = []
@@ -184,8 +186,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
             if sizes[i] == 0:
                 continue
             while pending and pending[0] < spent + costs[i]:
-                _pass_checkpoint(trainers, learned, band, key, update, pending.pop(0), record,
-                                 previous)
+                _pass_checkpoint(trainers, learned, band, width, key, update, pending.pop(0),
+                                 record, previous)
             if not pending:
                 break
             trainers[i].learn(divisor)
@@ -195,11 +197,11 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     return record
 
 
-def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[int],
+def _pass_checkpoint(trainers: list[Trainer], learned: list[bool], band: list[int], width: int,
                      key: np.ndarray, r: int, budget: int,
                      record: dict[str, list[list[float]]], previous: list[float]) -> None:
-    row = {name: [0] * BANDS if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
-                                         "non_finite", "stuck") else [0.0] * BANDS
+    row = {name: [0] * width if name in ("prompts", "best", "rollouts", "groups", "zero_signal",
+                                         "non_finite", "stuck") else [0.0] * width
            for name in FIELDS + PASS_FIELDS}
     for i, t in enumerate(trainers):
         b, state, values = band[i], t.state, t.values

@@ -21,6 +21,7 @@ from analysis.cost import Support
 from analysis.families import add_to_digests
 from study.model.schema import (
     DESIGN_ROW,
+    ENVIRONMENT_INDEX,
     PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
     SAMPLER_CELL_COLUMNS,
@@ -48,9 +49,23 @@ assert set(PART_SUMS) == {*PROMPT_SAMPLER_RUN_COLUMNS, *PROMPT_ANSWER_RUN_COLUMN
 
 def read_columns(cells: list[str], runs: list[str]) -> list[str]:
     """The columns of the tidy runs table to read of a study whose ``cells.parquet`` and
-    ``runs.parquet`` have the columns ``cells`` and ``runs``: ``READ_COLUMNS`` and its parts'."""
+    ``runs.parquet`` have the columns ``cells`` and ``runs``: ``READ_COLUMNS`` and its parts'
+    (and a population's environment, ``ENVIRONMENT_INDEX``)."""
     return [*READ_COLUMNS, *(c for c in (*SAMPLER_CELL_COLUMNS, DESIGN_ROW) if c in cells),
-            *(c for c in PART_SUMS if c in runs)]
+            *(c for c in (*PART_SUMS, ENVIRONMENT_INDEX) if c in runs)]
+
+
+def band_rows(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs one row per (cell, seed, budget, band): a population's rows per environment
+    (``ENVIRONMENT_INDEX``) summed over the environments of each band (every column past the
+    band is a count or a sum over prompts); the runs as they are where they have no
+    population's rows."""
+    if ENVIRONMENT_INDEX not in runs:
+        return runs
+    keys = [c for c in runs.columns if c in (*cell_columns(runs), "seed", "budget", "band")]
+    summed = [c for c in runs.columns if c not in keys and c != ENVIRONMENT_INDEX]
+    return (runs.groupby(keys, observed=True, sort=True)[summed].sum().reset_index()
+            [[c for c in runs.columns if c != ENVIRONMENT_INDEX]])
 
 
 def cell_columns(frame: pd.DataFrame) -> list[str]:

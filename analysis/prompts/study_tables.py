@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import questions
-from analysis.prompts.outcomes import cells_frame
+from analysis.prompts.outcomes import band_rows, cells_frame
 from study.model.config import AnalysisConfig
 from study.model.design import Design
 from study.model.environment import Environment
+from study.model.schema import ENVIRONMENT_INDEX
 
 
 def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
@@ -22,6 +23,8 @@ def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
     ``[analysis]`` table says, each metric (``analysis.prompts.outcomes.METRICS``) its own Holm
     family; ``environments``: each environment of the runs by its text; ``run_dir``: the folder
     of its runs; ``design``: the fractional factorial its cells are the rows of, if any."""
+    per_environment = runs if ENVIRONMENT_INDEX in runs else None
+    runs = band_rows(runs)
     # The headline cells' lr, where the config's default (a single bandit's headline) would
     # name an lr no cell of this study uses.
     rates = runs.loc[(runs["baseline"] == analysis.headline_baseline)
@@ -29,6 +32,7 @@ def study_tables(runs: pd.DataFrame, study: str, analysis: AnalysisConfig,
     settings = analysis.to_dict() | ({"headline_lr": float(rates[0])} if len(rates) == 1 else {})
     return questions.build(questions.Inputs(
         study=study, analysis=analysis, settings_frame=pd.DataFrame([{"study": study, **settings}]),
-        cells=cells_frame(runs), run_dir=run_dir, runs=runs, environments=environments,
+        cells=cells_frame(runs), run_dir=run_dir, runs=runs, environment_runs=per_environment,
+        environments=environments,
         design=design),
         package="analysis.prompts.questions")

@@ -53,7 +53,8 @@ T = TypeVar("T")
 class Inputs:
     """What a question module builds its table from: the study's name and ``[analysis]``, its
     settings row (``SETTINGS``), its cells, its outcomes (a single-bandit study) or tidy runs (a
-    many-prompts one), its environments by their text, the folder of its runs, its design (if
+    many-prompts one, and its runs per environment of a population), its environments by their
+    text, the folder of its runs, its design (if
     its cells are a factorial's rows), and the tables built before (those of ``AFTER`` among
     them)."""
 
@@ -64,6 +65,9 @@ class Inputs:
     run_dir: Path
     outcomes: Outcomes | None = None
     runs: pd.DataFrame | None = None
+    environment_runs: pd.DataFrame | None = None
+    """A many-prompts study's tidy runs per environment of its populations
+    (``study.model.population``, ``runs`` has them summed per band); None without one."""
     environments: Mapping[str, Environment] = field(default_factory=dict)
     design: Design | None = None
     """The fractional factorial whose rows the study's cells are (``study.model.design``)."""

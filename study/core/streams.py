@@ -39,6 +39,10 @@ counters, so drawing more from one never shifts another:
 * ``INSTANCE``: arm values drawn per seed, by numpy's own samplers on numpy's Philox4x64 with the
   run's whole 128-bit ``SeedSequence`` state as key, from counter (0, 0, 2, 0)
   (``study.model.environment``), once per seed; not a kernel stream.
+* ``POPULATION``: a population of environments (``study.model.population``), drawn once per
+  study by numpy on numpy's Philox4x64 keyed by
+  ``SeedSequence(root_seed, spawn_key=(POPULATION,))``: a spawn key no run has (a run's is its
+  seed index, below ``POPULATION``, or that and its cell's stream id); not a kernel stream.
 
 Budgets are at most 10^9 (``study.model.config.MAX_BUDGET``), so j and B fit c0's 32 bits and the
 ranges never meet. Each constant below is the (c2, c3) of its range.
@@ -58,6 +62,9 @@ SKIP_C2, SKIP_C3 = 3, 1
 """c3 of the tie-break ranges (``TIE_BREAK`` and ``PHASE_TIE_BREAK``); c0 is the budget."""
 INSTANCE = (0, 0, 2, 0)
 """numpy's Philox4x64 counter start of the instance draws (numpy increments it before a block)."""
+
+POPULATION = 2**32
+"""The spawn key of a study's population of environments: above every seed index."""
 
 NAMES = ("main", "noise", "instance", "tie_break", "phase_tie_break")
 """The sub-streams a learner may declare it uses (``study.learners.Learner.streams``)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn, TypeVar
 
 from study.core import prompt_rules
-from study.model import registry
+from study.model import population, registry
 from study.model.design import ROLES, Design, Factor
 from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
@@ -354,6 +354,9 @@ def config_from_dict(data: object) -> StudyConfig:
     config = replace(config, offpolicy=_offpolicy(config, grid))
     if "prompts" in grid or "allocation" in grid:
         return _many_prompts(config, grid)
+    for i, entry in _populations(grid):
+        raise ConfigError(f"grid.probs[{i}].draw", entry["draw"],
+                          "is a dataset of many prompts, and grid.prompts is missing")
     _check_some_cell(config)
     return config
 
@@ -592,8 +595,22 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
         raise ConfigError("study.curves", True,
                           "is per step of one run, and a many-prompts run's prompts share its "
                           "steps (grid.prompts makes it one): its readouts are per budget")
-    environments = tuple(env.with_prompts(size) for env in config.environments for size in sizes)
+    for i, entry in _populations(grid):
+        held = [size for size in sizes if size < entry["environments"]]
+        if held:
+            raise ConfigError(f"grid.probs[{i}].environments", entry["environments"],
+                              f"is more than the {held[0]} prompts of grid.prompts (an "
+                              "environment holds at least one prompt)")
+    environments = tuple(env.with_prompts(size).with_population_seed(config.root_seed)
+                         for env in config.environments for size in sizes)
     return replace(config, environments=environments, allocation=allocation)
+
+
+def _populations(grid: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """The populations of environments among ``grid.probs``' entries, with their places (each
+    already checked as a bandit)."""
+    return [(i, entry) for i, entry in enumerate(grid.get("probs", ()))
+            if isinstance(entry, dict) and entry.get("draw") == population.NAME]
 
 
 def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[float, ...],
@@ -922,7 +939,7 @@ def _is_number(value: object, low: float, high: float) -> bool:
 
 
 _DRAW_DEFAULTS = {"uniform": {"low": 0.0, "high": 1.0}, "beta": {},
-                  "normal": {"mean": 0.0, "sd": 1.0}}
+                  "normal": {"mean": 0.0, "sd": 1.0}, population.NAME: {"sigma": 0.0}}
 
 
 def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
@@ -956,7 +973,25 @@ def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
                               f"{MAX_MEAN:g}]")
         if not 0.0 <= params[1] <= MAX_SD:
             raise ConfigError(f"{field}.sd", params[1], f"is outside [0, {MAX_SD:g}]")
+    if draw == population.NAME:
+        _check_population(field, params)
     return Environment.drawn(draw, arms, tuple(params))
+
+
+def _check_population(field: str, params: list[float]) -> None:
+    """A population's law (``study.model.population``) is one numpy can sample: a whole number
+    of environments, beta parameters and a concentration in the range a bandit's beta has, a
+    spread of shares in [0, MAX_SIGMA]."""
+    environments, a, b, concentration, sigma = params
+    if not environments.is_integer() or not 1 <= environments <= prompt_rules.MAX_PROMPTS:
+        raise ConfigError(f"{field}.environments", environments,
+                          f"is not a whole number in [1, {prompt_rules.MAX_PROMPTS}]")
+    low, high = population.BETA_RANGE
+    for name, value in (("a", a), ("b", b), ("concentration", concentration)):
+        if not low <= value <= high:
+            raise ConfigError(f"{field}.{name}", value, f"is outside [{low:g}, {high:g}]")
+    if not 0.0 <= sigma <= population.MAX_SIGMA:
+        raise ConfigError(f"{field}.sigma", sigma, f"is outside [0, {population.MAX_SIGMA:g}]")
 
 
 def _choices(field: str, value: object, known: tuple[str, ...]) -> tuple[str, ...]:

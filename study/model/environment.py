@@ -26,19 +26,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from study.core.streams import INSTANCE
-from study.model import registry
+from study.model import population, registry
 from study.rewards import DEFAULT_VERDICT
 
 FIXED = "fixed"
 """The ``draw`` column of an environment whose values are the same for every seed."""
 DRAWS: dict[str, tuple[str, ...]] = {"uniform": ("low", "high"), "beta": ("a", "b"),
-                                     "normal": ("mean", "sd")}
-"""Each distribution arm values can be drawn from, with its parameters in order."""
-DRAW_VALUES = {"uniform": "probs", "beta": "probs", "normal": "means"}
+                                     "normal": ("mean", "sd"),
+                                     population.NAME: population.PARAMETERS}
+"""Each distribution arm values can be drawn from, with its parameters in order (a population of
+environments, ``study.model.population``, among them)."""
+DRAW_VALUES = {"uniform": "probs", "beta": "probs", "normal": "means", population.NAME: "probs"}
 """What each distribution draws: pass probabilities or means (``study.rewards.VALUE_KEYS``)."""
 LENGTH_LAWS = (FIXED, "geometric")
 """How an answer's length is drawn (``Environment.length_law``)."""
-DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian"}
+DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian",
+               population.NAME: "bernoulli"}
 """The reward model a drawn environment has when none is named."""
 
 
@@ -68,6 +71,9 @@ class Environment:
     with its parameters ``verdict_parameters``; "" for the default, ``DEFAULT_VERDICT`` (the
     Bernoulli check), and for a reward model that is a verdict itself."""
     verdict_parameters: tuple[float, ...] = ()
+    population_seed: int | None = None
+    """The root seed whose stream draws a population of environments (``draw`` population,
+    ``study.model.population``); None for any other bandit."""
 
     @staticmethod
     def fixed(values: tuple[float, ...] | list[float], reward: str = "bernoulli",
@@ -102,6 +108,21 @@ class Environment:
     def with_prompts(self, prompts: int) -> Environment:
         """A dataset of ``prompts`` prompts of these arms."""
         return replace(self, prompts=prompts)
+
+    def with_population_seed(self, root_seed: int) -> Environment:
+        """The same bandit, a population's environments drawn from ``root_seed``'s stream."""
+        return replace(self, population_seed=int(root_seed)) if self.draw == population.NAME \
+            else self
+
+    @property
+    def population(self) -> population.Drawn | None:
+        """The environments of a population's dataset (``study.model.population``); None for
+        any other bandit."""
+        if self.draw != population.NAME:
+            return None
+        environments, a, b, _, sigma = self.params
+        return population.draw(self.population_seed or 0, self.prompts, int(environments), a, b,
+                               sigma)
 
     def with_lengths(self, lengths: tuple[float, ...], law: str = FIXED) -> Environment:
         """The same arms, each answer of arm k costing ``lengths[k]`` tokens (in mean, by
@@ -209,11 +230,20 @@ class Environment:
     def prompt_values(self, keys: np.ndarray) -> np.ndarray:
         """Every prompt's arm values for each run, shape (len(keys), P, K): the fixed values
         repeated, or P K values drawn per run from its own stream, prompt i's being the i-th K
-        of them (so a dataset of one prompt has the values ``arm_values`` gives)."""
+        of them (so a dataset of one prompt has the values ``arm_values`` gives); a population's
+        from each prompt's environment's law, in one draw per run
+        (``study.model.population``)."""
         if self.values is not None:
             return np.tile(np.asarray(self.values, dtype=np.float64),
                            (len(keys), self.prompts, 1))
         out = np.empty((len(keys), self.prompts, self.arms))
+        drawn = self.population
+        if drawn is not None:
+            a, b = (np.broadcast_to(p[:, None], (self.prompts, self.arms))
+                    for p in drawn.prompt_parameters(self.params[3]))
+            for row, key in enumerate(keys):
+                out[row] = _instance_generator(key).beta(a, b)
+            return out
         for row, key in enumerate(keys):
             out[row] = draw_instance(key, self.draw, self.params,
                                      self.prompts * self.arms).reshape(self.prompts, self.arms)
@@ -228,13 +258,18 @@ class Environment:
 
 def draw_instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> np.ndarray:
     """One run's arm values: numpy's sampler on the run's instance stream."""
-    generator = np.random.Generator(np.random.Philox(
-        key=key, counter=np.array(INSTANCE, dtype=np.uint64)))
+    generator = _instance_generator(key)
     if draw == "uniform":
         return generator.uniform(params[0], params[1], arms)
     if draw == "beta":
         return generator.beta(params[0], params[1], arms)
     return generator.normal(params[0], params[1], arms)
+
+
+def _instance_generator(key: np.ndarray) -> np.random.Generator:
+    """numpy's generator on the run's instance stream."""
+    return np.random.Generator(np.random.Philox(key=key,
+                                                counter=np.array(INSTANCE, dtype=np.uint64)))
 
 
 def best_arms(values: np.ndarray) -> np.ndarray:

@@ -103,13 +103,15 @@ def cell_columns(*, answers: bool = False, sampler: bool = False,
 
 
 def run_columns(*, answers: bool = False, sampler: bool = False,
-                prompts: bool = False) -> tuple[str, ...]:
+                prompts: bool = False, environments: bool = False) -> tuple[str, ...]:
     """The run columns of a study made of these parts: those of every study, then each part's
     (``ANSWER_RUN_COLUMNS``, ``SAMPLER_RUN_COLUMNS``); with many prompts, one row per band
-    (``PROMPT_RUN_COLUMNS``) and the parts' band sums (``PROMPT_ANSWER_RUN_COLUMNS``,
+    (``PROMPT_RUN_COLUMNS``), or per environment of a population (``environments``: with
+    ``ENVIRONMENT_INDEX`` after the band), and the parts' sums (``PROMPT_ANSWER_RUN_COLUMNS``,
     ``PROMPT_SAMPLER_RUN_COLUMNS``)."""
     if prompts:
-        return (*PROMPT_RUN_COLUMNS, *(PROMPT_ANSWER_RUN_COLUMNS if answers else ()),
+        kept = PROMPT_RUN_COLUMNS[:3] + ((ENVIRONMENT_INDEX,) if environments else ())
+        return (*kept, *PROMPT_RUN_COLUMNS[3:], *(PROMPT_ANSWER_RUN_COLUMNS if answers else ()),
                 *(PROMPT_SAMPLER_RUN_COLUMNS if sampler else ()))
     return (*RUN_COLUMNS, *(ANSWER_RUN_COLUMNS if answers else ()),
             *(SAMPLER_RUN_COLUMNS if sampler else ()))
@@ -143,6 +145,12 @@ PROMPT_RUN_COLUMNS = ("seed", "budget", "band", *PROMPT_FIELD_COLUMNS)
 """The runs-table columns of a many-prompts study: one row per (cell, seed, budget checkpoint,
 difficulty band), so a band's share is its row and the dataset's is the sum over the bands.
 ``rollouts`` can be below the budget: a group runs whole or not at all."""
+
+ENVIRONMENT_INDEX = "environment_index"
+"""The run column of a many-prompts study with a population of environments
+(``study.model.population``): its rows are per environment, e (from 0) of the cell's population,
+whose difficulty band is the row's ``band`` (-1 in the rows of a cell of another bandit, whose
+rows are per band)."""
 
 PROMPT_ANSWER_RUN_COLUMNS = ("tokens", "expected_length_sum")
 """The run columns of many prompts whose answers cost tokens (``study.core.passes``): the tokens

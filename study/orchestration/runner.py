@@ -31,6 +31,7 @@ from study.model.grid import Cell, Simulation, cells, simulations
 from study.model.schema import (
     ANSWER_RUN_COLUMNS,
     CURVES_COLUMNS,
+    ENVIRONMENT_INDEX,
     PROMPT_ANSWER_RUN_COLUMNS,
     PROMPT_FIELD_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
@@ -124,6 +125,7 @@ def run_study(
         members.setdefault(cell.simulation, []).append(cell)
     if [c.index for sim in sims for c in members[sim]] != list(range(len(grid))):
         raise AssertionError("a simulation's cells are not contiguous in the grid's order")
+    populated = any(env.population is not None for env in config.environments)
     gathered: list[pa.Table] = []
     take = sink or gathered.append
     rows = non_finite = 0
@@ -133,10 +135,11 @@ def run_study(
         for simulation, output in _assembled(shards, pending, backend, cache_dir, bar,
                                              recomputed):
             for cell in members[simulation]:
-                rows_of = _prompt_rows if isinstance(output, PromptShardResult) else _cell_rows
                 for first in range(0, len(seeds), ROW_GROUP_SEEDS):
-                    take(rows_of(cell, output, seeds, config.budgets,
-                                 slice(first, first + ROW_GROUP_SEEDS)))
+                    part = slice(first, first + ROW_GROUP_SEEDS)
+                    take(_prompt_rows(cell, output, seeds, config.budgets, part, populated)
+                         if isinstance(output, PromptShardResult)
+                         else _cell_rows(cell, output, seeds, config.budgets, part))
                 rows += output.rows
                 non_finite += output.non_finite_rows
                 if config.curves:
@@ -244,18 +247,22 @@ def _cell_rows(cell: Cell, out: ShardResult, seeds: np.ndarray, budgets: tuple[i
 
 
 def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
-                 budgets: tuple[int, ...], part: slice) -> pa.Table:
+                 budgets: tuple[int, ...], part: slice, environments: bool = False) -> pa.Table:
     """The rows of ``runs.parquet`` of one many-prompts cell's seeds ``seeds[part]``: one per
-    (seed, checkpoint, band), ``study.model.schema.run_columns`` of the parts the result has
-    (answers that cost tokens, an off-policy sampler), after ``cell``."""
+    (seed, checkpoint, group: band, or environment of a population), ``run_columns`` of the
+    parts the result has (answers that cost tokens, an off-policy sampler; ``environments``: a
+    population's in the study), after ``cell``."""
     seeds = seeds[part]
     counted, off = out.tokens is not None, out.served_pass_rate is not None
     shape = out.prompts[part].shape
+    group = np.tile(np.arange(shape[2], dtype=np.int64), shape[0] * shape[1])
+    drawn = cell.simulation.environment.population
     columns = {
         "cell": np.full(out.prompts[part].size, cell.index, dtype=np.int64),
         "seed": np.repeat(seeds.astype(np.int64), shape[1] * shape[2]),
         "budget": np.tile(np.repeat(np.asarray(budgets, dtype=np.int64), shape[2]), shape[0]),
-        "band": np.tile(np.arange(shape[2], dtype=np.int64), shape[0] * shape[1]),
+        "band": group if drawn is None else drawn.band[group],
+        ENVIRONMENT_INDEX: group if drawn is not None else np.full_like(group, -1),
         **{column: getattr(out, field)[part].ravel()
            for field, column in zip(prompt_rules.FIELDS, PROMPT_FIELD_COLUMNS, strict=True)},
     }
@@ -265,7 +272,8 @@ def _prompt_rows(cell: Cell, out: PromptShardResult, seeds: np.ndarray,
                     for field, column in zip(out.GROUPS[group] if used else (), names,
                                              strict=False)}
     return pa.table({name: columns[name] for name in
-                     ("cell", *run_columns(answers=counted, sampler=off, prompts=True))})
+                     ("cell", *run_columns(answers=counted, sampler=off, prompts=True,
+                                           environments=environments))})
 
 
 def _curve_rows(cell: Cell, out: ShardResult) -> pd.DataFrame:

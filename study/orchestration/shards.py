@@ -183,7 +183,8 @@ class ShardResult(Grouped):
         "answers": ("rollouts", *ANSWER_RUN_COLUMNS), "sampler": SAMPLER_RUN_COLUMNS}
     CURVES: ClassVar[tuple[str, ...]] = ("curve_optimal", "curve_reward", "curve_seeds")
     TRAILING: ClassVar[tuple[int, ...]] = ()
-    """The shape of each field past (seeds, checkpoints)."""
+    """The shape of each field past (seeds, checkpoints) (-1: as many as the stored result
+    has)."""
 
     greedy: np.ndarray
     p_best: np.ndarray
@@ -227,17 +228,18 @@ class ShardResult(Grouped):
 @dataclass(frozen=True)
 class PromptShardResult(Grouped):
     """A many-prompts shard's result (``study.core.prompts``, ``study.core.passes``): each
-    field of ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, bands), and the
+    field of ``study.core.prompt_rules.FIELDS``, of shape (seeds, checkpoints, groups: the
+    difficulty bands, or a population's environments), and the
     column groups of the parts the simulation uses (``GROUPS``, None where it does not): the
     tokens spent and the expected answer length where answers cost tokens, and the served
     policy's pass rate and the prompts stuck (``study.core.prompt_rules.STUCK_WRONG_MASS``) of an
-    off-policy sampler, each summed over a band's prompts."""
+    off-policy sampler, each summed over a group's prompts."""
 
     FIELDS: ClassVar[tuple[str, ...]] = prompt_rules.FIELDS
     GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {
         "answers": ("tokens", "expected_length"), "sampler": ("served_pass_rate", "stuck")}
     CURVES: ClassVar[tuple[str, ...]] = ()
-    TRAILING: ClassVar[tuple[int, ...]] = (prompt_rules.BANDS,)
+    TRAILING: ClassVar[tuple[int, ...]] = (-1,)
 
     prompts: np.ndarray
     best: np.ndarray
@@ -255,7 +257,7 @@ class PromptShardResult(Grouped):
 
     @property
     def rows(self) -> int:
-        """Rows of the runs table the result makes per cell: one per (seed, checkpoint, band)."""
+        """Rows of the runs table the result makes per cell: one per (seed, checkpoint, group)."""
         return self.prompts.size
 
     @property

@@ -239,28 +239,48 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[in
     ``tokens``: the many-prompts kernel's prompts are Bernoulli bandits trained on policy."""
     env = simulation.environment
     values = env.prompt_values(keys)
+    groups = readout_groups(env, values)
     if simulation.offpolicy is None and env.lengths is None and env.reward == DEFAULT_VERDICT:
         return simulate_values(values, keys, simulation.lr, simulation.baseline,
                                simulation.group_size, simulation.allocation, budgets,
-                               simulation.normalization)
+                               simulation.normalization, groups)
     return simulate_passes_values(values, keys, env, simulation.lr, simulation.baseline,
                                   simulation.group_size, budgets, simulation.offpolicy, tokens,
-                                  simulation.allocation, simulation.normalization)
+                                  simulation.allocation, simulation.normalization, groups)
+
+
+Groups = tuple[np.ndarray, int]
+"""Each prompt's readout group per run, (runs, P) int64, and how many groups there are: a
+many-prompts kernel's outputs are per (run, checkpoint, group)."""
+
+
+def readout_groups(environment: Environment, values: np.ndarray) -> Groups:
+    """The groups a dataset's readouts are summed over: a population's environments
+    (``study.model.population``, the same for every run), else the difficulty bands of the
+    prompts' values ``values`` (runs, P, K) (``study.core.prompts.difficulty_bands``)."""
+    drawn = environment.population
+    if drawn is None:
+        return difficulty_bands(values), prompt_rules.BANDS
+    return (np.ascontiguousarray(np.broadcast_to(drawn.environment_of, values.shape[:2])),
+            len(drawn.holdings))
 
 
 def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
                     group: int, rule: str, budgets: tuple[int, ...],
-                    normalization: str = "per_group") -> PromptShardResult:
+                    normalization: str = "per_group", groups: Groups | None = None
+                    ) -> PromptShardResult:
     """The many-prompts kernel on the prompts' arm values ``values`` (runs, P, K), one run per
     row of ``keys``, with the group estimator ``estimator``, the allocation rule ``rule`` and
-    the update's ``normalization`` by name (``simulate_dataset`` for a simulation's own values;
-    the tests give theirs)."""
+    the update's ``normalization`` by name, its readouts summed per group of ``groups`` (default:
+    difficulty bands) (``simulate_dataset`` for a simulation's own values; the tests give
+    theirs)."""
     registry.register_kernels()
-    out = tuple(np.zeros((len(keys), len(budgets), prompt_rules.BANDS),
+    group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
+    out = tuple(np.zeros((len(keys), len(budgets), count),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
     arguments = (_literal_arms(values.shape[2]), kernel_keys(keys), values,
-                 best_arms(values), difficulty_bands(values), float(lr),
+                 best_arms(values), group_of, float(lr),
                  prompt_rules.ESTIMATORS.index(estimator),
                  prompt_rules.NORMALIZATIONS.index(normalization), group,
                  registry.allocation_names().index(rule),
@@ -277,17 +297,19 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
                            lr: float, estimator: str, group: int, budgets: tuple[int, ...],
                            offpolicy: OffPolicy | None = None, tokens: bool = False,
                            rule: str = "uniform", normalization: str = "per_group",
-                           ) -> PromptShardResult:
+                           groups: Groups | None = None) -> PromptShardResult:
     """The nested many-prompts driver (``study.core.passes``) on the prompts' arm values
     ``values`` (runs, P, K) under the allocation rule ``rule`` and the step's
     ``normalization``, one run per row of ``keys``: the prompts' rewards and answers
     ``environment``'s (its verdict, shaping and lengths), their sampler and correction
     ``offpolicy``'s (the learner's own where None), the budgets counting tokens
     where ``tokens`` and the answers have lengths. Each field of ``prompt_rules.FIELDS`` per
-    (run, checkpoint, band), and the column groups of ``PromptShardResult`` that apply. The
-    runs are spread over threads, a share of the seeds each."""
+    (run, checkpoint, group of ``groups``, default: difficulty bands), and the column groups of
+    ``PromptShardResult`` that apply. The runs are spread over threads, a share of the seeds
+    each."""
     registry.register_kernels()
-    shape = (len(keys), len(budgets), prompt_rules.BANDS)
+    group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
+    shape = (len(keys), len(budgets), count)
     out = tuple(np.zeros(shape, dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS
                          else np.int64) for name in prompt_rules.FIELDS)
     counted = environment.lengths is not None
@@ -304,7 +326,7 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
              environment.length_scales(), parameters, int(tokens and counted))
     arguments = ("reinforce", _literal_arms(values.shape[2]), environment.judged_by,
                  environment.reward, kernel_keys(keys), values, best_arms(values),
-                 difficulty_bands(values), np.asarray(environment.judged_with, dtype=np.float64),
+                 group_of, np.asarray(environment.judged_with, dtype=np.float64),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
                  (registry.allocation_names().index(rule), allocation.fixed,
                   allocation.reads_policy, normalization == "per_batch"), *sampler, meter,

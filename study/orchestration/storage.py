@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from study.model import population
 from study.model.atomic import Writer, remove_stale_temporaries, replacing, write_files
 from study.model.grid import Cell
 from study.model.offpolicy import OffPolicy
@@ -108,12 +109,16 @@ def cells_table(grid: list[Cell]) -> pa.Table:
 
 def _named_parameters(cell: Cell) -> dict[str, float]:
     """A cell's parameters by name (``study.model.schema.CELL_COLUMNS``): its reward model's
-    (``study.rewards.RewardModel.parameters``), the verdict's it shapes, and its correction's
+    (``study.rewards.RewardModel.parameters``), the verdict's it shapes, a population's law's
+    (``population_<name>``, ``study.model.population.PARAMETERS``), and its correction's
     (``study.corrections``), each a column of ``cells.parquet`` (NaN where another cell's model
     or correction has it)."""
-    found = {name: float(value)
-             for name, value in cell.simulation.environment.reward_columns().items()
+    environment = cell.simulation.environment
+    found = {name: float(value) for name, value in environment.reward_columns().items()
              if name != "verdict"}
+    if environment.population is not None:
+        found |= {f"{population.NAME}_{name}": value
+                  for name, value in zip(population.PARAMETERS, environment.params, strict=True)}
     sampler = cell.simulation.offpolicy
     if sampler is not None:
         for name, value in sampler.parameters:

@@ -1,0 +1,96 @@
+"""A population of environments: a many-prompts dataset whose prompts come from E environments of
+different difficulty, each holding its own number of prompts, as an RL dataset's prompts come from
+many verifiable environments (DeepSeek-V3.2: 85,000 prompts in 1,827 environments).
+
+The law (a ``grid.probs`` entry ``{draw = "population", ...}``, ``PARAMETERS`` in order):
+
+* environment e's mean pass probability m_e is drawn from beta(``a``, ``b``): its difficulty
+  (a, b below 1 make most environments nearly solved or nearly hopeless, as at scale);
+* a prompt of environment e is a bandit of K arms whose pass probabilities are drawn per seed from
+  beta(m_e c, (1 - m_e) c), c the ``concentration`` (large: an environment's prompts are alike;
+  small: they spread), each parameter held in [0.001, 1000] as a drawn bandit's are;
+* environment e holds n_e prompts, n_1 + ... + n_E = P: equal shares for ``sigma`` 0 (P div E
+  each, the first P mod E one more), else one each and the other P - E spread by a multinomial
+  draw over weights exp(sigma z_e), z_e standard normal: lognormal, heavy-tailed shares, as a
+  real dataset's environments are.
+
+The environments (m_e and n_e) are drawn once per study, from the root seed's own ``POPULATION``
+stream (``study.core.streams``): every seed and cell of the study trains on the same population,
+and the seeds differ in the prompts' values drawn within it (a study's conclusions are about
+that population, as a trainer's are about its dataset). The prompts are in environment order,
+environment 0's first. An environment's difficulty band is its rank by m_e (ties by index) times
+``study.core.prompt_rules.BANDS`` div E, so a band holds whole environments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from study.core import prompt_rules
+from study.core.streams import POPULATION
+
+NAME = "population"
+"""The ``draw`` of a population's ``grid.probs`` entry."""
+PARAMETERS = ("environments", "a", "b", "concentration", "sigma")
+"""The law's parameters, in the order ``Environment.params`` holds them."""
+BETA_RANGE = (1e-3, 1e3)
+"""The range a prompt's beta parameters are held in (that of a drawn bandit's a and b)."""
+MAX_SIGMA = 5.0
+"""The largest spread of the environments' log shares (exp(5) is 148: an environment about a
+hundred times another's typical share)."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A study's drawn population: each environment's mean pass probability (``difficulty``,
+    E floats), the prompts it holds (``holdings``, E ints summing to P) and its difficulty band
+    (E ints)."""
+
+    difficulty: np.ndarray
+    holdings: np.ndarray
+    band: np.ndarray
+
+    @property
+    def environment_of(self) -> np.ndarray:
+        """Each prompt's environment, (P,) int64: environment 0's prompts first."""
+        return np.repeat(np.arange(len(self.holdings), dtype=np.int64), self.holdings)
+
+    def prompt_parameters(self, concentration: float) -> tuple[np.ndarray, np.ndarray]:
+        """Each prompt's beta parameters (P,) of its arms' pass probabilities."""
+        low, high = BETA_RANGE
+        mean = self.difficulty[self.environment_of]
+        return (np.clip(mean * concentration, low, high),
+                np.clip((1.0 - mean) * concentration, low, high))
+
+
+def draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
+         sigma: float) -> Drawn:
+    """The population of a study of root seed ``root_seed`` whose dataset has ``prompts``
+    prompts in ``environments`` environments (the module docstring)."""
+    return _draw(int(root_seed), int(prompts), int(environments), float(a), float(b),
+                 float(sigma))
+
+
+@cache
+def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
+          sigma: float) -> Drawn:
+    state = np.random.SeedSequence(root_seed, spawn_key=(POPULATION,)).generate_state(
+        2, np.uint64)
+    generator = np.random.Generator(np.random.Philox(key=state))
+    difficulty = generator.beta(a, b, environments)
+    if sigma == 0.0:
+        holdings = np.full(environments, prompts // environments, dtype=np.int64)
+        holdings[:prompts % environments] += 1
+    else:
+        weights = np.exp(sigma * generator.standard_normal(environments))
+        holdings = 1 + generator.multinomial(prompts - environments, weights / weights.sum())
+    order = np.argsort(difficulty, kind="stable")
+    band = np.empty(environments, dtype=np.int64)
+    band[order] = np.arange(environments) * prompt_rules.BANDS // environments
+    holdings = holdings.astype(np.int64)
+    for array in (difficulty, holdings, band):
+        array.flags.writeable = False
+    return Drawn(difficulty, holdings, band)

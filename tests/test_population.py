@@ -1,0 +1,196 @@
+"""A population of environments (``study.model.population``): its draw against its law, its
+prompts' values against their environments' laws, the kernels against their reference with the
+readouts per environment, the runs table's rows, and bad input."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from conftest import config_text, make_config, run_cli
+from reference import prompts as reference
+from reference.prompts import PASS_FIELDS
+from study.core import prompt_rules
+from study.core.streams import run_keys
+from study.model import population, registry
+from study.model.environment import Environment
+from study.model.offpolicy import OffPolicy
+from study.orchestration.runner import run_study
+from study.orchestration.simulate import readout_groups, simulate_passes_values, simulate_values
+
+ALPHA = 1e-6
+"""Each goodness-of-fit test below fails a correct draw with probability at most 1e-6."""
+
+
+def population_of(prompts: int, environments: int, a: float = 0.5, b: float = 0.5,
+                  concentration: float = 8.0, sigma: float = 1.5, arms: int = 3,
+                  root_seed: int = 7) -> Environment:
+    """A population's dataset as a config makes it."""
+    return Environment.drawn(population.NAME, arms, (environments, a, b, concentration, sigma)
+                             ).with_prompts(prompts).with_population_seed(root_seed)
+
+
+def test_the_environments_difficulties_follow_their_beta_law() -> None:
+    # 4,000 environments: the Kolmogorov-Smirnov test of their difficulties against beta(a, b)
+    # rejects a correct draw with probability ALPHA; it detects a shift of the law's distribution
+    # function by about sqrt(-ln(ALPHA / 2) / (2 n)) = 0.043 at n = 4,000.
+    drawn = population_of(8000, 4000, a=0.4, b=1.7).population
+    assert stats.kstest(drawn.difficulty, stats.beta(0.4, 1.7).cdf).pvalue > ALPHA
+
+
+@pytest.mark.parametrize(("prompts", "environments"), [(10, 10), (11, 3), (85_000, 1_827)])
+def test_equal_shares_split_the_prompts_as_evenly_as_they_can(prompts: int,
+                                                              environments: int) -> None:
+    drawn = population_of(prompts, environments, sigma=0.0).population
+    assert drawn.holdings.sum() == prompts
+    assert drawn.holdings.max() - drawn.holdings.min() <= 1
+    assert (np.diff(drawn.holdings) <= 0).all()
+
+
+def test_lognormal_shares_hold_one_prompt_each_and_the_rest_in_proportion() -> None:
+    # Every environment holds a prompt; the other P - E go to environment e with probability
+    # w_e / sum w. Given the weights (redrawn here from the same stream), environment e's extra
+    # prompts are binomial(P - E, w_e / sum w): an exact two-sided binomial test on the largest
+    # environment, which fails a correct draw with probability ALPHA.
+    prompts, environments, sigma = 5000, 40, 1.2
+    drawn = population_of(prompts, environments, sigma=sigma, root_seed=11).population
+    assert drawn.holdings.sum() == prompts and drawn.holdings.min() >= 1
+    state = np.random.SeedSequence(11, spawn_key=(2**32,)).generate_state(2, np.uint64)
+    generator = np.random.Generator(np.random.Philox(key=state))
+    generator.beta(0.5, 0.5, environments)
+    weights = np.exp(sigma * generator.standard_normal(environments))
+    largest = int(np.argmax(weights))
+    test = stats.binomtest(int(drawn.holdings[largest] - 1), prompts - environments,
+                           weights[largest] / weights.sum())
+    assert test.pvalue > ALPHA
+
+
+def test_a_prompts_values_follow_its_environments_law() -> None:
+    # One run's 3 x 6,000 values of the environment that holds the most prompts, against
+    # beta(m c, (1 - m) c): Kolmogorov-Smirnov at ALPHA, as above.
+    env = population_of(6000, 1, a=2.0, b=3.0, concentration=5.0)
+    drawn = env.population
+    values = env.prompt_values(run_keys(3, np.arange(1)))[0]
+    a, b = (p[0] for p in drawn.prompt_parameters(5.0))
+    assert stats.kstest(values.ravel(), stats.beta(a, b).cdf).pvalue > ALPHA
+
+
+def test_the_population_is_the_studys_and_the_values_are_the_seeds() -> None:
+    # Drawn once per root seed: every seed and cell trains on the same environments, and the
+    # seeds differ in their prompts' values.
+    env = population_of(300, 20)
+    assert np.array_equal(env.population.holdings, population_of(300, 20).population.holdings)
+    assert not np.array_equal(env.population.difficulty,
+                              population_of(300, 20, root_seed=8).population.difficulty)
+    values = env.prompt_values(run_keys(7, np.arange(2)))
+    assert not np.array_equal(values[0], values[1])
+    assert np.array_equal(values, env.prompt_values(run_keys(7, np.arange(2))))
+
+
+def test_bands_hold_whole_environments_ranked_by_difficulty() -> None:
+    drawn = population_of(400, 37).population
+    order = np.argsort(drawn.difficulty, kind="stable")
+    assert (np.diff(drawn.band[order]) >= 0).all()
+    assert np.bincount(drawn.band).tolist() == np.bincount(
+        np.arange(37) * prompt_rules.BANDS // 37).tolist()
+
+
+@st.composite
+def population_case(draw: st.DrawFn) -> tuple:
+    environments = draw(st.integers(1, 6))
+    prompts = draw(st.integers(environments, 14))
+    env = population_of(prompts, environments, a=draw(st.sampled_from([0.2, 1.0, 3.0])),
+                        b=draw(st.sampled_from([0.2, 1.0, 3.0])),
+                        concentration=draw(st.sampled_from([0.5, 8.0, 200.0])),
+                        sigma=draw(st.sampled_from([0.0, 1.5])),
+                        root_seed=draw(st.integers(0, 2**32)))
+    budgets = sorted(draw(st.sets(st.integers(1, 40 * prompts), min_size=1, max_size=3)))
+    return env, draw(st.integers(0, 2**32)), draw(st.integers(1, 2)), budgets
+
+
+@settings(max_examples=30, deadline=None)
+@given(population_case(), st.sampled_from(registry.allocation_names()))
+def test_the_kernel_agrees_with_the_reference_per_environment(case: tuple, rule: str) -> None:
+    env, root_seed, seeds, budgets = case
+    keys = run_keys(root_seed, np.arange(seeds))
+    values = env.prompt_values(keys)
+    groups = readout_groups(env, values)
+    assert groups[1] == len(env.population.holdings)
+    out = simulate_values(values, keys, 0.5, "leave_one_out", 4, rule, tuple(budgets),
+                          groups=groups)
+    for run in range(seeds):
+        expected = reference.run(keys[run], values[run].tolist(), 0.5, "leave_one_out", 4, rule,
+                                 budgets, groups=(groups[0][run].tolist(), groups[1]))
+        for name in prompt_rules.FIELDS:
+            assert getattr(out, name)[run].tolist() == expected[name], (run, name)
+
+
+@settings(max_examples=15, deadline=None)
+@given(population_case(), st.integers(0, 3), st.sampled_from(["none", "tis"]))
+def test_the_nested_driver_agrees_with_the_reference_per_environment(
+        case: tuple, lag: int, correction: str) -> None:
+    # 130 prompts or more put the lanes in more than one block.
+    env, root_seed, seeds, budgets = case
+    env = replace(env, prompts=env.prompts + 130)
+    keys = run_keys(root_seed, np.arange(seeds))
+    values = env.prompt_values(keys)
+    groups = readout_groups(env, values)
+    sampler = OffPolicy(lag=lag, correction=correction)
+    out = simulate_passes_values(values, keys, env, 0.5, "group_mean", 4, tuple(budgets),
+                                 sampler, groups=groups)
+    for run in range(seeds):
+        expected = reference.run_passes(keys[run], values[run].tolist(), 0.5, "group_mean", 4,
+                                        budgets, sampler, groups=(groups[0][run].tolist(),
+                                                                  groups[1]))
+        for name in prompt_rules.FIELDS:
+            np.testing.assert_allclose(getattr(out, name)[run], expected[name], rtol=1e-12,
+                                       atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(out.served_pass_rate[run], expected[PASS_FIELDS[0]],
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_the_runs_are_per_environment_and_sum_to_the_bands() -> None:
+    config = make_config({"seeds": 3, "root_seed": 5}, prompts=[60], probs=[
+        {"draw": "population", "arms": 3, "environments": 9, "a": 0.5, "b": 0.5,
+         "concentration": 8, "sigma": 1.0}], baseline=["leave_one_out"], group_size=[4],
+        lr=[0.5], budgets=[240, 960], allocation=["uniform"])
+    runs = run_study(config, progress=False).runs
+    drawn = config.environments[0].population
+    assert len(runs) == 3 * 2 * 9
+    first = runs[(runs["seed"] == 0) & (runs["budget"] == 960)]
+    assert first["environment_index"].tolist() == list(range(9))
+    assert first["band_prompts"].tolist() == drawn.holdings.tolist()
+    assert first["band"].tolist() == drawn.band.tolist()
+
+
+@pytest.mark.parametrize(("entry", "prompts", "field"), [
+    ({"environments": 0}, 100, "grid.probs[0].environments"),
+    ({"environments": 2.5}, 100, "grid.probs[0].environments"),
+    ({"a": 0.0}, 100, "grid.probs[0].a"),
+    ({"concentration": -1}, 100, "grid.probs[0].concentration"),
+    ({"sigma": 9}, 100, "grid.probs[0].sigma"),
+    ({"environments": 50}, 20, "grid.probs[0].environments"),
+    ({}, 0, "grid.prompts[0]"),
+])
+def test_a_population_that_cannot_be_drawn_is_one_line_and_exit_status_2(
+        write_config, entry: dict, prompts: int, field: str) -> None:
+    law = {"draw": "population", "arms": 3, "environments": 10, "a": 1, "b": 1,
+           "concentration": 4} | entry
+    path = write_config(config_text(prompts=[prompts], probs=[law], baseline=["leave_one_out"],
+                                    group_size=[4]))
+    result = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and field in result.stderr
+    assert not (path.parent / "out").exists()
+
+
+def test_a_population_without_many_prompts_is_refused(write_config) -> None:
+    path = write_config(config_text(probs=[{"draw": "population", "arms": 3, "environments": 4,
+                                            "a": 1, "b": 1, "concentration": 4}]))
+    result = run_cli("run", str(path), "--out", str(path.parent / "out"))
+    assert result.returncode == 2 and "grid.probs[0].draw" in result.stderr

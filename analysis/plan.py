@@ -134,11 +134,25 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     cells on the same seeds, whose per-seed differences spread with standard deviation ``sd``
     (a nuisance taken from a pilot). The t-test's power at n seeds is the noncentral t's
     (statsmodels' ``TTestPower``), exact for normal differences and increasing in n, so the
-    first n that reaches the target is the one from which it stays there."""
+    first n that reaches the target is the one from which it stays there: found by doubling n
+    from 2 (a t-test of one seed has no degrees of freedom) and bisecting, as statsmodels' own
+    solver fails where a handful of seeds suffice."""
     effect = difference / sd
-    exact = TTestPower().solve_power(effect_size=effect, alpha=alpha, power=target,
-                                     alternative="two-sided")
-    n_exact = float(math.ceil(exact))
+
+    def reaches(n: int) -> bool:
+        return TTestPower().power(effect_size=effect, nobs=n, alpha=alpha,
+                                  alternative="two-sided") >= target
+
+    high = 2
+    while not reaches(high):
+        if high >= MOST:
+            return Plan(math.inf, math.inf, math.inf, math.nan)
+        high = min(2 * high, MOST)
+    low = max(1, high // 2)  # reaches(low) is False unless low is 1 (no test) or high is 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reaches(middle) else (middle, high)
+    n_exact = float(high)
     # The normal approximation in closed form, the far tail's power left out (statsmodels'
     # NormalIndPower solves for the same n numerically, and its root finder fails where n is a
     # handful of seeds).

@@ -40,7 +40,7 @@ def test_the_environments_difficulties_follow_their_beta_law() -> None:
     # rejects a correct draw with probability ALPHA; it detects a shift of the law's distribution
     # function by about sqrt(-ln(ALPHA / 2) / (2 n)) = 0.043 at n = 4,000.
     drawn = population_of(8000, 4000, a=0.4, b=1.7).population
-    assert stats.kstest(drawn.difficulty, stats.beta(0.4, 1.7).cdf).pvalue > ALPHA
+    assert stats.kstest(drawn.pass_probability, stats.beta(0.4, 1.7).cdf).pvalue > ALPHA
 
 
 @pytest.mark.parametrize(("prompts", "environments"), [(10, 10), (11, 3), (85_000, 1_827)])
@@ -85,8 +85,8 @@ def test_the_population_is_the_studys_and_the_values_are_the_seeds() -> None:
     # seeds differ in their prompts' values.
     env = population_of(300, 20)
     assert np.array_equal(env.population.holdings, population_of(300, 20).population.holdings)
-    assert not np.array_equal(env.population.difficulty,
-                              population_of(300, 20, root_seed=8).population.difficulty)
+    assert not np.array_equal(env.population.pass_probability,
+                              population_of(300, 20, root_seed=8).population.pass_probability)
     values = env.prompt_values(run_keys(7, np.arange(2)))
     assert not np.array_equal(values[0], values[1])
     assert np.array_equal(values, env.prompt_values(run_keys(7, np.arange(2))))
@@ -94,7 +94,7 @@ def test_the_population_is_the_studys_and_the_values_are_the_seeds() -> None:
 
 def test_bands_hold_whole_environments_ranked_by_difficulty() -> None:
     drawn = population_of(400, 37).population
-    order = np.argsort(drawn.difficulty, kind="stable")
+    order = np.argsort(drawn.pass_probability, kind="stable")
     assert (np.diff(drawn.band[order]) >= 0).all()
     assert np.bincount(drawn.band).tolist() == np.bincount(
         np.arange(37) * prompt_rules.BANDS // 37).tolist()

@@ -14,7 +14,7 @@ from analysis.pass_rate import interval_columns
 from analysis.prompts.outcomes import accuracy_support, cell_columns, seed_totals
 
 
-def _interval_columns(name: str, values: np.ndarray, support: Support) -> dict[str, object]:
+def interval_columns_of(name: str, values: np.ndarray, support: Support) -> dict[str, object]:
     """``name``, ``name_low``, ``name_high``, ``name_interval`` (``t``, ``bound`` or
     ``constant``) and ``name_seeds``: the mean of per-seed ``values`` (NaN ones left out: seeds
     where the quantity is undefined) with its 95% interval (``analysis.pass_rate.
@@ -47,10 +47,10 @@ def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for key, group in totals.groupby([*columns, "budget"], observed=True, sort=True):
         row = dict(zip([*columns, "budget"], key, strict=True))
-        row |= _interval_columns("accuracy", group["accuracy"].to_numpy(),
+        row |= interval_columns_of("accuracy", group["accuracy"].to_numpy(),
                                  accuracy_support(int(row["prompts"])))
         for name in rates:
-            row |= _interval_columns(name, group[name].to_numpy(), SHARE)
+            row |= interval_columns_of(name, group[name].to_numpy(), SHARE)
         row |= {"rollouts": float(group["rollouts"].mean()),
                 "zero_signal_share": float(group["zero_signal_share"].mean()),
                 **{name: float(group[name].mean()) for name in spent}}
@@ -93,6 +93,6 @@ def band_spending(runs: pd.DataFrame) -> pd.DataFrame:
         row["band_prompts"] = int(size[0])
         for name, support in (("rollout_share", SHARE), ("zero_signal_share", SHARE),
                               ("accuracy", accuracy_support(int(size[0])))):
-            row |= _interval_columns(name, group[name].to_numpy(), support)
+            row |= interval_columns_of(name, group[name].to_numpy(), support)
         rows.append(row)
     return pd.DataFrame(rows)

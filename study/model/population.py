@@ -45,11 +45,11 @@ hundred times another's typical share)."""
 
 @dataclass(frozen=True)
 class Drawn:
-    """A study's drawn population: each environment's mean pass probability (``difficulty``,
-    E floats), the prompts it holds (``holdings``, E ints summing to P) and its difficulty band
-    (E ints)."""
+    """A study's drawn population: each environment's mean pass probability
+    (``pass_probability``, E floats: its difficulty, higher is easier), the prompts it holds
+    (``holdings``, E ints summing to P) and its difficulty band (E ints)."""
 
-    difficulty: np.ndarray
+    pass_probability: np.ndarray
     holdings: np.ndarray
     band: np.ndarray
 
@@ -61,7 +61,7 @@ class Drawn:
     def prompt_parameters(self, concentration: float) -> tuple[np.ndarray, np.ndarray]:
         """Each prompt's beta parameters (P,) of its arms' pass probabilities."""
         low, high = BETA_RANGE
-        mean = self.difficulty[self.environment_of]
+        mean = self.pass_probability[self.environment_of]
         return (np.clip(mean * concentration, low, high),
                 np.clip((1.0 - mean) * concentration, low, high))
 
@@ -80,17 +80,17 @@ def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
     state = np.random.SeedSequence(root_seed, spawn_key=(POPULATION,)).generate_state(
         2, np.uint64)
     generator = np.random.Generator(np.random.Philox(key=state))
-    difficulty = generator.beta(a, b, environments)
+    pass_probability = generator.beta(a, b, environments)
     if sigma == 0.0:
         holdings = np.full(environments, prompts // environments, dtype=np.int64)
         holdings[:prompts % environments] += 1
     else:
         weights = np.exp(sigma * generator.standard_normal(environments))
         holdings = 1 + generator.multinomial(prompts - environments, weights / weights.sum())
-    order = np.argsort(difficulty, kind="stable")
+    order = np.argsort(pass_probability, kind="stable")
     band = np.empty(environments, dtype=np.int64)
     band[order] = np.arange(environments) * prompt_rules.BANDS // environments
     holdings = holdings.astype(np.int64)
-    for array in (difficulty, holdings, band):
+    for array in (pass_probability, holdings, band):
         array.flags.writeable = False
-    return Drawn(difficulty, holdings, band)
+    return Drawn(pass_probability, holdings, band)

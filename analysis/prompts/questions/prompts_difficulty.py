@@ -1,0 +1,100 @@
+"""What each allocation rule buys per environment difficulty, in a many-prompts study whose prompts
+come from a population of environments (``study.model.population``): per cell, budget and
+difficulty bin (the environments whose mean pass probability m_e lies in one of ``BIN_EDGES``'
+tenths), each seed's accuracy and pass rate over the bin's prompts, their means over seeds with
+95% intervals, and, for a rule with a uniform-allocation partner (``uniform_pairs``), the mean
+per-seed difference from it with its 95% interval (a t interval, or the bound where few seeds
+differ: ``analysis.cost.mean_interval``). Intervals only: the rules' tests are those of
+``prompts_vs_uniform``, over the whole dataset; a bin's interval is read per bin and is no test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.cost import mean_interval
+from analysis.groups import SHARE
+from analysis.pass_rate import DIFFERENCE
+from analysis.prompts.means import interval_columns_of
+from analysis.prompts.outcomes import (
+    accuracy_support,
+    cell_columns,
+    difference_support,
+    uniform_pairs,
+)
+from analysis.questions import Inputs
+
+TABLE = "prompts_difficulty"
+TEST = ""
+BIN_EDGES = np.linspace(0.0, 1.0, 11)
+"""The difficulty bins: environments by their mean pass probability in tenths (stated before the
+first run of a population)."""
+SUMS = ["band_prompts", "correct_prompts", "pass_rate_sum"]
+"""The run columns a bin's per-seed outcomes are made of (and ``served_pass_rate_sum``, where
+the runs have it)."""
+
+
+def bin_of(pass_probability: np.ndarray) -> np.ndarray:
+    """Each environment's difficulty bin by its mean pass probability, 0 to len(BIN_EDGES) - 2
+    (the last bin holds 1)."""
+    return np.clip(np.searchsorted(BIN_EDGES, pass_probability, side="right") - 1, 0,
+                   len(BIN_EDGES) - 2)
+
+
+def per_seed(inputs: Inputs) -> pd.DataFrame:
+    """One row per (cell, budget, difficulty bin, seed): the bin's environments, its prompts,
+    and the seed's ``accuracy`` and ``pass_rate`` over them (and ``served_pass_rate``)."""
+    runs = inputs.environment_runs
+    runs = runs[runs["environment_index"] >= 0]
+    sums = [*SUMS, *(["served_pass_rate_sum"] if "served_pass_rate_sum" in runs else [])]
+    frames = []
+    for _, frame in runs.groupby("cell", sort=True):
+        drawn = inputs.environments[frame["environment"].iat[0]].population
+        bins = bin_of(drawn.pass_probability)
+        found = (frame.assign(difficulty_bin=bins[frame["environment_index"].to_numpy()])
+                 .groupby(["cell", "budget", "difficulty_bin", "seed"])[sums].sum()
+                 .reset_index())
+        frames.append(found.assign(environments=np.bincount(
+            bins, minlength=len(BIN_EDGES) - 1)[found["difficulty_bin"]]))
+    found = pd.concat(frames, ignore_index=True)
+    prompts = found["band_prompts"]
+    outcomes = {"accuracy": found["correct_prompts"] / prompts,
+                "pass_rate": found["pass_rate_sum"] / prompts}
+    if "served_pass_rate_sum" in found:
+        outcomes["served_pass_rate"] = found["served_pass_rate_sum"] / prompts
+    return found.drop(columns=sums[1:]).rename(columns={"band_prompts": "bin_prompts"}).assign(
+        **outcomes)
+
+
+def table(inputs: Inputs) -> pd.DataFrame:
+    """One row per cell, budget and difficulty bin that holds an environment."""
+    if inputs.environment_runs is None:
+        return pd.DataFrame()
+    seeds = per_seed(inputs)
+    metrics = [m for m in ("accuracy", "pass_rate", "served_pass_rate") if m in seeds]
+    partner = {int(rule["cell"]): int(uniform["cell"])
+               for rule, uniform in uniform_pairs(inputs.runs)}
+    by_key = {key: frame.sort_values("seed")
+              for key, frame in seeds.groupby(["cell", "budget", "difficulty_bin"])}
+    described = inputs.cells.set_index("cell")[cell_columns(inputs.cells)[1:]]
+    rows = []
+    for (cell, budget, where), frame in by_key.items():
+        prompts = int(frame["bin_prompts"].iat[0])
+        row = {"cell": cell, **described.loc[cell].to_dict(), "budget": budget,
+               "pass_probability_low": BIN_EDGES[where],
+               "pass_probability_high": BIN_EDGES[where + 1],
+               "environments": int(frame["environments"].iat[0]), "bin_prompts": prompts}
+        for metric in metrics:
+            support = accuracy_support(prompts) if metric == "accuracy" else SHARE
+            row |= interval_columns_of(metric, frame[metric].to_numpy(), support)
+            other = by_key.get((partner.get(cell, -1), budget, where))
+            if other is None:
+                continue
+            differences = frame[metric].to_numpy() - other[metric].to_numpy()
+            found = mean_interval(differences, difference_support(prompts)
+                                  if metric == "accuracy" else DIFFERENCE)
+            row |= {f"{metric}_vs_uniform": found.mean, f"{metric}_vs_uniform_low": found.low,
+                    f"{metric}_vs_uniform_high": found.high,
+                    f"{metric}_vs_uniform_interval": found.method}
+        rows.append(row)
+    return pd.DataFrame(rows)

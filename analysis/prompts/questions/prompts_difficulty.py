@@ -4,7 +4,8 @@ difficulty bin (the environments whose mean pass probability m_e lies in one of 
 tenths), each seed's accuracy and pass rate over the bin's prompts, their means over seeds with
 95% intervals, and, for a rule with a uniform-allocation partner (``uniform_pairs``), the mean
 per-seed difference from it with its 95% interval (a t interval, or the bound where few seeds
-differ: ``analysis.cost.mean_interval``). Intervals only: the rules' tests are those of
+differ: ``analysis.cost.mean_interval``); each row names its prompts' arms and its population's
+law (``population_<parameter>``). Intervals only: the rules' tests are those of
 ``prompts_vs_uniform``, over the whole dataset; a bin's interval is read per bin and is no test."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from analysis.prompts.outcomes import (
     uniform_pairs,
 )
 from analysis.questions import Inputs
+from study.model import population
 
 TABLE = "prompts_difficulty"
 TEST = ""
@@ -42,7 +44,8 @@ def bin_of(pass_probability: np.ndarray) -> np.ndarray:
 
 
 def per_seed(inputs: Inputs) -> pd.DataFrame:
-    """One row per (cell, budget, difficulty bin, seed): the bin's environments, its prompts,
+    """One row per (cell, budget, difficulty bin, seed): the bin's environments
+    (``bin_environments``), its prompts (``bin_prompts``),
     and the seed's ``accuracy`` and ``pass_rate`` over them (and ``served_pass_rate``)."""
     runs = inputs.environment_runs
     runs = runs[runs["environment_index"] >= 0]
@@ -54,7 +57,7 @@ def per_seed(inputs: Inputs) -> pd.DataFrame:
         found = (frame.assign(difficulty_bin=bins[frame["environment_index"].to_numpy()])
                  .groupby(["cell", "budget", "difficulty_bin", "seed"])[sums].sum()
                  .reset_index())
-        frames.append(found.assign(environments=np.bincount(
+        frames.append(found.assign(bin_environments=np.bincount(
             bins, minlength=len(BIN_EDGES) - 1)[found["difficulty_bin"]]))
     found = pd.concat(frames, ignore_index=True)
     prompts = found["band_prompts"]
@@ -80,10 +83,16 @@ def table(inputs: Inputs) -> pd.DataFrame:
     rows = []
     for (cell, budget, where), frame in by_key.items():
         prompts = int(frame["bin_prompts"].iat[0])
-        row = {"cell": cell, **described.loc[cell].to_dict(), "budget": budget,
+        environment = inputs.environments[described.at[cell, "environment"]]
+        row = {"cell": cell, **described.loc[cell].to_dict(), "arms": environment.arms,
+               **{f"{population.NAME}_{name}": value
+                  for name, value in zip(population.PARAMETERS, environment.params,
+                                         strict=True)},
+               "budget": budget,
                "pass_probability_low": BIN_EDGES[where],
                "pass_probability_high": BIN_EDGES[where + 1],
-               "environments": int(frame["environments"].iat[0]), "bin_prompts": prompts}
+               "bin_environments": int(frame["bin_environments"].iat[0]),
+               "bin_prompts": prompts}
         for metric in metrics:
             support = accuracy_support(prompts) if metric == "accuracy" else SHARE
             row |= interval_columns_of(metric, frame[metric].to_numpy(), support)

@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from analysis.pass_rate import achievable
+from analysis.prompts.study_tables import study_tables
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
 from reference.prompts import PASS_FIELDS
@@ -194,3 +196,57 @@ def test_a_population_without_many_prompts_is_refused(write_config) -> None:
                                             "a": 1, "b": 1, "concentration": 4}]))
     result = run_cli("run", str(path), "--out", str(path.parent / "out"))
     assert result.returncode == 2 and "grid.probs[0].draw" in result.stderr
+
+
+def test_the_achievable_pass_rate_of_a_population_is_its_prompts_mean() -> None:
+    # The start (E[mean_k v]) and best (E[max_k v]) of a population's dataset against a Monte
+    # Carlo over 400 seeds of its own draws: each seed's mean over the prompts is one value, the
+    # seeds independent, so the estimate's error is its standard error; the bound is 4.9 of
+    # them (a two-sided normal test at ALPHA).
+    env = population_of(60, 12, a=0.5, b=0.5, concentration=8.0, sigma=1.0)
+    values = env.prompt_values(run_keys(13, np.arange(400)))
+    found = achievable(env)
+    bound = stats.norm.isf(ALPHA / 2)
+    for expected, per_seed in ((found.start, values.mean(axis=2).mean(axis=1)),
+                               (found.best, values.max(axis=2).mean(axis=1))):
+        error = per_seed.std(ddof=1) / np.sqrt(len(per_seed))
+        assert abs(per_seed.mean() - expected) < bound * error
+
+
+def test_the_difficulty_table_is_its_bins_means_over_seeds(tmp_path) -> None:
+    # prompts_difficulty recomputed from the runs with numpy and scipy alone: a bin's per-seed
+    # accuracy is the correct prompts of its environments over their prompts, its mean's 95%
+    # interval Student's t over the seeds, and a rule's difference from uniform allocation the
+    # same of the per-seed differences.
+    config = make_config({"seeds": 40, "root_seed": 3}, prompts=[300], probs=[
+        {"draw": "population", "arms": 3, "environments": 30, "a": 0.7, "b": 0.7,
+         "concentration": 4, "sigma": 1.0}], baseline=["leave_one_out"], group_size=[4],
+        lr=[0.5], budgets=[1200, 4800], allocation=["uniform", "skip_zero_signal"])
+    env = config.environments[0]
+    runs = run_study(config, progress=False).runs
+    tables = study_tables(runs, "t", config.analysis, {env.text: env}, tmp_path)
+    drawn = env.population
+    assert (tables["prompts_bands"].groupby(["cell", "budget"])["band_prompts"].sum() == 300).all()
+    table = tables["prompts_difficulty"]
+    bins = np.minimum((drawn.pass_probability * 10).astype(int), 9)
+    last = runs[runs["budget"] == 4800]
+    for where in np.unique(bins):
+        members = np.flatnonzero(bins == where)
+        per_seed = {}
+        for cell in (0, 1):
+            rows = last[(last["cell"] == cell) & last["environment_index"].isin(members)]
+            sums = rows.groupby("seed")[["correct_prompts", "band_prompts"]].sum()
+            per_seed[cell] = (sums["correct_prompts"] / sums["band_prompts"]).to_numpy()
+        row = table[(table["cell"] == 1) & (table["budget"] == 4800)
+                    & np.isclose(table["pass_probability_low"], where / 10)].iloc[0]
+        assert row["bin_environments"] == len(members)
+        assert row["bin_prompts"] == drawn.holdings[members].sum()
+        assert row["accuracy"] == pytest.approx(per_seed[1].mean(), abs=1e-12)
+        differences = per_seed[1] - per_seed[0]
+        assert row["accuracy_vs_uniform"] == pytest.approx(differences.mean(), abs=1e-12)
+        if row["accuracy_vs_uniform_interval"] == "t":
+            half = stats.t.ppf(0.975, 39) * differences.std(ddof=1) / np.sqrt(40)
+            # The package takes the spread of the differences rounded to 9 decimals (equal
+            # values in exact arithmetic are one value there), which moves it by about 1e-10.
+            assert row["accuracy_vs_uniform_high"] == pytest.approx(differences.mean() + half,
+                                                                    abs=1e-8)

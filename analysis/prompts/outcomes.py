@@ -23,6 +23,7 @@ from study.model.schema import (
     DESIGN_ROW,
     ENVIRONMENT_INDEX,
     PROMPT_ANSWER_RUN_COLUMNS,
+    PROMPT_FIELD_COLUMNS,
     PROMPT_SAMPLER_RUN_COLUMNS,
     SAMPLER_CELL_COLUMNS,
 )
@@ -57,15 +58,18 @@ def read_columns(cells: list[str], runs: list[str]) -> list[str]:
 
 def band_rows(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs one row per (cell, seed, budget, band): a population's rows per environment
-    (``ENVIRONMENT_INDEX``) summed over the environments of each band (every column past the
-    band is a count or a sum over prompts); the runs as they are where they have no
-    population's rows."""
+    (``ENVIRONMENT_INDEX``) summed over the environments of each band (the kernel's fields and
+    the parts' sums, each a count or a sum over prompts), each cell's description as it was; the
+    runs as they are where they have no population's rows."""
     if ENVIRONMENT_INDEX not in runs:
         return runs
-    keys = [c for c in runs.columns if c in (*cell_columns(runs), "seed", "budget", "band")]
-    summed = [c for c in runs.columns if c not in keys and c != ENVIRONMENT_INDEX]
-    return (runs.groupby(keys, observed=True, sort=True)[summed].sum().reset_index()
-            [[c for c in runs.columns if c != ENVIRONMENT_INDEX]])
+    keys = ["cell", "seed", "budget", "band"]
+    summed = [c for c in (*PROMPT_FIELD_COLUMNS, *PART_SUMS) if c in runs]
+    totals = runs.groupby(keys, sort=True)[summed].sum().reset_index()
+    described = runs.drop_duplicates("cell")[
+        [c for c in runs.columns if c not in (*keys[1:], *summed, ENVIRONMENT_INDEX)]]
+    return totals.merge(described, on="cell")[
+        [c for c in runs.columns if c != ENVIRONMENT_INDEX]]
 
 
 def cell_columns(frame: pd.DataFrame) -> list[str]:

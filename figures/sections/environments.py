@@ -60,10 +60,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("ScalePrompts", first.prompts, ",")
     numbers.put("ScaleEnvironments", first.population_environments, ",.0f")
     numbers.put("ScaleArms", first.arms, ",")
-    numbers.put("ScaleA", first.population_a, "g")
-    numbers.put("ScaleB", first.population_b, "g")
-    numbers.put("ScaleConcentration", first.population_concentration, "g")
-    numbers.put("ScaleSigma", first.population_sigma, "g")
+    for name in ("a", "b", "concentration", "sigma"):
+        numbers.put(f"Scale{name.capitalize()}", first[f"population_{name}"], "g")
     numbers.put("ScaleSeeds", cite.manifest_value(study, "seeds"), ",")
     largest = versus[versus["budget"] == versus["budget"].max()]
     numbers.put("ScaleBudget", cite.first(largest).budget, ",")

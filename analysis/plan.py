@@ -45,7 +45,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, norm
+from scipy import integrate
+from scipy.stats import binom, chi2, norm
+from scipy.stats import t as student_t
 from statsmodels.stats.power import NormalIndPower, TTestPower
 from statsmodels.stats.proportion import proportion_effectsize
 
@@ -140,8 +142,7 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     effect = difference / sd
 
     def reaches(n: int) -> bool:
-        return TTestPower().power(effect_size=effect, nobs=n, alpha=alpha,
-                                  alternative="two-sided") >= target
+        return paired_t_power(effect, n, alpha) >= target
 
     high = 2
     while not reaches(high):
@@ -158,9 +159,29 @@ def plan_paired_t(difference: float, sd: float, target: float = 0.8,
     # handful of seeds).
     # At least 2: a t-test of one seed has no degrees of freedom (its power would be NaN).
     n_normal = float(max(2, math.ceil(((norm.isf(alpha / 2) + norm.ppf(target)) / effect) ** 2)))
-    return Plan(n_exact, n_exact, n_normal,
-                float(TTestPower().power(effect_size=effect, nobs=n_normal, alpha=alpha,
-                                         alternative="two-sided")))
+    return Plan(n_exact, n_exact, n_normal, paired_t_power(effect, int(n_normal), alpha))
+
+
+def paired_t_power(effect: float, n: int, alpha: float) -> float:
+    """The power of the two-sided one-sample t-test of n normal differences whose mean is
+    ``effect`` standard deviations: statsmodels' ``TTestPower`` (the noncentral t), or, where
+    scipy's noncentral t fails (NaN for a large noncentrality on few degrees of freedom), the
+    same probability as an integral over the chi-square of the spread: T = (Z + d) / sqrt(V / k)
+    with V chi-square on k = n - 1 degrees of freedom, so P(|T| > c) is the mean over V of
+    Phi(d - c sqrt(V / k)) + Phi(-d - c sqrt(V / k))."""
+    found = float(TTestPower().power(effect_size=effect, nobs=n, alpha=alpha,
+                                     alternative="two-sided"))
+    if math.isfinite(found):
+        return found
+    freedom = n - 1
+    shift = effect * math.sqrt(n)
+    critical = float(student_t.isf(alpha / 2, freedom))
+
+    def integrand(v: float) -> float:
+        scale = critical * math.sqrt(v / freedom)
+        return (norm.cdf(shift - scale) + norm.cdf(-shift - scale)) * chi2.pdf(v, freedom)
+
+    return float(integrate.quad(integrand, 0.0, math.inf, limit=200)[0])
 
 
 BETTING_DRAWS = 400

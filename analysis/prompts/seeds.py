@@ -3,14 +3,10 @@ any run (``seeds_needed``), per comparison of a study (``plan_table``)?"""
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import pandas as pd
-from statsmodels.stats.power import TTestPower
-from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from analysis.families import ALPHA
+from analysis.plan import plan_paired_t
 from analysis.power import TARGET_POWER
 from analysis.prompts.outcomes import seed_frames, uniform_pairs
 
@@ -25,23 +21,10 @@ def seeds_needed(sd_of_differences: float, effect: float = EFFECT, alpha: float 
     ``versus_uniform`` runs once ``SETTLED_SEEDS`` seeds' differences differ from the most common
     one) detects a mean difference of ``effect`` with probability ``power``, for per-seed
     differences of standard deviation ``sd_of_differences`` (from a pilot: an input, not a
-    result). The power is exact, from the noncentral t (``statsmodels``' ``TTestPower``); the
-    effect is the one stated before the run, never an observed one (Hoenig and Heisey 2001)."""
-    size = effect / sd_of_differences
-    analysis = TTestPower()
-    # solve_power finds no root (NaN, with a warning) when even 2 seeds have the power: start
-    # there then.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        root = analysis.solve_power(effect_size=size, alpha=alpha, power=power,
-                                    alternative="two-sided")
-    n = max(math.ceil(root), 2) if math.isfinite(root) else 2
-    # solve_power's root is a float found to a tolerance: step to the integer boundary exactly.
-    while analysis.power(size, n, alpha) < power:
-        n += 1
-    while n > 2 and analysis.power(size, n - 1, alpha) >= power:
-        n -= 1
-    return n
+    result): the planner's exact n (``analysis.plan.plan_paired_t``, the noncentral t's power).
+    The effect is the one stated before the run, never an observed one (Hoenig and Heisey
+    2001)."""
+    return int(plan_paired_t(effect, sd_of_differences, power, alpha).n_exact)
 
 
 SEEDS_FOR_EFFECT = "seeds_for_effect"

@@ -215,9 +215,9 @@ def test_the_achievable_pass_rate_of_a_population_is_its_prompts_mean() -> None:
 
 def test_the_difficulty_table_is_its_bins_means_over_seeds(tmp_path) -> None:
     # prompts_difficulty recomputed from the runs with numpy and scipy alone: a bin's per-seed
-    # accuracy is the correct prompts of its environments over their prompts, its mean's 95%
-    # interval Student's t over the seeds, and a rule's difference from uniform allocation the
-    # same of the per-seed differences.
+    # accuracy is the correct prompts of its environments over their prompts, and a rule's
+    # difference from uniform allocation the mean of the per-seed differences, its interval
+    # Student's t at 1 - 0.05 / m, m the differences at the budget that vary (Bonferroni).
     config = make_config({"seeds": 40, "root_seed": 3}, prompts=[300], probs=[
         {"draw": "population", "arms": 3, "environments": 30, "a": 0.7, "b": 0.7,
          "concentration": 4, "sigma": 1.0}], baseline=["leave_one_out"], group_size=[4],
@@ -230,6 +230,7 @@ def test_the_difficulty_table_is_its_bins_means_over_seeds(tmp_path) -> None:
     table = tables["prompts_difficulty"]
     bins = np.minimum((drawn.pass_probability * 10).astype(int), 9)
     last = runs[runs["budget"] == 4800]
+    checked = 0
     for where in np.unique(bins):
         members = np.flatnonzero(bins == where)
         per_seed = {}
@@ -245,8 +246,15 @@ def test_the_difficulty_table_is_its_bins_means_over_seeds(tmp_path) -> None:
         differences = per_seed[1] - per_seed[0]
         assert row["accuracy_vs_uniform"] == pytest.approx(differences.mean(), abs=1e-12)
         if row["accuracy_vs_uniform_interval"] == "t":
-            half = stats.t.ppf(0.975, 39) * differences.std(ddof=1) / np.sqrt(40)
+            varying = table[(table["budget"] == 4800) & (table["cell"] == 1)]
+            intervals = int((varying["accuracy_vs_uniform_interval"] != "constant").sum()
+                            + (varying["pass_rate_vs_uniform_interval"] != "constant").sum())
+            assert row["vs_uniform_intervals"] == intervals
+            level = 1 - 0.05 / intervals
+            half = stats.t.ppf(1 - (1 - level) / 2, 39) * differences.std(ddof=1) / np.sqrt(40)
             # The package takes the spread of the differences rounded to 9 decimals (equal
             # values in exact arithmetic are one value there), which moves it by about 1e-10.
             assert row["accuracy_vs_uniform_high"] == pytest.approx(differences.mean() + half,
                                                                     abs=1e-8)
+            checked += 1
+    assert checked

@@ -50,10 +50,24 @@ def _bins(rows: pd.DataFrame, cite: Tables, column: str, above: bool) -> list[di
     return ranges
 
 
+def _within(r: Any) -> bool:
+    """Whether a comparison shown higher or lower is also shown within its margin."""
+    return (Finding(r.finding.value) in (Finding.HIGHER, Finding.LOWER)
+            and bool(r.within_margin.value))
+
+
+def _reading(r: Any) -> str:
+    """A comparison's finding in words for the table, with "within +-m" where it is also shown
+    within the margin (as the many-prompts section's verdict table reads it)."""
+    return r.finding.value + (f", within +-{r.margin.value:g}" if _within(r) else "")
+
+
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
-    """The dataset and its law, each rule's verdicts against uniform allocation at the largest
-    budget, where the two metrics part, and per rule the difficulty bins where its difference
-    from uniform allocation is shown above or below 0."""
+    """The dataset and its law, each rule's verdicts against uniform allocation at every budget
+    and their estimates at the largest, the budgets at which a rule's runs are uniform
+    allocation's, where the two metrics part, and per rule the difficulty bins where its
+    difference from uniform allocation is shown above or below 0 (the Bonferroni family of the
+    largest budget)."""
     versus = cite.read(study, "prompts_vs_uniform")
     bins = cite.read(study, SECTION.table)
     first = cite.first(bins)
@@ -65,25 +79,35 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("ScaleSeeds", cite.manifest_value(study, "seeds"), ",")
     largest = versus[versus["budget"] == versus["budget"].max()]
     numbers.put("ScaleBudget", cite.first(largest).budget, ",")
-    verdicts, apart = [], []
+    verdicts, apart, same = [], [], []
     for rule, rows in largest.groupby("allocation", sort=False):
         found = {}
         for r in cite.rows(rows):
-            metric = r.metric.value
-            finding = Finding(r.finding.value)
-            within = finding in (Finding.HIGHER, Finding.LOWER) and bool(r.within_margin.value)
-            found[metric] = {"metric": METRIC_NAMES[metric], "reading": finding.value,
-                             "margin": Named(r.margin, "g") if within else None,
-                             "difference": Named(r.difference, "+.6f"),
-                             "low": Named(r.difference_low, "+.6f"),
-                             "high": Named(r.difference_high, "+.6f")}
-            found[f"{metric}_finding"] = finding
+            found[r.metric.value] = {
+                "metric": METRIC_NAMES[r.metric.value], "reading": r.finding.value,
+                "margin": Named(r.margin, "g") if _within(r) else None,
+                "difference": Named(r.difference, "+.6f"),
+                "low": Named(r.difference_low, "+.6f"), "high": Named(r.difference_high, "+.6f"),
+                "finding": Finding(r.finding.value)}
         verdicts.append({"rule": rule_name(rule),
                          "metrics": [found[m] for m in METRICS if m in found]})
-        shown = {found.get(f"{m}_finding") for m in METRICS} & {Finding.HIGHER, Finding.LOWER}
-        if len(shown) == 2:
+        shown = {found[m]["finding"] for m in METRICS if m in found}
+        if {Finding.HIGHER, Finding.LOWER} <= shown:
             apart.append(rule_name(rule))
+        compared = set(versus.loc[versus["allocation"] == rule, "budget"])
+        earlier = bins[(bins["allocation"] == rule) & ~bins["budget"].isin(compared)]
+        if len(earlier):
+            same.append({"rule": rule_name(rule), "budget": Named(
+                cite.first(earlier[earlier["budget"] == earlier["budget"].max()]).budget, ",")})
+    by_budget = versus.assign(rule=versus["allocation"].map(rule_name),
+                              reading=[_reading(r) for r in cite.rows(versus)],
+                              metric=versus["metric"].map(METRIC_NAMES))
+    by_budget = (by_budget.pivot(index=["rule", "budget"], columns="metric", values="reading")
+                 .reset_index().rename_axis(columns=None))
     top = bins[bins["budget"] == bins["budget"].max()]
+    varying = top[top["vs_uniform_intervals"].notna()]
+    numbers.put("ScaleBinIntervals", cite.first(varying).vs_uniform_intervals, ",.0f")
+    numbers.put("ScaleBinLevel", cite.first(varying).vs_uniform_confidence, ".4%")
     strata = []
     for rule, rows in top[top["allocation"] != REFERENCE].groupby("allocation", sort=False):
         strata.append({"rule": rule_name(rule), "metrics": [
@@ -97,32 +121,39 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         for metric in METRICS:
             numbers.put(f"ScaleUniform{name}{macro_name(*metric.split('_'))}", row[metric],
                         ".3f")
+        numbers.put(f"ScaleUniform{name}Environments", row.bin_environments, ",")
+        numbers.put(f"ScaleUniform{name}Prompts", row.bin_prompts, ",")
         extremes[name.lower()] = {"low": Named(row.pass_probability_low, ".1f"),
-                                  "high": Named(row.pass_probability_high, ".1f")}
+                                  "high": Named(row.pass_probability_high, ".1f"),
+                                  "close": "]" if row.pass_probability_high.value >= 1.0
+                                  else ")"}
     crossing = [s["rule"] for s in strata
                 if any(m["above"] and m["below"] for m in s["metrics"])]
     return {"deepseek": cite.literal("DeepSeek V3.2"), "verdicts": verdicts, "apart": apart,
-            "strata": strata, "extremes": extremes, "crossing": crossing,
-            "families": families(cite, largest)}
+            "same": same, "strata": strata, "extremes": extremes, "crossing": crossing,
+            "families": families(cite, largest), "table": by_budget}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     """Uniform allocation's accuracy and pass rate per tenth of environment pass probability at
-    the largest budget, then each rule's difference from it per tenth, a panel per metric, with
-    95% intervals over seeds."""
+    the largest budget (with 95% intervals over seeds) beside the tenth's share of the prompts,
+    then each rule's difference from it per tenth, a panel per metric, with the Bonferroni
+    family's intervals."""
     bins = read_table(tables, SECTION.table)
     top = bins[bins["budget"] == bins["budget"].max()]
     middle = (top["pass_probability_low"] + top["pass_probability_high"]) / 2
     top = top.assign(middle=middle)
     fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.2), layout="constrained")
     uniform = top[top["allocation"] == REFERENCE].sort_values("middle")
+    axes[0].bar(uniform["middle"], uniform["bin_prompts"] / uniform["prompts"], width=0.08,
+                color="0.85", label="share of the prompts")
     for i, metric in enumerate(METRICS):
         axes[0].fill_between(uniform["middle"], uniform[f"{metric}_low"],
                              uniform[f"{metric}_high"], color=OKABE_ITO[i], alpha=0.3,
                              linewidth=0)
         axes[0].plot(uniform["middle"], uniform[metric], color=OKABE_ITO[i],
                      marker="os"[i], markersize=4, label=METRIC_NAMES[metric])
-    axes[0].set_ylabel("uniform allocation (share)")
+    axes[0].set_ylabel("uniform allocation (share of prompts)")
     axes[0].set_ylim(0, 1)
     axes[0].legend(fontsize="small")
     rules = [r for r in dict.fromkeys(top["allocation"]) if r != REFERENCE]

@@ -1,21 +1,26 @@
 """What each allocation rule buys per environment difficulty, in a many-prompts study whose prompts
 come from a population of environments (``study.model.population``): per cell, budget and
 difficulty bin (the environments whose mean pass probability m_e lies in one of ``BIN_EDGES``'
-tenths), each seed's accuracy and pass rate over the bin's prompts, their means over seeds with
-95% intervals, and, for a rule with a uniform-allocation partner (``uniform_pairs``), the mean
-per-seed difference from it with its 95% interval (a t interval, or the bound where few seeds
-differ: ``analysis.cost.mean_interval``); each row names its prompts' arms and its population's
-law (``population_<parameter>``). Intervals only: the rules' tests are those of
-``prompts_vs_uniform``, over the whole dataset; a bin's interval is read per bin and is no test."""
+tenths), each seed's accuracy and pass rate over the bin's prompts and their means over seeds
+with 95% intervals; and, for a rule with a uniform-allocation partner (``uniform_pairs``), the
+mean per-seed difference from it with its interval (a t interval, or the bound where few seeds
+differ: ``analysis.cost.mean_interval``; none where every seed's difference is the same). The
+differences' intervals at a budget are one Bonferroni family: each at the level
+``vs_uniform_confidence``, 1 - 0.05 / ``vs_uniform_intervals`` (the differences there that vary),
+so that all of them hold together at 95% and a bin's interval may be read against 0 beside the
+others. The rules' tests are ``prompts_vs_uniform``'s, over the whole dataset. Each row names its
+prompts' arms and its population's law (``population_<parameter>``)."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 
-from analysis.cost import mean_interval
+from analysis.cost import CONFIDENCE
 from analysis.groups import SHARE
-from analysis.pass_rate import DIFFERENCE
+from analysis.pass_rate import DIFFERENCE, interval_columns
 from analysis.prompts.means import interval_columns_of
 from analysis.prompts.outcomes import (
     accuracy_support,
@@ -80,7 +85,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
     by_key = {key: frame.sort_values("seed")
               for key, frame in seeds.groupby(["cell", "budget", "difficulty_bin"])}
     described = inputs.cells.set_index("cell")[cell_columns(inputs.cells)[1:]]
-    rows = []
+    rows, differences = [], []
     for (cell, budget, where), frame in by_key.items():
         prompts = int(frame["bin_prompts"].iat[0])
         environment = inputs.environments[described.at[cell, "environment"]]
@@ -97,13 +102,18 @@ def table(inputs: Inputs) -> pd.DataFrame:
             support = accuracy_support(prompts) if metric == "accuracy" else SHARE
             row |= interval_columns_of(metric, frame[metric].to_numpy(), support)
             other = by_key.get((partner.get(cell, -1), budget, where))
-            if other is None:
-                continue
-            differences = frame[metric].to_numpy() - other[metric].to_numpy()
-            found = mean_interval(differences, difference_support(prompts)
-                                  if metric == "accuracy" else DIFFERENCE)
-            row |= {f"{metric}_vs_uniform": found.mean, f"{metric}_vs_uniform_low": found.low,
-                    f"{metric}_vs_uniform_high": found.high,
-                    f"{metric}_vs_uniform_interval": found.method}
+            if other is not None:
+                differences.append((len(rows), budget, metric, prompts,
+                                    frame[metric].to_numpy() - other[metric].to_numpy()))
         rows.append(row)
+    # A family of intervals per budget: Bonferroni over the differences that vary (a rule whose
+    # runs are uniform allocation's in a bin differs by a constant 0 there, with no interval).
+    varying = Counter(budget for _, budget, _, _, found in differences
+                      if not np.all(found == found[0]))
+    for index, budget, metric, prompts, found in differences:
+        level = 1 - (1 - CONFIDENCE) / max(varying[budget], 1)
+        support = difference_support(prompts) if metric == "accuracy" else DIFFERENCE
+        rows[index] |= {**interval_columns(f"{metric}_vs_uniform", found, support, level),
+                        "vs_uniform_intervals": varying[budget],
+                        "vs_uniform_confidence": level}
     return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ tenth of environment pass probability), its figure and its paragraph of the pape
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -71,19 +72,25 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     versus = cite.read(study, "prompts_vs_uniform")
     bins = cite.read(study, SECTION.table)
     first = cite.first(bins)
-    numbers.put("ScalePrompts", first.prompts, ",")
-    numbers.put("ScaleEnvironments", first.population_environments, ",.0f")
-    numbers.put("ScaleArms", first.arms, ",")
+    numbers.put("PopulationPrompts", first.prompts, ",")
+    numbers.put("PopulationEnvironments", first.population_environments, ",.0f")
+    numbers.put("PopulationArms", first.arms, ",")
     for name in ("a", "b", "concentration", "sigma"):
-        numbers.put(f"Scale{name.capitalize()}", first[f"population_{name}"], "g")
-    numbers.put("ScaleSeeds", cite.manifest_value(study, "seeds"), ",")
+        numbers.put(f"Population{name.capitalize()}", first[f"population_{name}"], "g")
+    numbers.put("PopulationSeeds", cite.manifest_value(study, "seeds"), ",")
     largest = versus[versus["budget"] == versus["budget"].max()]
-    numbers.put("ScaleBudget", cite.first(largest).budget, ",")
-    verdicts, apart, same = [], [], []
+    numbers.put("PopulationBudget", cite.first(largest).budget, ",")
+    verdicts, apart, same, margins = [], [], [], set()
     for rule, rows in largest.groupby("allocation", sort=False):
         found = {}
         for r in cite.rows(rows):
-            found[r.metric.value] = {
+            word = macro_name(*r.metric.value.split("_"))
+            name = f"Population{macro_name(*rule.split('_'))}{word}"
+            numbers.put(name, r.difference, "+.6f")
+            if word not in margins:  # one margin per metric, named from its first row
+                margins.add(word)
+                numbers.put(f"PopulationMargin{word}", r.margin, "g")
+            found[r.metric.value] = {"name": name, "margin_name": f"PopulationMargin{word}",
                 "metric": METRIC_NAMES[r.metric.value], "reading": r.finding.value,
                 "margin": Named(r.margin, "g") if _within(r) else None,
                 "difference": Named(r.difference, "+.6f"),
@@ -97,8 +104,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         compared = set(versus.loc[versus["allocation"] == rule, "budget"])
         earlier = bins[(bins["allocation"] == rule) & ~bins["budget"].isin(compared)]
         if len(earlier):
-            same.append({"rule": rule_name(rule), "budget": Named(
-                cite.first(earlier[earlier["budget"] == earlier["budget"].max()]).budget, ",")})
+            last = earlier[earlier["budget"] == earlier["budget"].max()]
+            same.append((int(last["budget"].iat[0]), rule_name(rule), cite.first(last).budget))
     by_budget = versus.assign(rule=versus["allocation"].map(rule_name),
                               reading=[_reading(r) for r in cite.rows(versus)],
                               metric=versus["metric"].map(METRIC_NAMES))
@@ -106,8 +113,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                  .reset_index().rename_axis(columns=None))
     top = bins[bins["budget"] == bins["budget"].max()]
     varying = top[top["vs_uniform_intervals"].notna()]
-    numbers.put("ScaleBinIntervals", cite.first(varying).vs_uniform_intervals, ",.0f")
-    numbers.put("ScaleBinLevel", cite.first(varying).vs_uniform_confidence, ".4%")
+    numbers.put("PopulationBinIntervals", cite.first(varying).vs_uniform_intervals, ",.0f")
+    numbers.put("PopulationBinLevel", cite.first(varying).vs_uniform_confidence, ".4%")
     strata = []
     for rule, rows in top[top["allocation"] != REFERENCE].groupby("allocation", sort=False):
         strata.append({"rule": rule_name(rule), "metrics": [
@@ -119,10 +126,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                         ("Easiest", uniform["pass_probability_low"].idxmax())):
         row = cite.first(uniform.loc[[query]])
         for metric in METRICS:
-            numbers.put(f"ScaleUniform{name}{macro_name(*metric.split('_'))}", row[metric],
+            numbers.put(f"PopulationUniform{name}{macro_name(*metric.split('_'))}", row[metric],
                         ".3f")
-        numbers.put(f"ScaleUniform{name}Environments", row.bin_environments, ",")
-        numbers.put(f"ScaleUniform{name}Prompts", row.bin_prompts, ",")
+        numbers.put(f"PopulationUniform{name}Environments", row.bin_environments, ",")
+        numbers.put(f"PopulationUniform{name}Prompts", row.bin_prompts, ",")
         extremes[name.lower()] = {"low": Named(row.pass_probability_low, ".1f"),
                                   "high": Named(row.pass_probability_high, ".1f"),
                                   "close": "]" if row.pass_probability_high.value >= 1.0
@@ -130,7 +137,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     crossing = [s["rule"] for s in strata
                 if any(m["above"] and m["below"] for m in s["metrics"])]
     return {"deepseek": cite.literal("DeepSeek V3.2"), "verdicts": verdicts, "apart": apart,
-            "same": same, "strata": strata, "extremes": extremes, "crossing": crossing,
+            "same": [{"budget": Named(group[0][2], ","), "rules": [g[1] for g in group]}
+                     for _, group in itertools.groupby(sorted(same, key=lambda g: g[:2]),
+                                                       key=lambda g: g[0])
+                     for group in [list(group)]],
+            "strata": strata, "extremes": extremes, "crossing": crossing,
             "families": families(cite, largest), "table": by_budget}
 
 

@@ -11,14 +11,16 @@ per cell; the noisy verifier, on 25 drawn arms too; the many-prompts kernel unde
 rule, group estimator and normalization; answers that cost tokens under the length penalty
 (geometric lengths, budgets in tokens, the penalty lifted half way) and the overlong punishment
 (fixed lengths past the cut, budgets in rollouts); the off-policy learner under every correction
-(stale, mismatched and truncated samplers, each KL estimator). In the slow set, ``quick``,
+(stale, mismatched and truncated samplers, each KL estimator); a population of environments on
+both many-prompts drivers. In the slow set, ``quick``,
 ``sutton_barto_fig2_5`` (and its curves) and ``budget_sweep`` at 512 seeds, as ``make all`` runs
 them.
 
 The checksums are recomputed (``python tests/runs_checksum.py COMMIT``) only by a change meant to
 change the outputs; a config is added with its checksums from the commit before the change it
 guards: ``offpolicy.toml`` from the commit before the corrections became modules (computed there),
-``cispo.toml`` when CISPO was added, ``knapsack.toml`` when knapsack allocation was; before them
+``cispo.toml`` when CISPO was added, ``knapsack.toml`` when knapsack allocation was,
+``population.toml`` when populations of environments were; before them
 ``lengths.toml`` and ``overlong.toml`` (every earlier checksum kept); before it the configs of
 ``tests/data/identity/`` (every earlier checksum kept); before it the columns ``pass_rate`` and
 ``normalization`` (every other column kept its checksum); before it the move of Box-Muller's log,

@@ -424,6 +424,10 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
                   0, 10, (10, 100), 1, "per_seed")
     answers = Shard(Simulation("reinforce", Environment.fixed((0.5, 0.55, 0.6)).with_lengths(
         (1, 2, 4)), 0.1, "running_mean"), 0, 10, (10, 100), 1, "per_seed")
+    people = Environment.drawn("population", 3, (2.0, 1.0, 1.0, 4.0, 0.0)).with_prompts(
+        4).with_population_seed(1)
+    population = Shard(Simulation("reinforce", people, 0.5, "group_mean", 4, "uniform"), 0, 10,
+                       (64, 128), 1, "per_seed")
     shaped = Shard(Simulation("reinforce", Environment.fixed(
         (0.5, 0.55, 0.6), "length_penalty", (0.1, 1.0, 1.0)).with_lengths((1, 2, 4)).with_verdict(
             "noisy_verifier", (0.1, 0.2)), 0.1, "running_mean"), 0, 10, (10, 100), 1, "per_seed")
@@ -454,6 +458,8 @@ def test_every_field_a_shard_is_described_by_is_in_its_key(monkeypatch) -> None:
         "environment.length_law": environment(answers, length_law="geometric"),
         "environment.verdict": environment(shaped, verdict="", verdict_parameters=()),
         "environment.verdict_parameters": environment(shaped, verdict_parameters=(0.1, 0.3)),
+        # The population's own seed (a config sets it to the root seed, a key's field as well).
+        "environment.population_seed": environment(population, population_seed=2),
         "simulation.algorithm": simulation(bandit, algorithm="epsilon_greedy"),
         "simulation.lr": simulation(bandit, lr=0.2),
         "simulation.baseline": simulation(bandit, baseline="none"),

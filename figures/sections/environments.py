@@ -17,7 +17,7 @@ import pandas as pd
 from analysis.prompts.outcomes import REFERENCE
 from analysis.roles import Finding
 from figures.cite import Tables, read_table
-from figures.claims import families, figure_name
+from figures.claims import families, figure_name, with_intervals
 from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.sections.prompt_allocation import METRIC_NAMES, rule_name
@@ -28,6 +28,9 @@ SECTION = Section(table="prompts_difficulty",
                   title="Many environments: the allocation rules at scale",
                   template="environments.md.j2", order=21, figures=("prompts_difficulty",),
                   paper="environments.typ.j2")
+SHOWN = ["allocation", "metric", "budget", "difference [95%]", "interval_method", "p_value_holm",
+         "finding", "within_margin"]
+"""The columns of the section's table of ``prompts_vs_uniform``'s rows."""
 METRICS = ("accuracy", "pass_rate")
 """The outcomes the section reads, in its order."""
 
@@ -57,12 +60,6 @@ def _within(r: Any) -> bool:
             and bool(r.within_margin.value))
 
 
-def _reading(r: Any) -> str:
-    """A comparison's finding in words for the table, with "within +-m" where it is also shown
-    within the margin (as the many-prompts section's verdict table reads it)."""
-    return r.finding.value + (f", within +-{r.margin.value:g}" if _within(r) else "")
-
-
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     """The dataset and its law, each rule's verdicts against uniform allocation at every budget
     and their estimates at the largest, the budgets at which a rule's runs are uniform
@@ -77,7 +74,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("PopulationArms", first.arms, ",")
     for name in ("a", "b", "concentration", "sigma"):
         numbers.put(f"Population{name.capitalize()}", first[f"population_{name}"], "g")
-    numbers.put("PopulationSeeds", cite.manifest_value(study, "seeds"), ",")
+    # The study's seeds, as every study names them (``figures.named.headline``).
+    numbers.put("Seeds", cite.manifest_value(study, "seeds"), ",")
     largest = versus[versus["budget"] == versus["budget"].max()]
     numbers.put("PopulationBudget", cite.first(largest).budget, ",")
     verdicts, apart, same, margins = [], [], [], set()
@@ -106,11 +104,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         if len(earlier):
             last = earlier[earlier["budget"] == earlier["budget"].max()]
             same.append((int(last["budget"].iat[0]), rule_name(rule), cite.first(last).budget))
-    by_budget = versus.assign(rule=versus["allocation"].map(rule_name),
-                              reading=[_reading(r) for r in cite.rows(versus)],
-                              metric=versus["metric"].map(METRIC_NAMES))
-    by_budget = (by_budget.pivot(index=["rule", "budget"], columns="metric", values="reading")
-                 .reset_index().rename_axis(columns=None))
+    table = with_intervals(cite, versus, "+.6f", **{
+        "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]
     top = bins[bins["budget"] == bins["budget"].max()]
     varying = top[top["vs_uniform_intervals"].notna()]
     numbers.put("PopulationBinIntervals", cite.first(varying).vs_uniform_intervals, ",.0f")
@@ -142,7 +137,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                                        key=lambda g: g[0])
                      for group in [list(group)]],
             "strata": strata, "extremes": extremes, "crossing": crossing,
-            "families": families(cite, largest), "table": by_budget}
+            "families": families(cite, largest), "table": table}
 
 
 def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:

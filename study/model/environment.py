@@ -222,6 +222,8 @@ class Environment:
         if self.verdict:
             extra |= {"verdict": self.verdict,
                       "verdict_parameters": list(self.verdict_parameters)}
+        if self.population_seed is not None:
+            extra["population_seed"] = self.population_seed
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,

@@ -456,6 +456,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                     u_action = drawn[0, :wide]
                     u_reward = drawn[1, :wide]
                     u_own = drawn[2, :wide]
+                    # The whole row, not a slice: a slice's layout is not known to be
+                    # contiguous, and unified with the other branch's it would keep the
+                    # length draws' lane loop scalar.
                     u_length = length_drawn
                 inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), u_action, lanes, w, s,
                             pulled[b][i], chosen)

@@ -64,7 +64,7 @@ def achievable(env: Environment) -> Achievable:
     environments, the mean over its prompts."""
     if env.values is not None:
         return Achievable(float(np.mean(env.values)), float(np.max(env.values)))
-    if env.population is not None:
+    if env.is_population:
         return _population_achievable(env)
     law = _law(env)
     if law.std() == 0:

@@ -39,6 +39,7 @@ its largest n down to the first below the target (no smaller n can change it), w
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import integrate
-from scipy.stats import binom, chi2, norm
+from scipy.stats import binom, chi, norm
 from scipy.stats import t as student_t
 from statsmodels.stats.power import NormalIndPower, TTestPower
 from statsmodels.stats.proportion import proportion_effectsize
@@ -166,9 +167,11 @@ def paired_t_power(effect: float, n: int, alpha: float) -> float:
     """The power of the two-sided one-sample t-test of n normal differences whose mean is
     ``effect`` standard deviations: statsmodels' ``TTestPower`` (the noncentral t), or, where
     scipy's noncentral t fails (NaN for a large noncentrality on few degrees of freedom), the
-    same probability as an integral over the chi-square of the spread: T = (Z + d) / sqrt(V / k)
-    with V chi-square on k = n - 1 degrees of freedom, so P(|T| > c) is the mean over V of
-    Phi(d - c sqrt(V / k)) + Phi(-d - c sqrt(V / k))."""
+    same probability as an integral over the spread: T = (Z + d) / (R / sqrt(k)) with R chi on
+    k = n - 1 degrees of freedom, so P(|T| > c) is the mean over R of
+    Phi(d - c R / sqrt(k)) + Phi(-d - c R / sqrt(k)), integrated on either side of
+    R = d sqrt(k) / c, where the first term falls from one to zero (a chi's density, unlike the
+    chi-square's, is bounded near 0 for one degree of freedom)."""
     found = float(TTestPower().power(effect_size=effect, nobs=n, alpha=alpha,
                                      alternative="two-sided"))
     if math.isfinite(found):
@@ -177,11 +180,15 @@ def paired_t_power(effect: float, n: int, alpha: float) -> float:
     shift = effect * math.sqrt(n)
     critical = float(student_t.isf(alpha / 2, freedom))
 
-    def integrand(v: float) -> float:
-        scale = critical * math.sqrt(v / freedom)
-        return (norm.cdf(shift - scale) + norm.cdf(-shift - scale)) * chi2.pdf(v, freedom)
+    def integrand(r: float) -> float:
+        scale = critical * r / math.sqrt(freedom)
+        return (norm.cdf(shift - scale) + norm.cdf(-shift - scale)) * chi.pdf(r, freedom)
 
-    return float(integrate.quad(integrand, 0.0, math.inf, limit=200)[0])
+    middle = shift * math.sqrt(freedom) / critical
+    edges = sorted({0.0, min(middle, float(chi.isf(1e-16, freedom))),
+                    float(chi.isf(1e-16, freedom))})
+    return float(sum(integrate.quad(integrand, low, high, limit=200)[0]
+                     for low, high in itertools.pairwise(edges)))
 
 
 BETTING_DRAWS = 400

@@ -68,9 +68,10 @@ class Study:
     Attributes
     ----------
     runs : pandas.DataFrame
-        ``runs.parquet`` as stored: one row per (cell, seed, budget checkpoint) (and band, in a
-        many-prompts study), ``cell`` (the cell's id, a key into ``cells``) and the run columns
-        (``study.model.schema.STORED_RUN_COLUMNS``), numbers and flags only (114 bytes a row:
+        ``runs.parquet`` as stored: one row per (cell, seed, budget checkpoint) (and band, or
+        environment of a population, in a many-prompts study), ``cell`` (the cell's id, a key
+        into ``cells``) and the run columns (``study.model.schema.STORED_RUN_COLUMNS``),
+        numbers and flags only (114 bytes a row:
         680 MB for the 6 million rows of ``budget_sweep``). The description is not repeated on
         every row: ``tidy`` joins it, or ``runs.merge(cells[["cell", "algorithm"]],
         on="cell")`` the columns needed.

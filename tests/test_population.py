@@ -5,20 +5,23 @@ readouts per environment, the runs table's rows, and bad input."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 from analysis.pass_rate import achievable
+from analysis.prompts.outcomes import band_rows
 from analysis.prompts.study_tables import study_tables
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
 from reference.prompts import PASS_FIELDS
 from study.core import prompt_rules
-from study.core.streams import run_keys
+from study.core.streams import POPULATION, run_keys
 from study.model import population, registry
 from study.model.environment import Environment
 from study.model.offpolicy import OffPolicy
@@ -62,7 +65,7 @@ def test_lognormal_shares_hold_one_prompt_each_and_the_rest_in_proportion() -> N
     prompts, environments, sigma = 5000, 40, 1.2
     drawn = population_of(prompts, environments, sigma=sigma, root_seed=11).population
     assert drawn.holdings.sum() == prompts and drawn.holdings.min() >= 1
-    state = np.random.SeedSequence(11, spawn_key=(2**32,)).generate_state(2, np.uint64)
+    state = np.random.SeedSequence(11, spawn_key=(POPULATION,)).generate_state(2, np.uint64)
     generator = np.random.Generator(np.random.Philox(key=state))
     generator.beta(0.5, 0.5, environments)
     weights = np.exp(sigma * generator.standard_normal(environments))
@@ -178,12 +181,14 @@ def test_the_runs_are_per_environment_and_sum_to_the_bands() -> None:
     ({"sigma": 9}, 100, "grid.probs[0].sigma"),
     ({"environments": 50}, 20, "grid.probs[0].environments"),
     ({}, 0, "grid.prompts[0]"),
+    ({}, [100, 200], "grid.prompts"),
 ])
 def test_a_population_that_cannot_be_drawn_is_one_line_and_exit_status_2(
-        write_config, entry: dict, prompts: int, field: str) -> None:
+        write_config, entry: dict, prompts: int | list[int], field: str) -> None:
     law = {"draw": "population", "arms": 3, "environments": 10, "a": 1, "b": 1,
            "concentration": 4} | entry
-    path = write_config(config_text(prompts=[prompts], probs=[law], baseline=["leave_one_out"],
+    sizes = prompts if isinstance(prompts, list) else [prompts]
+    path = write_config(config_text(prompts=sizes, probs=[law], baseline=["leave_one_out"],
                                     group_size=[4]))
     result = run_cli("run", str(path), "--out", str(path.parent / "out"))
     assert result.returncode == 2
@@ -258,3 +263,40 @@ def test_the_difficulty_table_is_its_bins_means_over_seeds(tmp_path) -> None:
                                                                     abs=1e-8)
             checked += 1
     assert checked
+
+
+def test_a_population_beside_another_bandit_keeps_each_ones_rows() -> None:
+    # A study of a population and a drawn bandit: the population's cells have a row per
+    # environment, the bandit's a row per band (environment -1); the analysis sums the first per
+    # band and leaves the second as it is, and reads per environment the population alone.
+    config = make_config({"seeds": 4, "root_seed": 9}, prompts=[30], probs=[
+        {"draw": "population", "arms": 3, "environments": 5, "a": 1, "b": 1,
+         "concentration": 4}, {"draw": "beta", "arms": 3, "a": 2, "b": 2}],
+        baseline=["leave_one_out"], group_size=[4], lr=[0.5], budgets=[120, 480],
+        allocation=["uniform", "variance"])
+    runs = run_study(config, progress=False).runs
+    populated = runs["environment"].str.startswith("population")
+    assert (runs.loc[~populated, "environment_index"] == -1).all()
+    assert (runs.loc[populated, "environment_index"] >= 0).all()
+    bands = band_rows(runs)
+    plain = runs[~populated].drop(columns="environment_index").reset_index(drop=True)
+    kept = bands[~bands["environment"].str.startswith("population")].reset_index(drop=True)
+    assert kept[plain.columns].equals(plain)
+    summed = bands[bands["environment"].str.startswith("population")]
+    # Two cells, four seeds, two budgets, a row per band that holds an environment.
+    assert len(summed) == 2 * 4 * 2 * len(set(config.environments[0].population.band))
+    assert (summed.groupby(["cell", "seed", "budget"])["band_prompts"].sum() == 30).all()
+    tables = study_tables(runs, "t", config.analysis,
+                          {env.text: env for env in config.environments}, Path("unused"))
+    assert set(tables["prompts_environments"]["environment"]) == {config.environments[0].text}
+    assert len(tables["prompts_environments"]) == 2 * 5
+
+
+def test_a_population_study_does_not_depend_on_its_shards() -> None:
+    config = make_config({"seeds": 6, "root_seed": 2}, prompts=[40], probs=[
+        {"draw": "population", "arms": 3, "environments": 6, "a": 0.5, "b": 0.5,
+         "concentration": 8, "sigma": 1.0}], baseline=["leave_one_out"], group_size=[4],
+        lr=[0.5], budgets=[160, 640], allocation=["uniform", "knapsack"])
+    whole = run_study(config, progress=False).runs
+    pieces = run_study(config, chunk=1, progress=False).runs
+    pd.testing.assert_frame_equal(whole, pieces)

@@ -54,6 +54,19 @@ def _bins(rows: pd.DataFrame, cite: Tables, column: str, above: bool) -> list[di
     return ranges
 
 
+def unfit(tables: Path, study: str) -> str:
+    """The section reads each rule against uniform allocation once per metric and budget: a
+    study whose cells differ in more than their rule, or that compares no rule, does not fit."""
+    path = tables / "prompts_vs_uniform.parquet"
+    if not path.is_file():
+        return "whose analysis compared no allocation rule with uniform allocation"
+    versus = pd.read_parquet(path, columns=["allocation", "metric", "budget"])
+    if versus.duplicated().any():
+        return ("whose cells differ in more than their allocation rule (its tables hold each "
+                "comparison)")
+    return ""
+
+
 def _within(r: Any) -> bool:
     """Whether a comparison shown higher or lower is also shown within its margin."""
     return (Finding(r.finding.value) in (Finding.HIGHER, Finding.LOWER)
@@ -131,7 +144,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                                   else ")"}
     crossing = [s["rule"] for s in strata
                 if any(m["above"] and m["below"] for m in s["metrics"])]
+    law = {"polarised": first.population_a.value < 1 and first.population_b.value < 1,
+           "lognormal": first.population_sigma.value > 0}
     return {"deepseek": cite.literal("DeepSeek V3.2"), "verdicts": verdicts, "apart": apart,
+            "law": law,
             "same": [{"budget": Named(group[0][2], ","), "rules": [g[1] for g in group]}
                      for _, group in itertools.groupby(sorted(same, key=lambda g: g[:2]),
                                                        key=lambda g: g[0])

@@ -93,13 +93,17 @@ def rule_name(allocation: str) -> str:
 
 
 def unfit(tables: Path, study: str) -> str:
-    """The section compares the rules within one sampler and draws their compute curves: a study
-    whose cells differ in their sampler (the tables hold each, a stratum per sampler), or whose
+    """The section compares the rules within one sampler, per difficulty band of prompts, and
+    draws their compute curves: a study whose cells differ in their sampler (the tables hold
+    each, a stratum per sampler), whose prompts come from a population of environments, or whose
     analysis fitted no curve (``curve_cut``), does not fit."""
     cells = pd.read_parquet(tables / "cells.parquet")
     sampler = [c for c in SAMPLER_CELL_COLUMNS if c in cells]
     if sampler and len(cells[sampler].drop_duplicates()) > 1:
         return "whose cells differ in their off-policy sampler (its tables hold each sampler's)"
+    if (tables / "prompts_difficulty.parquet").is_file():
+        return ("whose prompts come from a population of environments (its bands are quarters "
+                "of its environments, not of its prompts)")
     if not (tables / "prompts_curve.parquet").is_file():
         return "whose analysis fitted no compute curve (no [analysis] curve_cut)"
     return ""

@@ -673,7 +673,7 @@ def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, para
     ``study.core.offpolicy.simulate_offpolicy`` (its arguments of the same names), their
     answers metered by ``meter`` (its ``meter``: the budgets count tokens where ``in_tokens``
     is 1). ``out`` as ``simulate_prompts``'; ``extra`` (served pass rate, tokens, expected
-    length), each (runs, checkpoints, ``BANDS``) float64 and zeroed, or empty where the sampler
+    length), each (runs, checkpoints, groups) float64 and zeroed, or empty where the sampler
     is the learner (the first) or the answers have no lengths (the other two)."""
     nb.literally(name)
     nb.literally(n_arms)

@@ -10,7 +10,8 @@ its step normalised by n_i or by the configured G (``prompt_rules.NORMALIZATIONS
 prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the draws of a
 single-prompt run; the order, skip and tie-break draws have streams of their own
 (``study.core.streams``). Checkpoint C records the state after the longest run of groups, in the
-order they ran, whose rollouts add up to at most C, per difficulty band of prompts. The model in
+order they ran, whose rollouts add up to at most C, per group of prompts (a difficulty band, or an
+environment of a population). The model in
 words is README.md's; ``reference/prompts.py`` is its executable spec, and the two agree
 exactly.
 
@@ -499,12 +500,13 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
                      budgets, out) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P prompts
     of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K) their best
-    arms and ``band`` (runs, P) their difficulty bands (``difficulty_bands``); ``lr``, ``estimator``
+    arms and ``band`` (runs, P) the group each prompt's readouts are summed in (its difficulty
+    band, ``difficulty_bands``, or its environment of a population); ``lr``, ``estimator``
     (a code of ``ESTIMATORS``), ``normalization`` (a code of ``NORMALIZATIONS``), ``group`` G (>= 2)
     and ``rule`` (an allocation rule's code, ``study.core.allocation_hooks``) as the module
     docstring says; ``budgets`` (int64) the
     increasing checkpoints, in rollouts. ``out`` holds one zeroed array per field of ``FIELDS``,
-    (runs, checkpoints, ``BANDS``): int64, but float64 for ``FLOAT_FIELDS``. ``n_arms`` is K up to
+    (runs, checkpoints, groups): int64, but float64 for ``FLOAT_FIELDS``. ``n_arms`` is K up to
     ``study.core.state.UNROLLED_ARMS`` and 0 past it (``study.core.state.arm_count``): numba
     compiles the kernel once per such K, with the loops over the arms unrolled inside the loops
     over the prompts."""

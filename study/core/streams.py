@@ -41,8 +41,9 @@ counters, so drawing more from one never shifts another:
   (``study.model.environment``), once per seed; not a kernel stream.
 * ``POPULATION``: a population of environments (``study.model.population``), drawn once per
   study by numpy on numpy's Philox4x64 keyed by
-  ``SeedSequence(root_seed, spawn_key=(POPULATION,))``: a spawn key no run has (a run's is its
-  seed index, below ``POPULATION``, or that and its cell's stream id); not a kernel stream.
+  ``SeedSequence(root_seed, spawn_key=(POPULATION,))``: a spawn key no run has (numpy hashes a
+  spawn key as 32-bit words; a run's is its seed index, one word below ``POPULATION``, or that
+  and its cell's stream id, two words or more); not a kernel stream.
 
 Budgets are at most 10^9 (``study.model.config.MAX_BUDGET``), so j and B fit c0's 32 bits and the
 ranges never meet. Each constant below is the (c2, c3) of its range.
@@ -63,8 +64,9 @@ SKIP_C2, SKIP_C3 = 3, 1
 INSTANCE = (0, 0, 2, 0)
 """numpy's Philox4x64 counter start of the instance draws (numpy increments it before a block)."""
 
-POPULATION = 2**32
-"""The spawn key of a study's population of environments: above every seed index."""
+POPULATION = 2**32 - 1
+"""The spawn key of a study's population of environments: one 32-bit word, above every seed
+index."""
 
 NAMES = ("main", "noise", "instance", "tie_break", "phase_tie_break")
 """The sub-streams a learner may declare it uses (``study.learners.Learner.streams``)."""

@@ -596,6 +596,12 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
                           "is per step of one run, and a many-prompts run's prompts share its "
                           "steps (grid.prompts makes it one): its readouts are per budget")
     for i, entry in _populations(grid):
+        if len(sizes) > 1:
+            # A population's environments and their shares are drawn for its dataset's size:
+            # two sizes would be two populations under one text.
+            raise ConfigError("grid.prompts", list(sizes), f"names more than one dataset size "
+                              f"beside the population of grid.probs[{i}] (its environments are "
+                              "drawn for one size)")
         held = [size for size in sizes if size < entry["environments"]]
         if held:
             raise ConfigError(f"grid.probs[{i}].environments", entry["environments"],
@@ -965,8 +971,9 @@ def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
                           f"and high {params[1]:g} do not satisfy 0 <= low <= high <= 1")
     if draw == "beta":
         for name, value in zip(("a", "b"), params, strict=True):
-            if not 1e-3 <= value <= 1e3:
-                raise ConfigError(f"{field}.{name}", value, "is outside [0.001, 1000]")
+            low, high = population.BETA_RANGE
+            if not low <= value <= high:
+                raise ConfigError(f"{field}.{name}", value, f"is outside [{low:g}, {high:g}]")
     if draw == "normal":
         if abs(params[0]) > MAX_MEAN:
             raise ConfigError(f"{field}.mean", params[0], f"is outside [-{MAX_MEAN:g}, "

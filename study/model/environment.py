@@ -111,18 +111,25 @@ class Environment:
 
     def with_population_seed(self, root_seed: int) -> Environment:
         """The same bandit, a population's environments drawn from ``root_seed``'s stream."""
-        return replace(self, population_seed=int(root_seed)) if self.draw == population.NAME \
-            else self
+        return replace(self, population_seed=int(root_seed)) if self.is_population else self
 
     @property
     def population(self) -> population.Drawn | None:
         """The environments of a population's dataset (``study.model.population``); None for
         any other bandit."""
-        if self.draw != population.NAME:
+        if not self.is_population:
             return None
+        if self.population_seed is None:
+            raise ValueError("a population's environments need the root seed that draws them "
+                             "(with_population_seed)")
         environments, a, b, _, sigma = self.params
-        return population.draw(self.population_seed or 0, self.prompts, int(environments), a, b,
+        return population.draw(self.population_seed, self.prompts, int(environments), a, b,
                                sigma)
+
+    @property
+    def is_population(self) -> bool:
+        """Whether the prompts come from a population of environments."""
+        return self.draw == population.NAME
 
     def with_lengths(self, lengths: tuple[float, ...], law: str = FIXED) -> Environment:
         """The same arms, each answer of arm k costing ``lengths[k]`` tokens (in mean, by

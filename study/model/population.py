@@ -37,7 +37,8 @@ NAME = "population"
 PARAMETERS = ("environments", "a", "b", "concentration", "sigma")
 """The law's parameters, in the order ``Environment.params`` holds them."""
 BETA_RANGE = (1e-3, 1e3)
-"""The range a prompt's beta parameters are held in (that of a drawn bandit's a and b)."""
+"""The range of a drawn bandit's beta parameters (``study.model.config``), in which a
+population's prompts' are held too."""
 MAX_SIGMA = 5.0
 """The largest spread of the environments' log shares (exp(5) is 148: an environment about a
 hundred times another's typical share)."""
@@ -69,7 +70,11 @@ class Drawn:
 def draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
          sigma: float) -> Drawn:
     """The population of a study of root seed ``root_seed`` whose dataset has ``prompts``
-    prompts in ``environments`` environments (the module docstring)."""
+    prompts in ``environments`` environments (the module docstring); ValueError if there are
+    more environments than prompts (each holds one at least)."""
+    if not 1 <= environments <= prompts:
+        raise ValueError(f"{environments} environments cannot hold {prompts} prompts, "
+                         "one at least each")
     return _draw(int(root_seed), int(prompts), int(environments), float(a), float(b),
                  float(sigma))
 

@@ -125,7 +125,7 @@ def run_study(
         members.setdefault(cell.simulation, []).append(cell)
     if [c.index for sim in sims for c in members[sim]] != list(range(len(grid))):
         raise AssertionError("a simulation's cells are not contiguous in the grid's order")
-    populated = any(env.population is not None for env in config.environments)
+    populated = any(env.is_population for env in config.environments)
     gathered: list[pa.Table] = []
     take = sink or gathered.append
     rows = non_finite = 0

@@ -116,7 +116,7 @@ def _named_parameters(cell: Cell) -> dict[str, float]:
     environment = cell.simulation.environment
     found = {name: float(value) for name, value in environment.reward_columns().items()
              if name != "verdict"}
-    if environment.population is not None:
+    if environment.is_population:
         found |= {f"{population.NAME}_{name}": value
                   for name, value in zip(population.PARAMETERS, environment.params, strict=True)}
     sampler = cell.simulation.offpolicy
@@ -264,8 +264,8 @@ def run_column_names(out_dir: Path) -> list[str]:
 
 def read_runs(out_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
     """The tidy runs table of the study in ``out_dir`` (``columns``: only those), one row per
-    (cell, seed, budget checkpoint), and band in a many-prompts study: ``runs.parquet`` joined
-    with ``cells.parquet`` on ``cell``.
+    (cell, seed, budget checkpoint), and band (or environment of a population) in a
+    many-prompts study: ``runs.parquet`` joined with ``cells.parquet`` on ``cell``.
     For a large study read only the columns needed, or one cell at a time with
     ``pyarrow.parquet.read_table(..., filters=[("cell", "==", c)])``."""
     cells = read_cells(out_dir)

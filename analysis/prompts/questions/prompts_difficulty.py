@@ -30,12 +30,12 @@ from analysis.prompts.outcomes import (
 )
 from analysis.questions import Inputs
 from study.model import population
+from study.model.schema import ENVIRONMENT_INDEX
 
 TABLE = "prompts_difficulty"
 TEST = ""
 BIN_EDGES = np.linspace(0.0, 1.0, 11)
-"""The difficulty bins: environments by their mean pass probability in tenths (stated before the
-first run of a population)."""
+"""The difficulty bins: environments by their mean pass probability, in tenths."""
 SUMS = ["band_prompts", "correct_prompts", "pass_rate_sum"]
 """The run columns a bin's per-seed outcomes are made of (and ``served_pass_rate_sum``, where
 the runs have it)."""
@@ -53,13 +53,13 @@ def per_seed(inputs: Inputs) -> pd.DataFrame:
     (``bin_environments``), its prompts (``bin_prompts``),
     and the seed's ``accuracy`` and ``pass_rate`` over them (and ``served_pass_rate``)."""
     runs = inputs.environment_runs
-    runs = runs[runs["environment_index"] >= 0]
+    runs = runs[runs[ENVIRONMENT_INDEX] >= 0]
     sums = [*SUMS, *(["served_pass_rate_sum"] if "served_pass_rate_sum" in runs else [])]
     frames = []
     for _, frame in runs.groupby("cell", sort=True):
         drawn = inputs.environments[frame["environment"].iat[0]].population
         bins = bin_of(drawn.pass_probability)
-        found = (frame.assign(difficulty_bin=bins[frame["environment_index"].to_numpy()])
+        found = (frame.assign(difficulty_bin=bins[frame[ENVIRONMENT_INDEX].to_numpy()])
                  .groupby(["cell", "budget", "difficulty_bin", "seed"])[sums].sum()
                  .reset_index())
         frames.append(found.assign(bin_environments=np.bincount(
@@ -103,6 +103,8 @@ def table(inputs: Inputs) -> pd.DataFrame:
             row |= interval_columns_of(metric, frame[metric].to_numpy(), support)
             other = by_key.get((partner.get(cell, -1), budget, where))
             if other is not None:
+                if not np.array_equal(frame["seed"], other["seed"]):
+                    raise ValueError("cells paired by seed must hold the same seeds")
                 differences.append((len(rows), budget, metric, prompts,
                                     frame[metric].to_numpy() - other[metric].to_numpy()))
         rows.append(row)

@@ -12,6 +12,7 @@ from analysis.groups import SHARE
 from analysis.prompts.means import interval_columns_of
 from analysis.prompts.outcomes import accuracy_support, cell_columns
 from analysis.questions import Inputs
+from study.model.schema import ENVIRONMENT_INDEX
 
 TABLE = "prompts_environments"
 TEST = ""
@@ -22,14 +23,14 @@ def table(inputs: Inputs) -> pd.DataFrame:
     runs = inputs.environment_runs
     if runs is None:
         return pd.DataFrame()
-    runs = runs[(runs["environment_index"] >= 0) & (runs["budget"] == runs["budget"].max())]
+    runs = runs[(runs[ENVIRONMENT_INDEX] >= 0) & (runs["budget"] == runs["budget"].max())]
     described = inputs.cells.set_index("cell")[cell_columns(inputs.cells)[1:]]
     rows = []
-    for (cell, index), frame in runs.groupby(["cell", "environment_index"], sort=True):
+    for (cell, index), frame in runs.groupby(["cell", ENVIRONMENT_INDEX], sort=True):
         drawn = inputs.environments[frame["environment"].iat[0]].population
-        held = int(drawn.holdings[index])
+        held = int(frame["band_prompts"].iat[0])
         rows.append({"cell": cell, **described.loc[cell].to_dict(),
-                     "budget": int(frame["budget"].iat[0]), "environment_index": int(index),
+                     "budget": int(frame["budget"].iat[0]), ENVIRONMENT_INDEX: int(index),
                      "pass_probability": float(drawn.pass_probability[index]), "prompts_held": held,
                      "band": int(drawn.band[index]),
                      **interval_columns_of("accuracy", (frame["correct_prompts"] / held).to_numpy(),

@@ -356,7 +356,9 @@ INTERVALS = {
                                                                  "ratio_high")]),
     "ratio_to_uniform [95%]": (".2f", [("ratio_to_uniform", "ratio_to_uniform_low",
                                         "ratio_to_uniform_high")]),
-    "ratio [family interval]": (".4f", [("ratio", "ratio_low", "ratio_high")])}
+    "ratio [family interval]": (".4f", [("ratio", "ratio_low", "ratio_high")]),
+    "difference [95%, six decimals]": ("+.6f", [("difference", "difference_low",
+                                                 "difference_high")])}
 """The report's columns that join a value and its interval as "value [low, high]": the format
 each is printed with and the columns (value, low, high) it may come from."""
 ESTIMATES = {

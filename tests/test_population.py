@@ -275,14 +275,14 @@ def test_a_population_beside_another_bandit_keeps_each_ones_rows() -> None:
         baseline=["leave_one_out"], group_size=[4], lr=[0.5], budgets=[120, 480],
         allocation=["uniform", "variance"])
     runs = run_study(config, progress=False).runs
-    populated = runs["environment"].str.startswith("population")
+    populated = runs["draw"] == "population"
     assert (runs.loc[~populated, "environment_index"] == -1).all()
     assert (runs.loc[populated, "environment_index"] >= 0).all()
     bands = band_rows(runs)
     plain = runs[~populated].drop(columns="environment_index").reset_index(drop=True)
-    kept = bands[~bands["environment"].str.startswith("population")].reset_index(drop=True)
+    kept = bands[bands["draw"] != "population"].reset_index(drop=True)
     assert kept[plain.columns].equals(plain)
-    summed = bands[bands["environment"].str.startswith("population")]
+    summed = bands[bands["draw"] == "population"]
     # Two cells, four seeds, two budgets, a row per band that holds an environment.
     assert len(summed) == 2 * 4 * 2 * len(set(config.environments[0].population.band))
     assert (summed.groupby(["cell", "seed", "budget"])["band_prompts"].sum() == 30).all()

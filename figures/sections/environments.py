@@ -28,8 +28,8 @@ SECTION = Section(table="prompts_difficulty",
                   title="Many environments: the allocation rules at scale",
                   template="environments.md.j2", order=21, figures=("prompts_difficulty",),
                   paper="environments.typ.j2")
-SHOWN = ["allocation", "metric", "budget", "difference [95%]", "interval_method", "p_value_holm",
-         "finding", "within_margin"]
+SHOWN = ["allocation", "metric", "budget", "difference [95%, six decimals]", "interval_method",
+         "p_value_holm", "finding", "within_margin"]
 """The columns of the section's table of ``prompts_vs_uniform``'s rows."""
 METRICS = ("accuracy", "pass_rate")
 """The outcomes the section reads, in its order."""
@@ -118,7 +118,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             last = earlier[earlier["budget"] == earlier["budget"].max()]
             same.append((int(last["budget"].iat[0]), rule_name(rule), cite.first(last).budget))
     table = with_intervals(cite, versus, "+.6f", **{
-        "difference [95%]": ("difference", "difference_low", "difference_high")})[SHOWN]
+        "difference [95%, six decimals]": ("difference", "difference_low",
+                                           "difference_high")})[SHOWN]
     top = bins[bins["budget"] == bins["budget"].max()]
     varying = top[top["vs_uniform_intervals"].notna()]
     numbers.put("PopulationBinIntervals", cite.first(varying).vs_uniform_intervals, ",.0f")

@@ -12,9 +12,9 @@ declares itself ``fixed``, uniform allocation, every n_i is G and every lane dra
 stream block, else each lane from its own next rollout, a select per lane picking its draws,
 and a rollout past its group is none).
 The blocks first draw their groups (the sampler of the trainer's policy version ``lag``
-versions ago, its answers, rewards and lengths), then, where a checkpoint falls
-inside the pass, the pass's order of the prompts (``study.core.prompts.pass_order``) and what
-the state was before it are read, and then the blocks learn. Checkpoint B records the state
+versions ago, its answers, rewards and lengths), then, where a checkpoint falls inside the pass
+or at its end, the pass's order of the prompts (``study.core.prompts.pass_order``) and what the
+state was before it are read, and then the blocks learn. Checkpoint B records the state
 after the longest run of groups, in the order they ran, whose cost (rollouts, or tokens where
 the budgets count them) adds up to at most B, per difficulty band (``study.core.prompts``'
 ``record_bands``), and besides it the tokens spent on the band's prompts and the sums over
@@ -480,7 +480,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                 spend_j = paid[j] if in_tokens == 1 else np.float64(sizes[lo + j])
                 cost[lo + j] = spend_j
                 end += spend_j
-        inside = budgets[checkpoint] < end
+        # A checkpoint at the pass's end is read from the state after it, as one inside it.
+        inside = budgets[checkpoint] <= end
         if inside:
             pass_order(r - 1, k0, k1, scratch, order)
             finished = spent
@@ -539,7 +540,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
             if sampling:
                 _served(arms, blocks, states, v, w, width, update + 1, mismatch, top_p,
                         reading, served_after)
-        while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
+        while checkpoint < budgets.shape[0] and budgets[checkpoint] <= end:
             _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                           band[seed], ends, sizes, before, after, zero_before, zero_after,
                           tokens_before, tokens_after, served_before, served_after, rollouts,

@@ -19,7 +19,8 @@ The groups of a pass do not depend on the order they run in (prompts share nothi
 prompt's draws are its own), so the kernel runs a pass with the prompts as the lanes of its
 loops, in lockstep, and reads a checkpoint that falls inside the pass from a copy of the state
 before it (for the prompts whose group ends after the checkpoint in the pass's order) and the
-state after it (for the others); only such a pass draws its order. K is a compile-time constant
+state after it (for the others); only such a pass draws its order. A checkpoint at the pass's
+end reads the state after it, not from the next pass. K is a compile-time constant
 for small K, so each loop over the prompts holds a rollout's or an update's whole work with the
 arms unrolled inside it, and the work arrays are made once per run, not per pass. Seeds run on
 threads, one seed per task.
@@ -479,8 +480,13 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
         _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights,
                 norm, sizes, longest, rollouts, groups, zero_signal, run, passed, failed,
                 lane, policy, drawn, uniforms)
-        while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
+        while checkpoint < budgets.shape[0] and budgets[checkpoint] <= end:
             budget = budgets[checkpoint]
+            if budget == end:  # every group of the pass ran within the budget
+                record_bands(arms, budget, k0, k1, v, best[seed], band[seed], logits, weights,
+                             norm, rollouts, groups, zero_signal, out, seed, checkpoint)
+                checkpoint += 1
+                continue
             for i in range(prompts):
                 ran = sizes[i] > 0 and ends[i] <= budget
                 for k in range(arms):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 import analysis.budget_to_target as crossings
 from analysis.accuracy import cell_environments
@@ -79,11 +79,13 @@ def _population_achievable(env: Environment) -> Achievable:
     """``Achievable`` of a population's dataset: the mean over its prompts of each one's ends
     under its environment's beta law, environment e counted n_e times. E[max of K draws] is
     the integral over [0, 1] of 1 - F(x)^K, which needs only the beta's distribution function
-    (its density is unbounded at 0 or 1 for the small parameters a population can have)."""
+    (its density is unbounded at 0 or 1 for the small parameters a population can have): the
+    regularized incomplete beta function, the beta law's distribution function without a
+    distribution object's checks at each of the quadrature's points."""
     drawn = env.population
     a, b = drawn.prompt_parameters(env.params[3])
     first = np.cumsum(drawn.holdings) - drawn.holdings
-    bests = [integrate.quad(lambda x, i=i: 1.0 - stats.beta.cdf(x, a[i], b[i]) ** env.arms,
+    bests = [integrate.quad(lambda x, i=i: 1.0 - special.betainc(a[i], b[i], x) ** env.arms,
                             0.0, 1.0)[0] for i in first]
     return Achievable(float(np.average(a[first] / (a[first] + b[first]), weights=drawn.holdings)),
                       float(np.average(bests, weights=drawn.holdings)))

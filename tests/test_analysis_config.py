@@ -99,6 +99,12 @@ BAD_ANALYSIS = {
                                   "1.5"),
     "pass-rate target text": ("pass_rate_target = \"0.6\"", "analysis.pass_rate_target",
                               "'0.6'"),
+    "chosen after the run, an unknown part": ("chosen_after_run = [\"pairs\"]",
+                                              "analysis.chosen_after_run", "['pairs']"),
+    "chosen after the run, twice": ("chosen_after_run = [\"stuck\", \"stuck\"]",
+                                    "analysis.chosen_after_run", "['stuck', 'stuck']"),
+    "chosen after the run, not a list": ("chosen_after_run = \"stuck\"",
+                                         "analysis.chosen_after_run", "'stuck'"),
 }
 
 
@@ -138,7 +144,8 @@ VALID_ANALYSIS = {
         "same_simulation_as = \"\"", "headline_lr = 0.3",
         "headline_baseline = \"running_mean\"", "reference = \"uniform\"",
         "sections = [\"headline\"]", "headline_group_size = 1", "curve_cut = 10",
-        "paper_role = \"headline\"", "pass_rate_target = 0.6")),
+        "paper_role = \"headline\"", "pass_rate_target = 0.6",
+        "chosen_after_run = [\"named_rows\", \"stuck\"]")),
     # Each ended in a traceback until 8497bd4 (found by analysing generated tables): a KeyError
     # in the power tables of a twin study's or a per-arm headline's primary budgets, and
     # binomtest refusing the bound chance - margin below 0.

@@ -173,6 +173,23 @@ def test_the_model_check_is_the_least_squares_fit_of_mains_and_pairs() -> None:
                                rtol=0, atol=1e-12)
 
 
+AT_SCALE = tomllib.loads((REPO / "study/configs/protocol_environments.toml").read_text())
+
+
+def test_a_full_factorial_of_the_two_roles_is_the_four_named_rows_and_misses_nothing() -> None:
+    # The at-scale study's design: every combination of its two parts, its four rows the four
+    # the roles name, no word in its defining relation; its model of the two mains and their
+    # interaction holds a term per row but the mean, so it fits every row exactly and the model
+    # check, which reads what that model leaves out, has no row to show.
+    design = config_from_dict(AT_SCALE).design
+    assert len(design.matrix) == 4 and design.defining_relation() == []
+    assert design.resolution == len(design.factors) + 1
+    assert sorted(design.named_rows().values()) == [0, 1, 2, 3]
+    seeds = np.random.default_rng(3).normal(0.5, 0.1, size=(40, 4))
+    assert model_check({100: seeds}, design, "served_pass_rate", [100],
+                       Support((-1.0, 1.0), discrete=False)).empty
+
+
 LIFTED = tomllib.loads((REPO / "study/configs/protocol_lifted.toml").read_text())
 
 

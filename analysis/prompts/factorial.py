@@ -169,11 +169,14 @@ def model_check(values: Mapping[int, np.ndarray], design: Design, metric: str,
     interactions of three parts or more at that row, which the design's aliasing otherwise
     hides. Columns: ``metric``, ``budget``, ``row`` (its name), ``design_row``, ``seeds``,
     ``observed``, ``predicted`` (means over seeds), ``miss`` with its ``confidence`` t interval
-    (``miss_low``, ``miss_high``) and ``interval_method``."""
+    (``miss_low``, ``miss_high``) and ``interval_method``; no rows where the model is saturated."""
     named = design.named_rows()
     found = terms(design)
     rows = []
-    for budget in budgets:
+    # A model with a term per row but the grand mean (a full factorial of two parts) fits every
+    # row exactly: no interaction of three parts is left to miss, and no row is made.
+    saturated = len(found) + 1 == len(design.matrix)
+    for budget in budgets if not saturated else []:
         seeds = values[budget]
         effect = np.stack([_half_difference(seeds, column) for *_, column in found], axis=1)
         levels = np.stack([column for *_, column in found], axis=0)  # (terms, rows)

@@ -7,7 +7,7 @@ LIFTED = "metric == 'served_pass_rate'"
 served pass rate (each budget after the switch)."""
 
 CLAIM = Claim(
-    source="deepseek", cited="DeepSeek-AI 2025 (DeepSeek-V3.2-Speciale)", order=19,
+    source="deepseek", cited="DeepSeek-AI 2025 (DeepSeek-V3.2-Speciale)", order=20,
     short="relaxing the length penalty late helps under the whole RL protocol",
     stated="DeepSeek-V3.2-Speciale: RL with the length penalty relaxed, on top of V3.2's "
            "protocol, lets the model reason at length (the gain from relaxing the penalty "

@@ -24,7 +24,7 @@ CLAIM = Claim(
              "KL term's weight and the masking threshold are this package's choices, the "
              "report giving none",
     table="factorial_pairs",
-    rows=f"{ROWS} and metric == 'stuck' and budget == budget.max()",
+    rows=f"{ROWS} and metric == 'stuck' and budget == budget.max() and environments == 0",
     cells=("a", "b", "metric", "budget"),
     estimate=("difference", "difference_low", "difference_high"),
     verdicts=paired("lower"), siblings=ROWS)

@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 
 from analysis.families import ALPHA
+from analysis.questions import SETTINGS
 from figures.cite import Tables, read_table
 from figures.claims import families, figure_name, printed, with_intervals
 from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
+from study.model.config import CHOSEN_AFTER_RUN
 
 SECTION = Section(table="factorial_effects",
                   title="The protocol as a whole: what each part is worth",
@@ -26,6 +28,9 @@ SECTION = Section(table="factorial_effects",
                   figures=("factorial_effects", "factorial_strata"), paper="factorial.typ.j2")
 PRIMARY = "served_pass_rate"
 """The metric the section's verdicts lead with (``analysis.prompts.factorial.METRICS``)."""
+DIFFERENCE = "+.5f"
+"""How an effect and its interval's limits are printed: on tens of thousands of prompts an
+interval can be a few hundred-thousandths wide."""
 WORDS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
          "stuck": "share of stuck prompts", "expected_length": "expected answer length (tokens)"}
 """Each metric as an axis and the prose name it."""
@@ -48,7 +53,7 @@ def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataF
 
 def _with_difference(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of effects or pairs with their difference and its interval as one column."""
-    return with_intervals(cite, rows, "+.4f", **{
+    return with_intervals(cite, rows, DIFFERENCE, **{
         "difference [95%]": ("difference", "difference_low", "difference_high")})
 
 
@@ -78,19 +83,20 @@ def _named(cite: Tables, rows: pd.DataFrame, numbers: Scope,
     found = []
     for r in cite.rows(rows):
         word = _word(r.term.value)
-        numbers.put(f"FactorialServed{word}", r.difference, "+.4f")
+        numbers.put(f"FactorialServed{word}", r.difference, DIFFERENCE)
         found.append({"term": r.term.value, "word": word,
                       "reverses": reversals.get(r.term.value, []),
-                      **printed(r, difference="+.4f", difference_low="+.4f",
-                                difference_high="+.4f")})
+                      **printed(r, difference=DIFFERENCE, difference_low=DIFFERENCE,
+                                difference_high=DIFFERENCE)})
     return found
 
 
 def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
-    """The design (size, resolution, levels, aliasing), the main effects at the largest compared
-    budget on every metric, grouped by finding on the primary one; the parts whose findings on
-    the served pass rate and on accuracy differ; the interactions each family shows and the
-    largest on the primary metric per stratum; the families."""
+    """The design (size, resolution, levels, aliasing; a full factorial has none), what the
+    study says it chose after its runs (``chosen_after_run``), the main effects at the largest
+    compared budget on every metric, grouped by finding on the primary one; the parts whose
+    findings on the served pass rate and on accuracy differ; the interactions each family shows
+    and the largest on the primary metric per stratum; the families."""
     effects = cite.read(study, SECTION.table)
     summary = cite.first(cite.read(study, "factorial_design_summary"))
     aliases = cite.read(study, "factorial_design_aliases")
@@ -102,10 +108,23 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("FactorialSeeds", cite.first(effects).seeds, ",")
     numbers.put("FactorialServedMargin", cite.first(effects[effects["metric"] == PRIMARY]).margin,
                 "g")
+    # A full factorial aliases no effect with another: its table of aliases has no rows.
+    full = aliases is None
     main_terms = set(effects.loc[effects["order"] == 1, "term"])
-    shortest = {order: cite.smallest(aliases[aliases["term"].isin(main_terms) == (order == 1)],
-                                     "alias_order") for order in (1, 2)}
-    numbers.put("FactorialAliasedPair", shortest[2], "d")
+    shortest = {} if full else {
+        order: cite.smallest(aliases[aliases["term"].isin(main_terms) == (order == 1)],
+                             "alias_order") for order in (1, 2)}
+    if not full:
+        numbers.put("FactorialAliasedPair", shortest[2], "d")
+    after = set(cite.read(study, SETTINGS).iloc[0]["chosen_after_run"])
+    cells = cite.read(study, "cells")
+    numbers.put("FactorialPrompts", cite.first(cells).prompts, ",")
+    # A population's environments, one row per cell each in the table of environments.
+    environments = cite.read(study, "prompts_environments")
+    if environments is not None:
+        numbers.put("FactorialEnvironments", cite.count(
+            environments, f"cell == {int(environments['cell'].iat[0])}"), ",")
+    levels = cite.read(study, "factorial_design_levels")
     primary = _at(effects, PRIMARY, budget, 1)
     strata = cite.read(study, "factorial_strata")
     reversals = _reversals(strata, budget)
@@ -138,12 +157,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     for r in cite.rows(largest):
         parts = strata[(strata["term"] == r.term.value) & (strata["metric"] == PRIMARY)
                        & (strata["budget"] == budget)]
-        read.append({"term": r.term.value, **printed(r, difference="+.4f"),
+        read.append({"term": r.term.value, **printed(r, difference=DIFFERENCE),
                      "strata": [{"factor": s.factor.value, "stratum": s.stratum.value,
                                  "level": s.stratum_level.value,
-                                 **printed(s, effect="+.4f", effect_low="+.4f",
-                                           effect_high="+.4f")} for s in cite.rows(parts)]})
-    levels = cite.read(study, "factorial_design_levels")
+                                 **printed(s, effect=DIFFERENCE, effect_low=DIFFERENCE,
+                                           effect_high=DIFFERENCE)} for s in cite.rows(parts)]})
     pairs = cite.read(study, "factorial_pairs")
     check = cite.read(study, "factorial_model_check")
     misses = [] if check is None else [
@@ -157,8 +175,11 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         numbers.put("FactorialTokensConfidence", one.confidence, ".2%")
         numbers.put("FactorialTokensResamples", one.resamples, ",")
         numbers.put("FactorialTokensMargin", one.margin, "g")
-    return {"generators": cite.declared(summary.generators.value),
-            "aliased": {order: Named(shortest[order], "d") for order in (1, 2)},
+    return {"generators": cite.declared(summary.generators.value), "full": full,
+            "parts": list(dict.fromkeys(levels["factor"])),
+            "environments": environments is not None,
+            "after": {name: name in after for name in CHOSEN_AFTER_RUN},
+            "aliased": {order: Named(value, "d") for order, value in shortest.items()},
             "grouped": grouped, "apart": apart, "counts": counts, "interactions": read,
             "families": families(cite, effects),
             "levels": levels, "misses": misses,

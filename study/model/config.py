@@ -86,7 +86,12 @@ BUDGET_UNITS = ("rollouts", "tokens")
 _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "equivalence_margin",
                   "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
                   "headline_baseline", "reference", "sections", "headline_group_size",
-                  "curve_cut", "paper_role", "pass_rate_target"}
+                  "curve_cut", "paper_role", "pass_rate_target", "chosen_after_run"}
+CHOSEN_AFTER_RUN = ("named_rows", "stuck", "tokens_to_target")
+"""What a factorial study's analysis may have chosen after its runs had been read, which its
+write-up then says: the comparisons of the rows its factors' roles name
+(``analysis.prompts.factorial.pairs``), the share of stuck prompts as a metric, and the tokens to
+``pass_rate_target``."""
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -169,6 +174,9 @@ class AnalysisConfig:
     pass_rate_target: float = 0.0
     """The served pass rate whose budget a factorial study's parts are compared at
     (``analysis.prompts.factorial.tokens_to_target``); 0: none."""
+    chosen_after_run: tuple[str, ...] = ()
+    """The parts of a factorial study's analysis chosen after its runs had been read (of
+    ``CHOSEN_AFTER_RUN``); the others were stated before the run."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, as the analysis records it beside its tables."""
@@ -656,7 +664,17 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         paper_role=_name("analysis.paper_role", analysis.get("paper_role", "")),
         pass_rate_target=(_probability_above_zero("analysis.pass_rate_target",
                                                   analysis["pass_rate_target"])
-                          if "pass_rate_target" in analysis else 0.0))
+                          if "pass_rate_target" in analysis else 0.0),
+        chosen_after_run=_chosen_after_run(analysis.get("chosen_after_run", [])))
+
+
+def _chosen_after_run(value: object) -> tuple[str, ...]:
+    """``analysis.chosen_after_run``: distinct names of ``CHOSEN_AFTER_RUN``."""
+    if (not isinstance(value, list) or not all(v in CHOSEN_AFTER_RUN for v in value)
+            or len(set(value)) != len(value)):
+        raise ConfigError("analysis.chosen_after_run", value,
+                          f"is not a list of distinct names of {', '.join(CHOSEN_AFTER_RUN)}")
+    return tuple(value)
 
 
 def _one_of(analysis: dict[str, Any], key: str, allowed: tuple[int, ...], where: str) -> int:

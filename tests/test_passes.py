@@ -101,6 +101,25 @@ def passes_case(draw: st.DrawFn) -> tuple:
 @settings(max_examples=25, deadline=None)
 @given(case=passes_case(), root_seed=st.integers(0, 2**64), seeds=st.integers(1, 2))
 def test_kernel_agrees_with_reference(case: tuple, root_seed: int, seeds: int) -> None:
+    agrees_with_reference(case, root_seed, seeds)
+
+
+def test_a_checkpoint_at_each_pass_end_agrees_with_reference() -> None:
+    # Every budget a checkpoint, so every pass's end is one: prompts that pass always or never
+    # are skipped (their groups carry no signal), and a skipped prompt's served policy at a
+    # pass's end is its sampler's a version on, which the mismatch's noise (keyed by the
+    # version) shows.
+    values = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.2, 0.5, 0.9], [0.6, 0.9, 0.5]])
+    sampler = OffPolicy(lag=1, mismatch=2.0, top_p=0.8, correction="tis",
+                        parameters=(("tis_cap", 2.0),))
+    case = (values, Environment.fixed((0.5, 0.5, 0.5)), sampler, "group_mean",
+            "skip_zero_signal", "per_group", 3, 1.0, tuple(range(1, 200)), False)
+    agrees_with_reference(case, 5, 2)
+
+
+def agrees_with_reference(case: tuple, root_seed: int, seeds: int) -> None:
+    """The nested driver's runs of ``case`` (``passes_case``'s tuple) on ``seeds`` seeds of
+    ``root_seed`` equal the reference's, field by field."""
     values, env, sampler, estimator, rule, normalization, group, lr, budgets, tokens = case
     keys = run_keys(root_seed, np.arange(seeds))
     runs = np.broadcast_to(values, (seeds, *values.shape)).copy()

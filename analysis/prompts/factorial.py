@@ -169,13 +169,16 @@ def model_check(values: Mapping[int, np.ndarray], design: Design, metric: str,
     interactions of three parts or more at that row, which the design's aliasing otherwise
     hides. Columns: ``metric``, ``budget``, ``row`` (its name), ``design_row``, ``seeds``,
     ``observed``, ``predicted`` (means over seeds), ``miss`` with its ``confidence`` t interval
-    (``miss_low``, ``miss_high``) and ``interval_method``; no rows where the model is saturated."""
+    (``miss_low``, ``miss_high``) and ``interval_method``; no rows where the model fits every row
+    of the design exactly."""
     named = design.named_rows()
     found = terms(design)
     rows = []
-    # A model with a term per row but the grand mean (a full factorial of two parts) fits every
-    # row exactly: no interaction of three parts is left to miss, and no row is made.
-    saturated = len(found) + 1 == len(design.matrix)
+    # A model whose columns span every row (a full factorial of two parts) fits each exactly:
+    # nothing is left to miss, and no row is made. (A design of resolution IV with as many
+    # terms has aliased pairs, so its columns span fewer.)
+    model = np.column_stack([np.ones(len(design.matrix)), *(column for *_, column in found)])
+    saturated = np.linalg.matrix_rank(model) == len(design.matrix)
     for budget in budgets if not saturated else []:
         seeds = values[budget]
         effect = np.stack([_half_difference(seeds, column) for *_, column in found], axis=1)
@@ -239,14 +242,15 @@ def tokens_to_target(values: Mapping[int, np.ndarray], design: Design, target: f
 
 
 def levels(design: Design) -> pd.DataFrame:
-    """Each factor's levels: ``factor``, ``level`` (``LEVELS``), ``key`` and ``value`` (as the
-    config writes it; a level that sets nothing has one row with key and value "")."""
+    """Each factor's levels: ``factor``, its ``role`` ("" for none), ``level`` (``LEVELS``),
+    ``key`` and ``value`` (as the config writes it; a level that sets nothing has one row with
+    key and value "")."""
     rows = []
     for factor in design.factors:
         for name, level in (("low", factor.low), ("high", factor.high)):
-            rows += [{"factor": factor.name, "level": name, "key": key, "value": str(value)}
-                     for key, value in level] or [{"factor": factor.name, "level": name,
-                                                   "key": "", "value": ""}]
+            named = {"factor": factor.name, "role": factor.role, "level": name}
+            rows += ([{**named, "key": key, "value": str(value)} for key, value in level]
+                     or [{**named, "key": "", "value": ""}])
     return pd.DataFrame(rows)
 
 

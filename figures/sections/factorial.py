@@ -108,13 +108,14 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     numbers.put("FactorialSeeds", cite.first(effects).seeds, ",")
     numbers.put("FactorialServedMargin", cite.first(effects[effects["metric"] == PRIMARY]).margin,
                 "g")
-    # A full factorial aliases no effect with another: its table of aliases has no rows.
-    full = aliases is None
+    # A full factorial (every combination of the levels) aliases no effect with another.
+    full = int(summary.runs.value) == 2 ** int(summary.factors.value)
     main_terms = set(effects.loc[effects["order"] == 1, "term"])
-    shortest = {} if full else {
-        order: cite.smallest(aliases[aliases["term"].isin(main_terms) == (order == 1)],
-                             "alias_order") for order in (1, 2)}
+    shortest = {}
     if not full:
+        shortest = {order: cite.smallest(aliases[aliases["term"].isin(main_terms)
+                                                 == (order == 1)], "alias_order")
+                    for order in (1, 2)}
         numbers.put("FactorialAliasedPair", shortest[2], "d")
     after = set(cite.read(study, SETTINGS).iloc[0]["chosen_after_run"])
     cells = cite.read(study, "cells")
@@ -176,7 +177,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         numbers.put("FactorialTokensResamples", one.resamples, ",")
         numbers.put("FactorialTokensMargin", one.margin, "g")
     return {"generators": cite.declared(summary.generators.value), "full": full,
-            "parts": list(dict.fromkeys(levels["factor"])),
+            "roles": {role: list(dict.fromkeys(levels.loc[levels["role"] == role, "factor"]))
+                      for role in ("hazard", "remedy")},
             "environments": environments is not None,
             "after": {name: name in after for name in CHOSEN_AFTER_RUN},
             "aliased": {order: Named(value, "d") for order, value in shortest.items()},

@@ -480,8 +480,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                 spend_j = paid[j] if in_tokens == 1 else np.float64(sizes[lo + j])
                 cost[lo + j] = spend_j
                 end += spend_j
-        # A checkpoint at the pass's end is read from the state after it, as one inside it.
-        inside = budgets[checkpoint] <= end
+        inside = budgets[checkpoint] < end
+        at_end = budgets[checkpoint] <= end
         if inside:
             pass_order(r - 1, k0, k1, scratch, order)
             finished = spent
@@ -535,15 +535,26 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
                         failed[lo + j] = n - total
             for j in range(wide):
                 tokens[b][j] += answered[b][j]
-        if inside:
+        if at_end:
             _snapshot(arms, blocks, states, width, tokens, after, zero_after, tokens_after)
             if sampling:
                 _served(arms, blocks, states, v, w, width, update + 1, mismatch, top_p,
                         reading, served_after)
-        while checkpoint < budgets.shape[0] and budgets[checkpoint] <= end:
+        while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
             _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                           band[seed], ends, sizes, before, after, zero_before, zero_after,
                           tokens_before, tokens_after, served_before, served_after, rollouts,
+                          groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
+                          served_mixed, previous, out, extra, seed, checkpoint)
+            checkpoint += 1
+        if checkpoint < budgets.shape[0] and budgets[checkpoint] == end:
+            # Every prompt as after the pass, a skipped one's served policy too: its sampler a
+            # version on, as the next pass would read it (the pass's order is not needed, and
+            # not drawn where no checkpoint falls inside the pass).
+            ends[:] = -np.inf
+            _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
+                          band[seed], ends, sizes, after, after, zero_after, zero_after,
+                          tokens_after, tokens_after, served_after, served_after, rollouts,
                           groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
                           served_mixed, previous, out, extra, seed, checkpoint)
             checkpoint += 1
@@ -557,9 +568,10 @@ def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before,
                   served_after, rollouts, groups, lengths, mixed, weights, norm, counts,
                   spent_mixed, served_mixed, previous, out, extra, seed,
                   checkpoint) -> None:  # pragma: no cover
-    """Record checkpoint ``checkpoint`` (budget ``budget``) inside a pass: each prompt's state
-    after its group where the group ran and ended within the budget in the pass's order
-    (``ends``), else before it (``rollouts`` and ``groups`` are the counts after the pass)."""
+    """Record checkpoint ``checkpoint`` (budget ``budget``) inside a pass or at its end: each
+    prompt's state after its group where the group ran and ended within the budget in the pass's
+    order (``ends``), else before it (``rollouts`` and ``groups`` are the counts after the
+    pass)."""
     for i in range(mixed.shape[1]):
         ran = sizes[i] > 0 and ends[i] <= budget
         for k in range(arms):

@@ -20,7 +20,7 @@ prompt's draws are its own), so the kernel runs a pass with the prompts as the l
 loops, in lockstep, and reads a checkpoint that falls inside the pass from a copy of the state
 before it (for the prompts whose group ends after the checkpoint in the pass's order) and the
 state after it (for the others); only such a pass draws its order. A checkpoint at the pass's
-end reads the state after it, not from the next pass. K is a compile-time constant
+end reads the state after it. K is a compile-time constant
 for small K, so each loop over the prompts holds a rollout's or an update's whole work with the
 arms unrolled inside it, and the work arrays are made once per run, not per pass. Seeds run on
 threads, one seed per task.

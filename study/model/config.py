@@ -297,6 +297,10 @@ def config_from_dict(data: object) -> StudyConfig:
                 required={"study", "grid"})
     if "design" in data:
         return _designed(data)
+    chosen = _table("analysis", data.get("analysis", {})).get("chosen_after_run", [])
+    if chosen:
+        raise ConfigError("analysis.chosen_after_run", chosen, "names parts of a factorial's "
+                          "analysis, and the config has no [design]")
     study = _table("study", data["study"])
     grid = _table("grid", data["grid"])
     analysis = _table("analysis", data.get("analysis", {}))
@@ -665,15 +669,20 @@ def _analysis(analysis: dict[str, Any], budgets: tuple[int, ...], lr: tuple[floa
         pass_rate_target=(_probability_above_zero("analysis.pass_rate_target",
                                                   analysis["pass_rate_target"])
                           if "pass_rate_target" in analysis else 0.0),
-        chosen_after_run=_chosen_after_run(analysis.get("chosen_after_run", [])))
+        chosen_after_run=_chosen_after_run(analysis))
 
 
-def _chosen_after_run(value: object) -> tuple[str, ...]:
-    """``analysis.chosen_after_run``: distinct names of ``CHOSEN_AFTER_RUN``."""
+def _chosen_after_run(analysis: dict[str, Any]) -> tuple[str, ...]:
+    """``analysis.chosen_after_run``: distinct names of ``CHOSEN_AFTER_RUN``, the tokens to the
+    target only beside a ``pass_rate_target``."""
+    value = analysis.get("chosen_after_run", [])
     if (not isinstance(value, list) or not all(v in CHOSEN_AFTER_RUN for v in value)
             or len(set(value)) != len(value)):
         raise ConfigError("analysis.chosen_after_run", value,
                           f"is not a list of distinct names of {', '.join(CHOSEN_AFTER_RUN)}")
+    if "tokens_to_target" in value and "pass_rate_target" not in analysis:
+        raise ConfigError("analysis.chosen_after_run", value, "names tokens_to_target, and "
+                          "analysis.pass_rate_target is missing")
     return tuple(value)
 
 

@@ -63,6 +63,10 @@ def test_the_protocol_design_holds_its_named_rows_at_resolution_six() -> None:
     (lambda d: d["design"]["factor"][1].update(high={"mismatch": 0.0}), "design.factor[1].high"),
     (lambda d: d["design"]["factor"][2].update(name="staleness"), "design.factor[2].name"),
     (lambda d: d["design"].update(generators="a b c"), "design.generators"),
+    (lambda d: d["analysis"].update(chosen_after_run=["pairs"]), "analysis.chosen_after_run"),
+    (lambda d: (d["analysis"].pop("pass_rate_target"),
+                d["analysis"].update(chosen_after_run=["tokens_to_target"])),
+     "analysis.chosen_after_run"),
 ])
 def test_a_bad_design_is_refused_naming_its_field(change, field: str) -> None:
     data = tomllib.loads((REPO / "study/configs/protocol.toml").read_text())
@@ -80,9 +84,13 @@ noise or penalty, a KL term of weight 0, and every correction on."""
 
 
 def test_the_full_recipe_at_neutral_settings_is_the_plain_learner_bit_for_bit() -> None:
-    recipe = small({key: value for key, value in PROTOCOL.items() if key != "design"},
-                   **NEUTRAL)
-    plain = small({key: value for key, value in PROTOCOL.items() if key != "design"})
+    # One row as a config of its own: without the design, and so without what the design's
+    # analysis chose after its run.
+    alone = {key: value for key, value in PROTOCOL.items() if key != "design"}
+    alone["analysis"] = {key: value for key, value in alone["analysis"].items()
+                         if key != "chosen_after_run"}
+    recipe = small(alone, **NEUTRAL)
+    plain = small(alone)
     for key in ("reward_model", "penalty_until", "verdict", "kl_estimator", "tis_cap",
                 "opsm_threshold"):
         del plain["grid"][key]

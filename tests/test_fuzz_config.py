@@ -158,6 +158,8 @@ def analysis_values(grid: dict) -> dict[str, st.SearchStrategy]:
         "curve_cut": either(budgets[:-1], [budgets[-1], 7, "5"]),
         "paper_role": either(["", "headline", "my_role"], ["Head line", 1, ["narrow"]]),
         "pass_rate_target": either([0.5, 1.0], [0.0, 1.5, "0.6"]),
+        # A factorial's: none of the fuzzer's grids has a [design], so only [] is valid here.
+        "chosen_after_run": either([[]], [["stuck"], ["pairs"], "stuck"]),
     }
 
 

@@ -301,6 +301,11 @@ def config_from_dict(data: object) -> StudyConfig:
     if chosen:
         raise ConfigError("analysis.chosen_after_run", chosen, "names parts of a factorial's "
                           "analysis, and the config has no [design]")
+    return _undesigned(data)
+
+
+def _undesigned(data: dict[str, Any]) -> StudyConfig:
+    """A config without ``[design]`` (its keys checked), or one row of a design's."""
     study = _table("study", data["study"])
     grid = _table("grid", data["grid"])
     analysis = _table("analysis", data.get("analysis", {}))
@@ -421,7 +426,7 @@ def _designed(data: dict[str, Any]) -> StudyConfig:
     rest = {key: value for key, value in data.items() if key != "design"}
     for keys in design.rows():
         levels = {key: value if key in scalars else [value] for key, value in keys.items()}
-        rows.append(config_from_dict({**rest, "grid": {**grid, **levels}}))
+        rows.append(_undesigned({**rest, "grid": {**grid, **levels}}))
     if len({(row.environments, row.offpolicy) for row in rows}) < len(rows):
         raise ConfigError("design.factor", names, "makes two rows the same simulation (a "
                           "factor's levels set nothing that differs)")

@@ -358,7 +358,9 @@ INTERVALS = {
                                         "ratio_to_uniform_high")]),
     "ratio [family interval]": (".4f", [("ratio", "ratio_low", "ratio_high")]),
     "difference [95%, six decimals]": ("+.6f", [("difference", "difference_low",
-                                                 "difference_high")])}
+                                                 "difference_high")]),
+    "difference [95%, five decimals]": ("+.5f", [("difference", "difference_low",
+                                                  "difference_high")])}
 """The report's columns that join a value and its interval as "value [low, high]": the format
 each is printed with and the columns (value, low, high) it may come from."""
 ESTIMATES = {

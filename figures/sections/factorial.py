@@ -31,6 +31,8 @@ PRIMARY = "served_pass_rate"
 DIFFERENCE = "+.5f"
 """How an effect and its interval's limits are printed: on tens of thousands of prompts an
 interval can be a few hundred-thousandths wide."""
+INTERVAL = "difference [95%, five decimals]"
+"""The tables' column of an effect with its interval, which names its precision."""
 WORDS = {"served_pass_rate": "served pass rate", "accuracy": "best-arm accuracy",
          "stuck": "share of stuck prompts", "expected_length": "expected answer length (tokens)"}
 """Each metric as an axis and the prose name it."""
@@ -39,7 +41,7 @@ SHOWN_INTERACTIONS = 4
 among those its family shows (every one is in the table ``factorial_strata``)."""
 RATIO_TICKS = (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
 """Where the ratio panel's log axis is labelled (those within the ratios' range)."""
-SHOWN = ["metric", "budget", "term", "difference [95%]", "p_value_holm", "finding",
+SHOWN = ["metric", "budget", "term", INTERVAL, "p_value_holm", "finding",
          "within_margin"]
 """The columns of the section's tables of effects: the finding in neutral words (``higher``: the
 high level raises the metric, for the stuck share more stuck prompts) and whether its 90%
@@ -54,7 +56,7 @@ def _at(effects: pd.DataFrame, metric: str, budget: int, order: int) -> pd.DataF
 def _with_difference(cite: Tables, rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of effects or pairs with their difference and its interval as one column."""
     return with_intervals(cite, rows, DIFFERENCE, **{
-        "difference [95%]": ("difference", "difference_low", "difference_high")})
+        INTERVAL: ("difference", "difference_low", "difference_high")})
 
 
 def _word(*names: str) -> str:
@@ -186,7 +188,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
             "families": families(cite, effects),
             "levels": levels, "misses": misses,
             "pairs": None if pairs is None else _with_difference(cite, pairs)[
-                ["metric", "budget", "a", "b", "difference [95%]", "p_value_holm", "finding",
+                ["metric", "budget", "a", "b", INTERVAL, "p_value_holm", "finding",
                  "within_margin"]],
             "pair_families": [] if pairs is None else families(cite, pairs),
             "tokens": None if tokens is None else [

@@ -27,8 +27,7 @@ CITED_WITHIN = 120
 """Characters after a work's name within which its citation counts as the name's (a sentence's
 clause: "as GRESO does [11]", "Knapsack RL [13] instead solves ...")."""
 BODY_PAGES = 13
-"""The most pages the paper's body (everything before the bibliography) may take: twelve until
-the protocol at V3.2's scale took a section of its own (its paragraph without a figure)."""
+"""The most pages the paper's body (everything before the bibliography) may take."""
 STRAY = ("\N{PRIME}", "\N{DOUBLE PRIME}", "\N{REPLACEMENT CHARACTER}")
 """Glyphs no sentence of the paper means: primes (Typst's smart quote after a digit, "k3's"
 set as k3 and a prime) and the glyph of a character no font holds."""

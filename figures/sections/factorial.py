@@ -21,6 +21,7 @@ from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
 from study.model.config import CHOSEN_AFTER_RUN
+from study.model.design import ROLES
 
 SECTION = Section(table="factorial_effects",
                   title="The protocol as a whole: what each part is worth",
@@ -180,7 +181,7 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         numbers.put("FactorialTokensMargin", one.margin, "g")
     return {"generators": cite.declared(summary.generators.value), "full": full,
             "roles": {role: list(dict.fromkeys(levels.loc[levels["role"] == role, "factor"]))
-                      for role in ("hazard", "remedy")},
+                      for role in ROLES},
             "environments": environments is not None,
             "after": {name: name in after for name in CHOSEN_AFTER_RUN},
             "aliased": {order: Named(value, "d") for order, value in shortest.items()},

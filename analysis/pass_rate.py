@@ -77,7 +77,7 @@ def achievable(env: Environment) -> Achievable:
 @functools.cache
 def _population_achievable(env: Environment) -> Achievable:
     """``Achievable`` of a population's dataset: the mean over its prompts of each one's ends
-    under its environment's beta law, environment e counted n_e times. E[max of K draws] is
+    under its environment's beta law, environment e counted n_e times. E[max of K_e draws] is
     the integral over [0, 1] of 1 - F(x)^K, which needs only the beta's distribution function
     (its density is unbounded at 0 or 1 for the small parameters a population can have): the
     regularized incomplete beta function, the beta law's distribution function without a
@@ -85,8 +85,8 @@ def _population_achievable(env: Environment) -> Achievable:
     drawn = env.population
     a, b = drawn.prompt_parameters(env.params[3])
     first = np.cumsum(drawn.holdings) - drawn.holdings
-    bests = [integrate.quad(lambda x, i=i: 1.0 - special.betainc(a[i], b[i], x) ** env.arms,
-                            0.0, 1.0)[0] for i in first]
+    bests = [integrate.quad(lambda x, i=i, k=k: 1.0 - special.betainc(a[i], b[i], x) ** k,
+                            0.0, 1.0)[0] for i, k in zip(first, drawn.arms, strict=True)]
     return Achievable(float(np.average(a[first] / (a[first] + b[first]), weights=drawn.holdings)),
                       float(np.average(bests, weights=drawn.holdings)))
 

@@ -45,11 +45,13 @@ def _log0(x: float) -> float:
     return log(x) if x >= SMALLEST_NORMAL else 0.0
 
 
-def mismatch_noise(key: np.ndarray, update: int, arms: int, prompt: int = 0) -> list[float]:
-    """z_{u,k} of the MISMATCH stream: block (u, prompt ceil(K / 2) + m, 5, 0) is the Box-Muller
-    pair of arms 2m and 2m + 1 of prompt ``prompt``."""
+def mismatch_noise(key: np.ndarray, update: int, arms: int, prompt: int = 0,
+                   width: int = 0) -> list[float]:
+    """z_{u,k} of the MISMATCH stream for ``arms`` arms: block (u, prompt ceil(K / 2) + m, 5, 0)
+    is the Box-Muller pair of arms 2m and 2m + 1 of prompt ``prompt``, K the dataset's arms
+    ``width`` (default ``arms``: a prompt of fewer arms than its dataset's reads its first)."""
     out = []
-    pairs = (arms + 1) // 2
+    pairs = (max(width, arms) + 1) // 2
     for pair in range(pairs):
         w = philox((update, prompt * pairs + pair, 5, 0), key_words(key))
         radius = math.sqrt(-2.0 * log(1.0 - unit53(w[0], w[1])))
@@ -149,8 +151,10 @@ class Trainer:
     ``failed`` (the last group's) are what the many-prompts allocation rules read."""
 
     def __init__(self, key: np.ndarray, values: list[float], lr: float, baseline: str,
-                 group_size: int, offpolicy: OffPolicy, paying: Answers) -> None:
+                 group_size: int, offpolicy: OffPolicy, paying: Answers, width: int = 0
+                 ) -> None:
         self.part = learner("reinforce")
+        self.width = width  # the dataset's arms, where the prompt has fewer (mismatch_noise)
         self.key, self.values, self.lr, self.baseline = key, values, lr, baseline
         self.group_size, self.offpolicy, self.paying = group_size, offpolicy, paying
         self.uniforms = Lazy(lambda n: draws(key, max(n, paying.rollouts), paying.prompt))
@@ -169,7 +173,8 @@ class Trainer:
         """The sampler's mismatch noise at ``update`` (none where eps is 0)."""
         if self.offpolicy.mismatch <= 0.0:
             return []
-        return mismatch_noise(self.key, update, len(self.values), self.paying.prompt)
+        return mismatch_noise(self.key, update, len(self.values), self.paying.prompt,
+                              self.width)
 
     def sample(self, update: int) -> None:
         """Update ``update``'s sampler: the logits of ``lag`` updates before, mismatched and

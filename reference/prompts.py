@@ -119,7 +119,8 @@ def run(key: np.ndarray, values: list[list[float]], lr: float, baseline: str, gr
         rule: str, budgets: list[int], normalization: str = "per_group",
         groups: tuple[list[int], int] | None = None) -> dict[str, list[list[float]]]:
     """One run on policy: for each field of ``FIELDS``, a list per checkpoint of its value per
-    band (``run_passes`` with the learner as its own sampler and answers of no length)."""
+    band (``run_passes`` with the learner as its own sampler and answers of no length); a
+    prompt has the arms its ``values`` list."""
     found = run_passes(key, values, lr, baseline, group, budgets, OffPolicy(), rule=rule,
                        normalization=normalization, groups=groups)
     return {name: found[name] for name in FIELDS}
@@ -130,8 +131,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                reward_parameters: tuple[float, ...] = (), verdict: str = "",
                verdict_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
                law: str = "fixed", tokens: bool = False, rule: str = "uniform",
-               normalization: str = "per_group", groups: tuple[list[int], int] | None = None
-               ) -> dict[str, list[list[float]]]:
+               normalization: str = "per_group", groups: tuple[list[int], int] | None = None,
+               arms: int = 0) -> dict[str, list[list[float]]]:
     """One run of many prompts under the allocation rule ``rule`` whose groups come from the
     sampler of ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the
     prompt's index as word 1 of its streams' counters) and whose answers are
@@ -147,7 +148,9 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     and the sums over those whose logits are finite of the served policy's pass rate (of
     version u for a prompt that has not learned in the pass, u + 1 for one that has) and the
     policy's expected answer length. The readouts are per band, or per group of ``groups``
-    (each prompt's group and how many there are: a population's environments)."""
+    (each prompt's group and how many there are: a population's environments). A prompt has
+    the arms its ``values`` list, the first of ``lengths``, and draws the mismatch noise of the
+    dataset's ``arms`` (default: its own) (``reference.offpolicy.mismatch_noise``)."""
     words = key_words(key)
     count = len(values)
     band, width = groups or (bands(values), BANDS)
@@ -156,7 +159,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     most = 4 * group
     trainers = [Trainer(key, list(v), lr, baseline, group, offpolicy,
                         Answers(key, list(v), reward, reward_parameters, verdict,
-                                verdict_parameters, lengths, law, tokens, budgets, most, i))
+                                verdict_parameters, None if lengths is None else
+                                lengths[:len(v)], law, tokens, budgets, most, i), arms)
                 for i, v in enumerate(values)]
     record: dict[str, list[list[float]]] = {name: [] for name in FIELDS + PASS_FIELDS}
     # Each prompt's learner mass on its best arms at the previous checkpoint, from the untrained

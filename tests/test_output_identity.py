@@ -49,17 +49,19 @@ EXPECTED = json.loads(STORED.read_text())["studies"]
 def test_runs_table_columns_are_those_of_the_stored_checksums(config: str,
                                                               tmp_path: Path) -> None:
     expected = EXPECTED[config]
-    from study.model import registry
+    from study.model import population, registry
 
     found = study_checksums(config, expected["seeds"], tmp_path / "study")
     assert found["rows"] == expected["rows"]
     # Every stored column keeps its checksum; a column added since is a cell's named parameter
-    # (its reward model's or correction's, study.orchestration.storage.cells_table) or, where
-    # answers cost tokens, the verdict that decides a reward (study.model.schema).
+    # (its reward model's, correction's or population law's,
+    # study.orchestration.storage.cells_table) or, where answers cost tokens, the verdict that
+    # decides a reward (study.model.schema).
     assert {name: found["columns"].get(name) for name in expected["columns"]} == (
         expected["columns"])
     named = ({p.name for model in registry.reward_models() for p in model.parameters}
-             | {p.name for p in registry.correction_parameters()} | {"verdict"})
+             | {p.name for p in registry.correction_parameters()} | {"verdict"}
+             | {f"{population.NAME}_{name}" for name in population.PARAMETERS})
     assert set(found["columns"]) - set(expected["columns"]) <= named
     assert found.get("curves") == expected.get("curves")
 

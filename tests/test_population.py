@@ -19,7 +19,6 @@ from analysis.prompts.outcomes import band_rows
 from analysis.prompts.study_tables import study_tables
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
-from reference.prompts import PASS_FIELDS
 from study.core import prompt_rules
 from study.core.streams import POPULATION, run_keys
 from study.model import population, registry
@@ -34,10 +33,19 @@ ALPHA = 1e-6
 
 def population_of(prompts: int, environments: int, a: float = 0.5, b: float = 0.5,
                   concentration: float = 8.0, sigma: float = 1.5, arms: int = 3,
-                  root_seed: int = 7) -> Environment:
-    """A population's dataset as a config makes it."""
-    return Environment.drawn(population.NAME, arms, (environments, a, b, concentration, sigma)
-                             ).with_prompts(prompts).with_population_seed(root_seed)
+                  root_seed: int = 7, fewest_arms: int | None = None) -> Environment:
+    """A population's dataset as a config makes it (its environments of ``fewest_arms`` to
+    ``arms`` arms; ``arms`` each by default)."""
+    law = population.stated((environments, a, b, concentration, sigma, fewest_arms or arms),
+                            arms)
+    return Environment.drawn(population.NAME, arms, law).with_prompts(
+        prompts).with_population_seed(root_seed)
+
+
+def ragged(values: np.ndarray, present: np.ndarray) -> list[list[float]]:
+    """A run's prompts' values (P, K) as the reference takes them: prompt i's first
+    ``present[i]``."""
+    return [row[:count].tolist() for row, count in zip(values, present, strict=True)]
 
 
 def test_the_environments_difficulties_follow_their_beta_law() -> None:
@@ -97,6 +105,33 @@ def test_the_population_is_the_studys_and_the_values_are_the_seeds() -> None:
     assert np.array_equal(values, env.prompt_values(run_keys(7, np.arange(2))))
 
 
+def test_the_environments_arms_follow_their_uniform_law() -> None:
+    # 5,000 environments of 2 to 6 arms: Pearson's chi-square test of their counts against the
+    # uniform law on {2, ..., 6} rejects a correct draw with probability ALPHA; with 1,000
+    # expected per count it detects a shift of about 0.04 in one count's share.
+    drawn = population_of(20000, 5000, arms=6, fewest_arms=2).population
+    counts = np.bincount(drawn.arms, minlength=7)[2:]
+    assert counts.sum() == 5000
+    assert stats.chisquare(counts).pvalue > ALPHA
+    assert (drawn.prompt_arms == np.repeat(drawn.arms, drawn.holdings)).all()
+
+
+def test_the_arms_are_drawn_last_so_a_population_of_k_arms_each_is_unchanged() -> None:
+    # The difficulties and shares are those of the same law with K arms each; so are the
+    # prompts' values of arms they keep, and the arms they lose are 0.
+    mixed = population_of(500, 40, arms=5, fewest_arms=2)
+    even = population_of(500, 40, arms=5)
+    assert even.params == (40, 0.5, 0.5, 8.0, 1.5) and len(mixed.params) == 6
+    assert (even.population.arms == 5).all() and mixed.population.arms.min() == 2
+    for name in ("pass_probability", "holdings", "band"):
+        assert np.array_equal(getattr(mixed.population, name), getattr(even.population, name))
+    keys = run_keys(3, np.arange(2))
+    kept = np.arange(5)[None, :] < mixed.prompt_arms()[:, None]
+    assert np.array_equal(mixed.prompt_values(keys)[:, kept], even.prompt_values(keys)[:, kept])
+    assert (mixed.prompt_values(keys)[:, ~kept] == 0.0).all()
+    assert mixed.chance == pytest.approx(np.mean(1.0 / mixed.prompt_arms()), rel=1e-12)
+
+
 def test_bands_hold_whole_environments_ranked_by_difficulty() -> None:
     drawn = population_of(400, 37).population
     order = np.argsort(drawn.pass_probability, kind="stable")
@@ -107,13 +142,16 @@ def test_bands_hold_whole_environments_ranked_by_difficulty() -> None:
 
 @st.composite
 def population_case(draw: st.DrawFn) -> tuple:
+    # Environments of 2 or 3 arms, or of 3 each: the drivers compiled for K = 3 run prompts
+    # of fewer arms than their dataset's K beside prompts of K.
     environments = draw(st.integers(1, 6))
     prompts = draw(st.integers(environments, 14))
     env = population_of(prompts, environments, a=draw(st.sampled_from([0.2, 1.0, 3.0])),
                         b=draw(st.sampled_from([0.2, 1.0, 3.0])),
                         concentration=draw(st.sampled_from([0.5, 8.0, 200.0])),
                         sigma=draw(st.sampled_from([0.0, 1.5])),
-                        root_seed=draw(st.integers(0, 2**32)))
+                        root_seed=draw(st.integers(0, 2**32)),
+                        fewest_arms=draw(st.sampled_from([2, 3])))
     budgets = sorted(draw(st.sets(st.integers(1, 40 * prompts), min_size=1, max_size=3)))
     return env, draw(st.integers(0, 2**32)), draw(st.integers(1, 2)), budgets
 
@@ -126,37 +164,44 @@ def test_the_kernel_agrees_with_the_reference_per_environment(case: tuple, rule:
     values = env.prompt_values(keys)
     groups = readout_groups(env, values)
     assert groups[1] == len(env.population.holdings)
+    present = env.prompt_arms()
     out = simulate_values(values, keys, 0.5, "leave_one_out", 4, rule, tuple(budgets),
-                          groups=groups)
+                          groups=groups, present=present)
     for run in range(seeds):
-        expected = reference.run(keys[run], values[run].tolist(), 0.5, "leave_one_out", 4, rule,
-                                 budgets, groups=(groups[0][run].tolist(), groups[1]))
+        expected = reference.run(keys[run], ragged(values[run], present), 0.5, "leave_one_out",
+                                 4, rule, budgets, groups=(groups[0][run].tolist(), groups[1]))
         for name in prompt_rules.FIELDS:
             assert getattr(out, name)[run].tolist() == expected[name], (run, name)
 
 
 @settings(max_examples=15, deadline=None)
-@given(population_case(), st.integers(0, 3), st.sampled_from(["none", "tis"]))
+@given(population_case(), st.integers(0, 3), st.sampled_from(["none", "tis"]),
+       st.sampled_from([(0.0, 1.0, 0.0, "exact"), (0.5, 0.9, 0.1, "k3_is"),
+                        (0.0, 1.0, 0.1, "k3"), (0.5, 1.0, 0.1, "exact")]))
 def test_the_nested_driver_agrees_with_the_reference_per_environment(
-        case: tuple, lag: int, correction: str) -> None:
-    # 130 prompts or more put the lanes in more than one block.
+        case: tuple, lag: int, correction: str, serving: tuple) -> None:
+    # 130 prompts or more put the lanes in more than one block; a mismatch, top-p and a KL
+    # term whose uniform policy is over each prompt's own arms, with prompts of fewer arms.
     env, root_seed, seeds, budgets = case
     env = replace(env, prompts=env.prompts + 130)
     keys = run_keys(root_seed, np.arange(seeds))
     values = env.prompt_values(keys)
     groups = readout_groups(env, values)
-    sampler = OffPolicy(lag=lag, correction=correction)
+    present = env.prompt_arms()
+    mismatch, top_p, kl_beta, kl_estimator = serving
+    sampler = OffPolicy(lag=lag, correction=correction, mismatch=mismatch, top_p=top_p,
+                        kl_beta=kl_beta, kl_estimator=kl_estimator)
     out = simulate_passes_values(values, keys, env, 0.5, "group_mean", 4, tuple(budgets),
-                                 sampler, groups=groups)
+                                 sampler, groups=groups, present=present)
     for run in range(seeds):
-        expected = reference.run_passes(keys[run], values[run].tolist(), 0.5, "group_mean", 4,
-                                        budgets, sampler, groups=(groups[0][run].tolist(),
-                                                                  groups[1]))
+        expected = reference.run_passes(keys[run], ragged(values[run], present), 0.5,
+                                        "group_mean", 4, budgets, sampler,
+                                        groups=(groups[0][run].tolist(), groups[1]),
+                                        arms=env.arms)
         for name in prompt_rules.FIELDS:
-            np.testing.assert_allclose(getattr(out, name)[run], expected[name], rtol=1e-12,
-                                       atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(out.served_pass_rate[run], expected[PASS_FIELDS[0]],
-                                   rtol=1e-12, atol=1e-12)
+            assert getattr(out, name)[run].tolist() == expected[name], (run, name)
+        for name in ("served_pass_rate", "stuck"):
+            assert getattr(out, name)[run].tolist() == expected[name], (run, name)
 
 
 def test_the_runs_are_per_environment_and_sum_to_the_bands() -> None:
@@ -179,6 +224,9 @@ def test_the_runs_are_per_environment_and_sum_to_the_bands() -> None:
     ({"a": 0.0}, 100, "grid.probs[0].a"),
     ({"concentration": -1}, 100, "grid.probs[0].concentration"),
     ({"sigma": 9}, 100, "grid.probs[0].sigma"),
+    ({"fewest_arms": 1}, 100, "grid.probs[0].fewest_arms"),
+    ({"fewest_arms": 4}, 100, "grid.probs[0].fewest_arms"),
+    ({"fewest_arms": 2.5}, 100, "grid.probs[0].fewest_arms"),
     ({"environments": 50}, 20, "grid.probs[0].environments"),
     ({}, 0, "grid.prompts[0]"),
     ({}, [100, 200], "grid.prompts"),
@@ -203,16 +251,21 @@ def test_a_population_without_many_prompts_is_refused(write_config) -> None:
     assert result.returncode == 2 and "grid.probs[0].draw" in result.stderr
 
 
-def test_the_achievable_pass_rate_of_a_population_is_its_prompts_mean() -> None:
+@pytest.mark.parametrize(("arms", "fewest_arms"), [(3, 3), (5, 2)])
+def test_the_achievable_pass_rate_of_a_population_is_its_prompts_mean(
+        arms: int, fewest_arms: int) -> None:
     # The start (E[mean_k v]) and best (E[max_k v]) of a population's dataset against a Monte
     # Carlo over 400 seeds of its own draws: each seed's mean over the prompts is one value, the
     # seeds independent, so the estimate's error is its standard error; the bound is 4.9 of
     # them (a two-sided normal test at ALPHA).
-    env = population_of(60, 12, a=0.5, b=0.5, concentration=8.0, sigma=1.0)
+    # Environments of 2 to 5 arms as well: a prompt's start is the mean of its own arms.
+    env = population_of(60, 12, a=0.5, b=0.5, concentration=8.0, sigma=1.0, arms=arms,
+                        fewest_arms=fewest_arms)
     values = env.prompt_values(run_keys(13, np.arange(400)))
+    present = env.prompt_arms()
     found = achievable(env)
     bound = stats.norm.isf(ALPHA / 2)
-    for expected, per_seed in ((found.start, values.mean(axis=2).mean(axis=1)),
+    for expected, per_seed in ((found.start, (values.sum(axis=2) / present).mean(axis=1)),
                                (found.best, values.max(axis=2).mean(axis=1))):
         error = per_seed.std(ddof=1) / np.sqrt(len(per_seed))
         assert abs(per_seed.mean() - expected) < bound * error

@@ -40,6 +40,7 @@ from study.core.kernel import (
     spend,
 )
 from study.core.philox import philox_block
+from study.core.prompt_rules import ABSENT_BELOW
 from study.core.softmax import inverse_cdf, softmax_weights
 from study.core.state import (
     BEST,
@@ -261,13 +262,23 @@ def _weights(n_arms, s, o, scored, block, lanes, pulled, advantage, weight, bits
 @inline_jit
 def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
     """The factor of the score of an arm drawn with learner probability ``p`` and sampler
-    probability ``mu`` in the estimator's gradient of KL(pi || uniform): k1's 1, k3's
-    1 - 1 / (K p), k3_is's (p / mu) ln(K p)."""
+    probability ``mu`` in the estimator's gradient of KL(pi || uniform) over ``n_arms`` arms:
+    k1's 1, k3's 1 - 1 / (K p), k3_is's (p / mu) ln(K p)."""
     if estimator == K1:
         return 1.0
     if estimator == K3:
         return 1.0 - 1.0 / (n_arms * p)
     return p / mu * _log_or_zero(p * n_arms)
+
+
+@inline_jit
+def _present(n_arms, s, j):  # pragma: no cover
+    """Lane j's arms, a double: K, but for a prompt of fewer arms those whose logits are not
+    ``study.core.prompt_rules.ABSENT``; the uniform policy of KL(pi || uniform) is over them."""
+    count = 0.0
+    for k in range(n_arms):
+        count += select(s[arm_row(PARAMS, k) + j] > ABSENT_BELOW, 1.0, 0.0)
+    return count
 
 
 @inline_jit
@@ -282,21 +293,23 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts) -> None:  # pra
     if estimator == EXACT:
         for j in range(lanes):
             inverse = o[lane_row(FULL_INVERSE) + j]
+            present = _present(n_arms, s, j)
             divergence = 0.0
             for k in range(n_arms):
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
-                divergence += p * _log_or_zero(p * n_arms)
+                divergence += p * _log_or_zero(p * present)
             for k in range(n_arms):
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
-                o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * n_arms) - divergence)
+                o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * present) - divergence)
         return
     # The factor of each arm once, not a logarithm and a division per rollout: a rollout's is
     # its arm's, picked by a select (an arm outside top-p, whose factor divides by 0, is never
     # drawn).
     for j in range(lanes):
+        present = _present(n_arms, s, j)
         for k in range(n_arms):
             o[arm_row(FACTOR, k) + j] = _estimator_factor(
-                estimator, n_arms, s[arm_row(WEIGHTS, k) + j] * o[lane_row(FULL_INVERSE) + j],
+                estimator, present, s[arm_row(WEIGHTS, k) + j] * o[lane_row(FULL_INVERSE) + j],
                 o[arm_row(SAMPLER, k) + j] * o[lane_row(SAMPLER_INVERSE) + j])
     for i in range(pulled.shape[0]):
         for j in range(lanes):

@@ -62,7 +62,7 @@ from study.core.offpolicy import (
     _update,
 )
 from study.core.philox import stream_block, unit32
-from study.core.prompt_rules import FLOOR, IDLE_PASSES, STUCK_GAIN, STUCK_WRONG_MASS
+from study.core.prompt_rules import ABSENT, FLOOR, IDLE_PASSES, STUCK_GAIN, STUCK_WRONG_MASS
 from study.core.prompts import pass_order, pass_rate, prompt_softmax, record_bands
 from study.core.reward_hooks import draws_own, own_pair
 from study.core.softmax import inverse_cdf
@@ -185,6 +185,19 @@ def _block(arms, model, run_keys, lanes, values, best, prompts, shaping, budgets
 
 
 @jit
+def _absent(arms, s, history, lag, present, lanes) -> None:  # pragma: no cover
+    """A block's arms past each lane's prompt's arms ``present`` ``ABSENT``, in its state's
+    logits and in every slot of its sampler's history (the logits before the first update, read
+    while the update is below the lag); a lane past the block's prompts as its first."""
+    for j in range(lanes):
+        lane = np.uint64(j)  # an unsigned offset (``study.core.state``)
+        for k in range(present[j] if j < present.shape[0] else present[0], arms):
+            s[arm_row(PARAMS, k) + lane] = ABSENT
+            for slot in range(lag + 1):
+                history[_slot_row(arms, slot, k) + lane] = ABSENT
+
+
+@jit
 def _lane_blocks(first, shift, count, schedule, out) -> None:  # pragma: no cover
     """Blocks (first[j] >> shift) + b, b < ``count``, of a stream (``schedule``) for every lane
     j: rows 4 b .. 4 b + 3 of ``out`` their four words as uniforms. A loop of its own, so that
@@ -225,7 +238,7 @@ def _room(room):  # pragma: no cover
 
 
 @jit
-def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameters, lr,
+def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, parameters, lr,
          leave_one_out, zscore, group, allocation, lag, mismatch, top_p,
          weight, weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
          extra) -> None:  # pragma: no cover
@@ -274,6 +287,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
         o[:] = 1.0  # KEPT: all, as with top_p 1
         samplers.append(o)
         histories.append(np.zeros(np.int64(_slot_row(arms, lag + 1, 0))))
+        _absent(arms, states[b][0], histories[b], lag, present[lo:lo + used], lanes)
         pulled.append(aligned_rows(room, lanes))
         rewards.append(aligned_rows(room, lanes))
         answered.append(np.zeros(lanes))
@@ -328,7 +342,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, best, band, parameter
     # policy's (the best arms' share of the arms).
     previous = np.empty(prompts)
     for i in range(prompts):
-        previous[i] = best[seed, i].sum() / arms
+        previous[i] = best[seed, i].sum() / present[i]
     reading = np.empty(2)
     scale_step = lr * (1.0 / group)
     spent = 0.0
@@ -673,12 +687,13 @@ def _sized_advantages(s, base, spare, lanes, rewards, advantage, sizes, leave_on
 
 
 @jit
-def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, parameters, lr,
-                    leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
+def simulate_passes(name, n_arms, model, shaping, keys, values, present, best, band, parameters,
+                    lr, leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
                     weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
                     extra) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2)) on P prompts of K arms,
-    ``values``, ``best`` and ``band`` as ``study.core.prompts.simulate_prompts`` takes them,
+    ``values``, ``present``, ``best`` and ``band`` as ``study.core.prompts.simulate_prompts``
+    takes them,
     their groups' sizes those of the allocation rule ``allocation`` = (its code
     (``study.core.allocation_hooks``), whether it gives every prompt G = ``group`` every pass,
     whether it reads the prompts' policies, whether the steps are normalised per batch), their
@@ -693,7 +708,7 @@ def simulate_passes(name, n_arms, model, shaping, keys, values, best, band, para
     nb.literally(model)
     nb.literally(shaping)
     for seed in range(keys.shape[0]):
-        _run(name, n_arms, model, shaping, np.int64(seed), keys, values, best, band, parameters,
-             lr, leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
+        _run(name, n_arms, model, shaping, np.int64(seed), keys, values, present, best, band,
+             parameters, lr, leave_one_out, zscore, group, allocation, lag, mismatch, top_p, weight,
              weighting, bits, keep_mask, corrections, beta, estimator, meter, budgets, out,
              extra)

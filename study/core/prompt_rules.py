@@ -49,3 +49,13 @@ budget doubles."""
 MAX_PROMPTS = 2**20
 """Most prompts a dataset may have: V3.2's 85,000 with room (a prompt index is one 32-bit word of
 the Philox counter, so the streams would allow 2^32)."""
+ABSENT = -1e300
+"""The logit of an arm a prompt does not have (a population's environment of fewer arms than its
+dataset's K, ``study.model.population``), from the start: finite, so that no product with it is
+NaN, and so far below any logit that its softmax weight is exactly 0 (``fast_exp`` flushes it),
+a step adds exactly 0 to it and a mismatch's noise leaves it as it is. A sum over the arms then
+adds 0.0 for it, and the prompt runs bit for bit as a bandit of its own arms, as the reference
+runs it (``reference/prompts.py``)."""
+ABSENT_BELOW = -1e299
+"""A logit below this is an absent arm's (``ABSENT``): a learner's logits never come near it (a
+run's state turns non-finite first)."""

@@ -2,18 +2,17 @@
 out; no Python objects, no I/O.
 
 A run trains P prompts, each a Bernoulli bandit of K arms with its own softmax policy (K logits from
-0; prompts share nothing), in passes. At the start of pass r an allocation rule gives prompt i a
-group size n_i (0: skipped), and the prompts run their groups in a random order: n_i rollouts of the
-prompt's policy, then REINFORCE's group update with a group estimator (``group_mean``,
-``group_zscore`` or ``leave_one_out`` of ``study.learners.reinforce``, with n_i in the place of G),
-its step normalised by n_i or by the configured G (``prompt_rules.NORMALIZATIONS``). Rollout m of
-prompt i draws from main-stream block (m div 2, i, 0, 0), so prompt 0 sees the draws of a
-single-prompt run; the order, skip and tie-break draws have streams of their own
-(``study.core.streams``). Checkpoint C records the state after the longest run of groups, in the
-order they ran, whose rollouts add up to at most C, per group of prompts (a difficulty band, or an
-environment of a population). The model in
-words is README.md's; ``reference/prompts.py`` is its executable spec, and the two agree
-exactly.
+0; prompts share nothing; a prompt of fewer arms has ``ABSENT`` logits past them), in passes. At the
+start of pass r an allocation rule gives prompt i a group size n_i (0: skipped), and the prompts run
+their groups in a random order: n_i rollouts of the prompt's policy, then REINFORCE's group update
+with a group estimator (``group_mean``, ``group_zscore`` or ``leave_one_out`` of
+``study.learners.reinforce``, with n_i in the place of G), its step normalised by n_i or by the
+configured G (``prompt_rules.NORMALIZATIONS``). Rollout m of prompt i draws from main-stream block
+(m div 2, i, 0, 0), so prompt 0 sees the draws of a single-prompt run; the order, skip and tie-break
+draws have streams of their own (``study.core.streams``). Checkpoint C records the state after the
+longest run of groups, in the order they ran, whose rollouts add up to at most C, per group of
+prompts (a difficulty band, or an environment of a population). The model in words is README.md's;
+``reference/prompts.py`` is its executable spec, and the two agree exactly.
 
 The groups of a pass do not depend on the order they run in (prompts share nothing, and each
 prompt's draws are its own), so the kernel runs a pass with the prompts as the lanes of its
@@ -37,7 +36,7 @@ from study.core.fastexp import fast_exp
 from study.core.jit import inline_jit, jit, parallel_jit
 from study.core.kernel import break_tie
 from study.core.philox import philox_block, unit32
-from study.core.prompt_rules import BANDS, FLOOR, IDLE_PASSES
+from study.core.prompt_rules import ABSENT, BANDS, FLOOR, IDLE_PASSES
 from study.core.state import arm_count
 from study.core.streams import (
     MAIN_C2,
@@ -401,8 +400,8 @@ def record_bands(arms, budget, k0, k1, values, best, band, logits, weights, norm
 
 
 @jit
-def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_batch, group, rule,
-                  budgets, out) -> None:  # pragma: no cover
+def _simulate_run(n_arms, seed, keys, values, present, best, band, lr, estimator, per_batch,
+                  group, rule, budgets, out) -> None:  # pragma: no cover
     """Run ``seed`` of ``simulate_prompts``, into row ``seed`` of ``out``. A function of its own,
     not the parallel loop's body: numba's parallel lowering analyses and compiles a loop's body
     again as a function of its own, and on this one that took most of the kernel's compile time
@@ -414,6 +413,9 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
     v = values[seed]
     arm_values = np.ascontiguousarray(v.T)
     logits = np.zeros((arms, prompts))
+    for i in range(prompts):
+        for k in range(present[i], arms):
+            logits[k, i] = ABSENT
     weights = np.empty((arms, prompts))
     policy = np.empty((arms, prompts))
     norm = np.empty(prompts)
@@ -502,10 +504,11 @@ def _simulate_run(n_arms, seed, keys, values, best, band, lr, estimator, per_bat
 
 
 @parallel_jit
-def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalization, group, rule,
-                     budgets, out) -> None:  # pragma: no cover
+def simulate_prompts(n_arms, keys, values, present, best, band, lr, estimator, normalization,
+                     group, rule, budgets, out) -> None:  # pragma: no cover
     """Simulate one run per row of ``keys`` (uint64, (runs, 2): the runs' Philox keys) on P prompts
-    of K arms, ``values`` (runs, P, K) their pass probabilities, ``best`` (runs, P, K) their best
+    of K arms, ``values`` (runs, P, K) their pass probabilities, ``present`` (P,) each prompt's
+    arms (K, or fewer: its arms past them are ``ABSENT``), ``best`` (runs, P, K) their best
     arms and ``band`` (runs, P) the group each prompt's readouts are summed in (its difficulty
     band, ``difficulty_bands``, or its environment of a population); ``lr``, ``estimator``
     (a code of ``ESTIMATORS``), ``normalization`` (a code of ``NORMALIZATIONS``), ``group`` G (>= 2)
@@ -521,5 +524,5 @@ def simulate_prompts(n_arms, keys, values, best, band, lr, estimator, normalizat
     for seed in nb.prange(values.shape[0]):
         # As an int64: numba types the loop's index as one, then as a uint64 in the parallel
         # loop's own function, and would compile the run twice.
-        _simulate_run(n_arms, np.int64(seed), keys, values, best, band, lr, estimator,
-                      per_batch, group, rule, budgets, out)
+        _simulate_run(n_arms, np.int64(seed), keys, values, present, best, band, lr,
+                      estimator, per_batch, group, rule, budgets, out)

@@ -989,9 +989,11 @@ def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
         raise ConfigError(f"{field}.draw", draw, f"is not one of {', '.join(allowed)}")
     _check_keys(field, table, {"draw", "arms", *DRAWS[draw]}, required={"arms"})
     arms = _check_int(f"{field}.arms", table["arms"], 2, MAX_ARMS)
+    # A population's environments have the entry's arms each unless it says fewer.
+    defaults = _DRAW_DEFAULTS[draw] | ({"fewest_arms": arms} if draw == population.NAME else {})
     params = []
     for name in DRAWS[draw]:
-        value = table.get(name, _DRAW_DEFAULTS[draw].get(name))
+        value = table.get(name, defaults.get(name))
         if value is None:
             raise ConfigError(f"{field}.{name}", None, "is missing")
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
@@ -1013,15 +1015,20 @@ def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
         if not 0.0 <= params[1] <= MAX_SD:
             raise ConfigError(f"{field}.sd", params[1], f"is outside [0, {MAX_SD:g}]")
     if draw == population.NAME:
-        _check_population(field, params)
+        _check_population(field, params, arms)
+        params = list(population.stated(tuple(params), arms))
     return Environment.drawn(draw, arms, tuple(params))
 
 
-def _check_population(field: str, params: list[float]) -> None:
+def _check_population(field: str, params: list[float], arms: int) -> None:
     """A population's law (``study.model.population``) is one numpy can sample: a whole number
     of environments, beta parameters and a concentration in the range a bandit's beta has, a
-    spread of shares in [0, MAX_SIGMA]."""
-    environments, a, b, concentration, sigma = params
+    spread of shares in [0, MAX_SIGMA], a whole number of fewest arms from 2 to the entry's
+    arms."""
+    environments, a, b, concentration, sigma, fewest_arms = params
+    if not fewest_arms.is_integer() or not 2 <= fewest_arms <= arms:
+        raise ConfigError(f"{field}.fewest_arms", fewest_arms,
+                          f"is not a whole number in [2, {arms}] (the entry's arms)")
     if not environments.is_integer() or not 1 <= environments <= prompt_rules.MAX_PROMPTS:
         raise ConfigError(f"{field}.environments", environments,
                           f"is not a whole number in [1, {prompt_rules.MAX_PROMPTS}]")

@@ -122,9 +122,9 @@ class Environment:
         if self.population_seed is None:
             raise ValueError("a population's environments need the root seed that draws them "
                              "(with_population_seed)")
-        environments, a, b, _, sigma = self.params
+        environments, a, b, _, sigma, fewest_arms = population.law(self.params, self.arms)
         return population.draw(self.population_seed, self.prompts, int(environments), a, b,
-                               sigma)
+                               sigma, self.arms, int(fewest_arms))
 
     @property
     def is_population(self) -> bool:
@@ -212,7 +212,11 @@ class Environment:
     def chance(self) -> float:
         """Accuracy of a policy that never trains: its greedy arm is uniform over the arms, so it
         is right with probability (number of best arms) / K; drawn values are continuous, so one
-        arm is best (ties have probability 0)."""
+        arm is best (ties have probability 0); a population's, the mean of 1 / K_e over its
+        prompts."""
+        drawn = self.population
+        if drawn is not None:
+            return float(np.average(1.0 / drawn.arms, weights=drawn.holdings))
         if self.values is None:
             return 1.0 / self.arms
         return sum(v == max(self.values) for v in self.values) / self.arms
@@ -234,14 +238,22 @@ class Environment:
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,
-                **dict(zip(DRAWS[self.draw], self.params, strict=True)), **extra}
+                **dict(zip(DRAWS[self.draw], self.params, strict=self.draw != population.NAME)),
+                **extra}
+
+    def prompt_arms(self) -> np.ndarray:
+        """Each prompt's arms, (P,) int64: K, or its environment's K_e in a population
+        (``study.model.population``)."""
+        drawn = self.population
+        return (np.full(self.prompts, self.arms, dtype=np.int64) if drawn is None
+                else drawn.prompt_arms)
 
     def prompt_values(self, keys: np.ndarray) -> np.ndarray:
         """Every prompt's arm values for each run, shape (len(keys), P, K): the fixed values
         repeated, or P K values drawn per run from its own stream, prompt i's being the i-th K
         of them (so a dataset of one prompt has the values ``arm_values`` gives); a population's
         from each prompt's environment's law, in one draw per run
-        (``study.model.population``)."""
+        (``study.model.population``), 0 for a prompt's arms past its ``prompt_arms``."""
         if self.values is not None:
             return np.tile(np.asarray(self.values, dtype=np.float64),
                            (len(keys), self.prompts, 1))
@@ -252,6 +264,7 @@ class Environment:
                     for p in drawn.prompt_parameters(self.params[3]))
             for row, key in enumerate(keys):
                 out[row] = _instance_generator(key).beta(a, b)
+            out[:, np.arange(self.arms)[None, :] >= drawn.prompt_arms[:, None]] = 0.0
             return out
         for row, key in enumerate(keys):
             out[row] = draw_instance(key, self.draw, self.params,
@@ -281,6 +294,10 @@ def _instance_generator(key: np.ndarray) -> np.random.Generator:
                                                 counter=np.array(INSTANCE, dtype=np.uint64)))
 
 
-def best_arms(values: np.ndarray) -> np.ndarray:
-    """Which arms have the largest value, per run (several where the maximum is tied)."""
-    return values == values.max(axis=-1, keepdims=True)
+def best_arms(values: np.ndarray, arms: np.ndarray | None = None) -> np.ndarray:
+    """Which arms have the largest value, per run (several where the maximum is tied); of a
+    dataset's values (runs, P, K), among each prompt's first ``arms[i]`` (P,) where given."""
+    best = values == values.max(axis=-1, keepdims=True)
+    if arms is not None:
+        best &= np.arange(values.shape[-1]) < arms[:, None]
+    return best

@@ -12,14 +12,20 @@ The law (a ``grid.probs`` entry ``{draw = "population", ...}``, ``PARAMETERS`` i
 * environment e holds n_e prompts, n_1 + ... + n_E = P: equal shares for ``sigma`` 0 (P div E
   each, the first P mod E one more), else one each and the other P - E spread by a multinomial
   draw over weights exp(sigma z_e), z_e standard normal: lognormal, heavy-tailed shares, as a
-  real dataset's environments are.
+  real dataset's environments are;
+* environment e's prompts have K_e arms: the entry's ``arms`` K each, or, with ``fewest_arms``
+  below K, K_e drawn uniformly from ``fewest_arms`` .. K, as environments differ in how many
+  answers a prompt admits. Each prompt's values are drawn for K arms, and a prompt of K_e arms
+  keeps the first K_e (``Drawn.prompt_arms``; the kernels' arms past K_e are ``ABSENT``).
 
 The environments (m_e and n_e) are drawn once per study, from the root seed's own ``POPULATION``
 stream (``study.core.streams``): every seed and cell of the study trains on the same population,
 and the seeds differ in the prompts' values drawn within it (a study's conclusions are about
-that population, as a trainer's are about its dataset). The prompts are in environment order,
-environment 0's first. An environment's difficulty band is its rank by m_e (ties by index) times
-``study.core.prompt_rules.BANDS`` div E, so a band holds whole environments.
+that population, as a trainer's are about its dataset). The arms are drawn after the
+environments' difficulties and shares, and only where ``fewest_arms`` is below K: a law's
+difficulties and shares do not depend on its ``fewest_arms``. The prompts are in environment
+order, environment 0's first. An environment's difficulty band is its rank by m_e (ties by
+index) times ``study.core.prompt_rules.BANDS`` div E, so a band holds whole environments.
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from study.core.streams import POPULATION
 
 NAME = "population"
 """The ``draw`` of a population's ``grid.probs`` entry."""
-PARAMETERS = ("environments", "a", "b", "concentration", "sigma")
-"""The law's parameters, in the order ``Environment.params`` holds them."""
+PARAMETERS = ("environments", "a", "b", "concentration", "sigma", "fewest_arms")
+"""The law's parameters, in the order ``Environment.params`` holds them; the last only where it
+is below the entry's ``arms`` (``law``): a population of K arms each is described, in its cells'
+text and its shards' keys, without it."""
 BETA_RANGE = (1e-3, 1e3)
 """The range of a drawn bandit's beta parameters (``study.model.config``), in which a
 population's prompts' are held too."""
@@ -44,20 +52,45 @@ MAX_SIGMA = 5.0
 hundred times another's typical share)."""
 
 
+def law(params: tuple[float, ...], arms: int) -> tuple[float, ...]:
+    """Every parameter of ``PARAMETERS`` from an environment's ``params`` and its ``arms``:
+    ``fewest_arms`` is K where ``params`` leaves it out."""
+    return (*params, float(arms)) if len(params) < len(PARAMETERS) else tuple(params)
+
+
+def columns(params: tuple[float, ...], arms: int) -> dict[str, float]:
+    """The law's parameters as a table's columns, ``population_<name>`` (``law``)."""
+    return {f"{NAME}_{name}": float(value)
+            for name, value in zip(PARAMETERS, law(params, arms), strict=True)}
+
+
+def stated(params: tuple[float, ...], arms: int) -> tuple[float, ...]:
+    """The ``params`` an environment of ``arms`` arms holds for a law's ``PARAMETERS``: all but
+    ``fewest_arms`` where it is K (``PARAMETERS``)."""
+    return tuple(params[:-1]) if params[-1] == arms else tuple(params)
+
+
 @dataclass(frozen=True)
 class Drawn:
     """A study's drawn population: each environment's mean pass probability
     (``pass_probability``, E floats: its difficulty, higher is easier), the prompts it holds
-    (``holdings``, E ints summing to P) and its difficulty band (E ints)."""
+    (``holdings``, E ints summing to P), its difficulty band (E ints) and its prompts' arms
+    (``arms``, E ints)."""
 
     pass_probability: np.ndarray
     holdings: np.ndarray
     band: np.ndarray
+    arms: np.ndarray
 
     @property
     def environment_of(self) -> np.ndarray:
         """Each prompt's environment, (P,) int64: environment 0's prompts first."""
         return np.repeat(np.arange(len(self.holdings), dtype=np.int64), self.holdings)
+
+    @property
+    def prompt_arms(self) -> np.ndarray:
+        """Each prompt's arms K_e, (P,) int64."""
+        return np.repeat(self.arms, self.holdings)
 
     def prompt_parameters(self, concentration: float) -> tuple[np.ndarray, np.ndarray]:
         """Each prompt's beta parameters (P,) of its arms' pass probabilities."""
@@ -68,20 +101,21 @@ class Drawn:
 
 
 def draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
-         sigma: float) -> Drawn:
+         sigma: float, arms: int, fewest_arms: int) -> Drawn:
     """The population of a study of root seed ``root_seed`` whose dataset has ``prompts``
-    prompts in ``environments`` environments (the module docstring); ValueError if there are
-    more environments than prompts (each holds one at least)."""
+    prompts in ``environments`` environments of ``fewest_arms`` to ``arms`` arms (the module
+    docstring); ValueError if there are more environments than prompts (each holds one at
+    least)."""
     if not 1 <= environments <= prompts:
         raise ValueError(f"{environments} environments cannot hold {prompts} prompts, "
                          "one at least each")
     return _draw(int(root_seed), int(prompts), int(environments), float(a), float(b),
-                 float(sigma))
+                 float(sigma), int(arms), int(fewest_arms))
 
 
 @cache
 def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
-          sigma: float) -> Drawn:
+          sigma: float, arms: int, fewest_arms: int) -> Drawn:
     state = np.random.SeedSequence(root_seed, spawn_key=(POPULATION,)).generate_state(
         2, np.uint64)
     generator = np.random.Generator(np.random.Philox(key=state))
@@ -96,6 +130,8 @@ def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
     band = np.empty(environments, dtype=np.int64)
     band[order] = np.arange(environments) * prompt_rules.BANDS // environments
     holdings = holdings.astype(np.int64)
-    for array in (pass_probability, holdings, band):
+    counts = (generator.integers(fewest_arms, arms + 1, environments) if fewest_arms < arms
+              else np.full(environments, arms)).astype(np.int64)
+    for array in (pass_probability, holdings, band, counts):
         array.flags.writeable = False
-    return Drawn(pass_probability, holdings, band)
+    return Drawn(pass_probability, holdings, band, counts)

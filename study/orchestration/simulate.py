@@ -240,13 +240,15 @@ def simulate_dataset(simulation: Simulation, keys: np.ndarray, budgets: tuple[in
     env = simulation.environment
     values = env.prompt_values(keys)
     groups = readout_groups(env, values)
+    present = env.prompt_arms()
     if simulation.offpolicy is None and env.lengths is None and env.reward == DEFAULT_VERDICT:
         return simulate_values(values, keys, simulation.lr, simulation.baseline,
                                simulation.group_size, simulation.allocation, budgets,
-                               simulation.normalization, groups)
+                               simulation.normalization, groups, present)
     return simulate_passes_values(values, keys, env, simulation.lr, simulation.baseline,
                                   simulation.group_size, budgets, simulation.offpolicy, tokens,
-                                  simulation.allocation, simulation.normalization, groups)
+                                  simulation.allocation, simulation.normalization, groups,
+                                  present)
 
 
 Groups = tuple[np.ndarray, int]
@@ -267,20 +269,21 @@ def readout_groups(environment: Environment, values: np.ndarray) -> Groups:
 
 def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: str,
                     group: int, rule: str, budgets: tuple[int, ...],
-                    normalization: str = "per_group", groups: Groups | None = None
-                    ) -> PromptShardResult:
+                    normalization: str = "per_group", groups: Groups | None = None,
+                    present: np.ndarray | None = None) -> PromptShardResult:
     """The many-prompts kernel on the prompts' arm values ``values`` (runs, P, K), one run per
     row of ``keys``, with the group estimator ``estimator``, the allocation rule ``rule`` and
     the update's ``normalization`` by name, its readouts summed per group of ``groups`` (default:
-    difficulty bands) (``simulate_dataset`` for a simulation's own values; the tests give
-    theirs)."""
+    difficulty bands), each prompt i of its first ``present[i]`` arms (default: K) (P,)
+    (``simulate_dataset`` for a simulation's own values; the tests give theirs)."""
     registry.register_kernels()
     group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
+    present = _present(values, present)
     out = tuple(np.zeros((len(keys), len(budgets), count),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
-    arguments = (_literal_arms(values.shape[2]), kernel_keys(keys), values,
-                 best_arms(values), group_of, float(lr),
+    arguments = (_literal_arms(values.shape[2]), kernel_keys(keys), values, present,
+                 best_arms(values, present), group_of, float(lr),
                  prompt_rules.ESTIMATORS.index(estimator),
                  prompt_rules.NORMALIZATIONS.index(normalization), group,
                  registry.allocation_names().index(rule),
@@ -297,7 +300,8 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
                            lr: float, estimator: str, group: int, budgets: tuple[int, ...],
                            offpolicy: OffPolicy | None = None, tokens: bool = False,
                            rule: str = "uniform", normalization: str = "per_group",
-                           groups: Groups | None = None) -> PromptShardResult:
+                           groups: Groups | None = None, present: np.ndarray | None = None
+                           ) -> PromptShardResult:
     """The nested many-prompts driver (``study.core.passes``) on the prompts' arm values
     ``values`` (runs, P, K) under the allocation rule ``rule`` and the step's
     ``normalization``, one run per row of ``keys``: the prompts' rewards and answers
@@ -305,10 +309,11 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     ``offpolicy``'s (the learner's own where None), the budgets counting tokens
     where ``tokens`` and the answers have lengths. Each field of ``prompt_rules.FIELDS`` per
     (run, checkpoint, group of ``groups``, default: difficulty bands), and the column groups of
-    ``PromptShardResult`` that apply. The runs are spread over threads, a share of the seeds
-    each."""
+    ``PromptShardResult`` that apply, each prompt of its first ``present[i]`` arms (as
+    ``simulate_values``). The runs are spread over threads, a share of the seeds each."""
     registry.register_kernels()
     group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
+    present = _present(values, present)
     shape = (len(keys), len(budgets), count)
     out = tuple(np.zeros(shape, dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS
                          else np.int64) for name in prompt_rules.FIELDS)
@@ -325,8 +330,9 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
              GEOMETRIC if environment.length_law == "geometric" else 0,
              environment.length_scales(), parameters, int(tokens and counted))
     arguments = ("reinforce", _literal_arms(values.shape[2]), environment.judged_by,
-                 environment.reward, kernel_keys(keys), values, best_arms(values),
-                 group_of, np.asarray(environment.judged_with, dtype=np.float64),
+                 environment.reward, kernel_keys(keys), values, present,
+                 best_arms(values, present), group_of,
+                 np.asarray(environment.judged_with, dtype=np.float64),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
                  (registry.allocation_names().index(rule), allocation.fixed,
                   allocation.reads_policy, normalization == "per_batch"), *sampler, meter,
@@ -339,8 +345,8 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
         # Thread ``first`` runs seeds [first share, (first + 1) share): a run's arithmetic is
         # its own, so the results do not depend on the threads.
         rows = slice(first * share, (first + 1) * share)
-        entry(*arguments[:4], arguments[4][rows], *(a[rows] for a in arguments[5:8]),
-              *arguments[8:-2], tuple(o[rows] for o in out),
+        entry(*arguments[:4], arguments[4][rows], arguments[5][rows], arguments[6],
+              *(a[rows] for a in arguments[7:9]), *arguments[9:-2], tuple(o[rows] for o in out),
               tuple(e[rows] if e.size else e for e in extra))
 
     _on_threads(runs, threads)
@@ -355,6 +361,13 @@ def warm(simulation: Simulation, keys: np.ndarray) -> None:
         simulate_dataset(simulation, keys, (1,))
     else:
         simulate(simulation, keys, (1,))
+
+
+def _present(values: np.ndarray, present: np.ndarray | None) -> np.ndarray:
+    """Each prompt's arms (P,) int64 for the kernels: ``present``, or K each."""
+    if present is None:
+        return np.full(values.shape[1], values.shape[2], dtype=np.int64)
+    return np.ascontiguousarray(present, dtype=np.int64)
 
 
 def _literal_arms(arms: int) -> int:

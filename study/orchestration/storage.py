@@ -117,8 +117,7 @@ def _named_parameters(cell: Cell) -> dict[str, float]:
     found = {name: float(value) for name, value in environment.reward_columns().items()
              if name != "verdict"}
     if environment.is_population:
-        found |= {f"{population.NAME}_{name}": value
-                  for name, value in zip(population.PARAMETERS, environment.params, strict=True)}
+        found |= population.columns(environment.params, environment.arms)
     sampler = cell.simulation.offpolicy
     if sampler is not None:
         for name, value in sampler.parameters:

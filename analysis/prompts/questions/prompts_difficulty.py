@@ -90,9 +90,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         prompts = int(frame["bin_prompts"].iat[0])
         environment = inputs.environments[described.at[cell, "environment"]]
         row = {"cell": cell, **described.loc[cell].to_dict(), "arms": environment.arms,
-               **{f"{population.NAME}_{name}": value
-                  for name, value in zip(population.PARAMETERS, environment.params,
-                                         strict=True)},
+               **population.columns(environment.params, environment.arms),
                "budget": budget,
                "pass_probability_low": BIN_EDGES[where],
                "pass_probability_high": BIN_EDGES[where + 1],

@@ -1,8 +1,8 @@
 """Each environment of a population (``study.model.population``) at the study's largest budget: per
 cell and environment, its mean pass probability (``pass_probability``), the prompts it holds, its
-difficulty band, and the means over seeds of its share of prompts right (``accuracy``) and of its
-prompts' pass rate, each with its 95% interval (``analysis.prompts.means.interval_columns_of``;
-none where every seed has the same value)."""
+prompts' arms, its difficulty band, and the means over seeds of its share of prompts right
+(``accuracy``) and of its prompts' pass rate, each with its 95% interval
+(``analysis.prompts.means.interval_columns_of``; none where every seed has the same value)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def table(inputs: Inputs) -> pd.DataFrame:
         rows.append({"cell": cell, **described.loc[cell].to_dict(),
                      "budget": int(frame["budget"].iat[0]), ENVIRONMENT_INDEX: int(index),
                      "pass_probability": float(drawn.pass_probability[index]), "prompts_held": held,
-                     "band": int(drawn.band[index]),
+                     "arms": int(drawn.arms[index]), "band": int(drawn.band[index]),
                      **interval_columns_of("accuracy", (frame["correct_prompts"] / held).to_numpy(),
                                            accuracy_support(held)),
                      **interval_columns_of("pass_rate", (frame["pass_rate_sum"] / held).to_numpy(),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -123,6 +124,24 @@ def interval_columns(name: str, values: np.ndarray, support: Support,
         found = interval(values, support, confidence)
     return {name: found.mean, f"{name}_low": found.low, f"{name}_high": found.high,
             f"{name}_interval": found.method}
+
+
+def family_intervals(names: list[str], values: list[np.ndarray], families: list[object],
+                     supports: list[Support]) -> list[tuple[dict[str, object], int, float]]:
+    """Each of ``values`` (per-seed differences, with its columns' name in ``names``, its
+    family's key in ``families`` and its ``supports``) as ``interval_columns`` at
+    1 - (1 - CONFIDENCE) / m, m the values of its family that vary, with m and that level: a
+    Bonferroni family whose intervals hold together at CONFIDENCE (a constant difference has no
+    interval and is not counted)."""
+    varying = Counter(family for family, found in zip(families, values, strict=True)
+                      if not np.all(found == found[0]))
+    found = []
+    for name, family, difference, support in zip(names, families, values, supports,
+                                                 strict=True):
+        level = 1 - (1 - CONFIDENCE) / max(varying[family], 1)
+        found.append((interval_columns(name, difference, support, level), varying[family],
+                      level))
+    return found
 
 
 def policy_table(outcomes: Outcomes) -> pd.DataFrame:

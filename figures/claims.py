@@ -189,3 +189,23 @@ def with_intervals(cite: Tables, frame: pd.DataFrame, spec: str,
 
     return frame.assign(**{name: [text(r, *names) for r in cite.rows(frame)]
                            for name, names in columns.items()})
+
+
+def difficulty_ranges(rows: pd.DataFrame, cite: Tables, column: str, above: bool
+                      ) -> list[dict[str, Any]]:
+    """The difficulty bins of ``rows`` (one comparison, metric and budget; columns
+    ``pass_probability_low`` and ``_high``) whose interval of ``column`` lies wholly above 0
+    (``above``) or wholly below it, adjacent bins joined, as cited ranges (``close``: the bracket
+    that ends a range, "]" for the last bin, which holds 1)."""
+    rows = rows.sort_values("pass_probability_low")
+    low, high = rows[f"{column}_low"], rows[f"{column}_high"]
+    chosen = rows[(low > 0) if above else (high < 0)]
+    # A run of adjacent bins starts where a bin's lower edge is not the previous one's upper.
+    starts = chosen["pass_probability_low"].ne(chosen["pass_probability_high"].shift())
+    ranges = []
+    for _, run in chosen.groupby(starts.cumsum()):
+        last = cite.last(run)
+        ranges.append({"low": Named(cite.first(run).pass_probability_low, ".1f"),
+                       "high": Named(last.pass_probability_high, ".1f"),
+                       "close": "]" if last.pass_probability_high.value >= 1.0 else ")"})
+    return ranges

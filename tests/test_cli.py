@@ -168,6 +168,7 @@ BAD_CONFIGS = {
                                              **keys}), field) for name, keys, field in [
         ("negative lag", {"lag": [0, -1]}, "grid.lag[1]"),
         ("negative mismatch", {"mismatch": [-0.1]}, "grid.mismatch[0]"),
+        ("mismatch past its largest", {"mismatch": [0.5, 1000.0]}, "grid.mismatch[1]"),
         ("top_p of 0", {"top_p": [0.0]}, "grid.top_p[0]"),
         ("top_p above 1", {"top_p": [1.5]}, "grid.top_p[0]"),
         ("unknown correction", {"correction": ["gspo"]}, "grid.correction[0]"),

@@ -198,6 +198,58 @@ def test_a_full_factorial_of_the_two_roles_is_the_four_named_rows_and_misses_not
                        Support((-1.0, 1.0), discrete=False)).empty
 
 
+def test_the_named_rows_per_difficulty_recomputed_from_the_runs() -> None:
+    # The at-scale study shrunk to 300 prompts from 30 environments of 2 or 3 arms: each
+    # pair's difference per tenth of environment mean pass probability is the mean over seeds
+    # of the two rows' per-seed shares of the bin's prompts, its interval Student's t at
+    # 1 - 0.05 / m, m the differences of the metric at the budget that vary (Bonferroni).
+    law = {**AT_SCALE["grid"]["probs"][0], "environments": 30, "fewest_arms": 2}
+    data = small(AT_SCALE, prompts=[300], probs=[law], token_budgets=[4000, 40000])
+    data["study"]["seeds"] = 40
+    data["analysis"]["compared_budgets"] = [40000]
+    config = config_from_dict(data)
+    env = config.environments[0]
+    runs = run_study(config, progress=False).runs
+    tables = study_tables(runs, "mine", config.analysis,
+                          {each.text: each for each in config.environments}, Path("."),
+                          config.design)
+    table = tables["factorial_difficulty"]
+    assert set(table["metric"]) == {"served_pass_rate", "accuracy", "stuck"}
+    named = config.design.named_rows()
+    cell = {row: int(runs.loc[runs["design_row"] == row, "cell"].iat[0])
+            for row in named.values()}
+    drawn = env.population
+    bins = np.minimum((drawn.pass_probability * 10).astype(int), 9)
+    last = runs[runs["budget"] == 40000]
+    checked = 0
+    for metric, column in (("served_pass_rate", "served_pass_rate_sum"),
+                           ("stuck", "stuck_prompts")):
+        shown = table[(table["metric"] == metric) & (table["budget"] == 40000)]
+        assert (shown["intervals"] == (shown["difference_interval"] != "constant").sum()).all()
+        for where in np.unique(bins):
+            members = np.flatnonzero(bins == where)
+            per_seed = {}
+            for name in ("full_recipe", "plain"):
+                rows = last[(last["cell"] == cell[named[name]])
+                            & last["environment_index"].isin(members)]
+                sums = rows.groupby("seed")[[column, "band_prompts"]].sum()
+                per_seed[name] = (sums[column] / sums["band_prompts"]).to_numpy()
+            row = shown[(shown["a"] == "full_recipe") & (shown["b"] == "plain")
+                        & np.isclose(shown["pass_probability_low"], where / 10)].iloc[0]
+            assert row["bin_prompts"] == drawn.holdings[members].sum()
+            differences = per_seed["full_recipe"] - per_seed["plain"]
+            assert row["difference"] == pytest.approx(differences.mean(), abs=1e-12)
+            if row["difference_interval"] == "t":
+                level = 1 - 0.05 / row["intervals"]
+                half = (student_t.ppf(1 - (1 - level) / 2, 39) * differences.std(ddof=1)
+                        / np.sqrt(40))
+                # The package takes the spread rounded to 9 decimals (analysis.cost).
+                assert row["difference_high"] == pytest.approx(differences.mean() + half,
+                                                               abs=1e-8)
+                checked += 1
+    assert checked
+
+
 LIFTED = tomllib.loads((REPO / "study/configs/protocol_lifted.toml").read_text())
 
 

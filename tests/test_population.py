@@ -4,6 +4,7 @@ readouts per environment, the runs table's rows, and bad input."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -201,6 +202,37 @@ def test_the_nested_driver_agrees_with_the_reference_per_environment(
         for name in prompt_rules.FIELDS:
             assert getattr(out, name)[run].tolist() == expected[name], (run, name)
         for name in ("served_pass_rate", "stuck"):
+            assert getattr(out, name)[run].tolist() == expected[name], (run, name)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_prompt_of_fewer_arms_whose_state_is_not_finite_draws_its_own(nested: bool) -> None:
+    # An infinite lr (no config allows it; the kernels take it) makes every prompt's logits
+    # NaN at its first update, as an overflow does: such a prompt's softmax weighs no arm, and
+    # a prompt of fewer arms than the dataset's K draws its own last arm there, as the
+    # reference's bandit of its own arms does (its rewards, and so the allocation rules' reads
+    # of every prompt, follow from it). A finite lr saturates the softmax before the logits
+    # overflow.
+    env = population_of(140, 6, arms=3, fewest_arms=2, root_seed=5)
+    keys = run_keys(2, np.arange(2))
+    values = env.prompt_values(keys)
+    groups = readout_groups(env, values)
+    present = env.prompt_arms()
+    budgets = (200, 8000)
+    if nested:
+        out = simulate_passes_values(values, keys, env, math.inf, "group_mean", 4, budgets,
+                                     OffPolicy(lag=1), rule="variance", groups=groups,
+                                     present=present)
+    else:
+        out = simulate_values(values, keys, math.inf, "group_mean", 4, "variance", budgets,
+                              groups=groups, present=present)
+    assert out.non_finite[:, -1].sum() > 0 and (present < 3).any()
+    for run in range(2):
+        expected = reference.run_passes(
+            keys[run], ragged(values[run], present), math.inf, "group_mean", 4, list(budgets),
+            OffPolicy(lag=1) if nested else OffPolicy(), rule="variance",
+            groups=(groups[0][run].tolist(), groups[1]), arms=env.arms)
+        for name in prompt_rules.FIELDS:
             assert getattr(out, name)[run].tolist() == expected[name], (run, name)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from analysis.prompts.outcomes import REFERENCE
 from analysis.roles import Finding
 from figures.cite import Tables, read_table
-from figures.claims import families, figure_name, with_intervals
+from figures.claims import difficulty_ranges, families, figure_name, with_intervals
 from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.sections.prompt_allocation import METRIC_NAMES, rule_name
@@ -33,25 +33,6 @@ SHOWN = ["allocation", "metric", "budget", "difference [95%, six decimals]", "in
 """The columns of the section's table of ``prompts_vs_uniform``'s rows."""
 METRICS = ("accuracy", "pass_rate")
 """The outcomes the section reads, in its order."""
-
-
-def _bins(rows: pd.DataFrame, cite: Tables, column: str, above: bool) -> list[dict[str, Any]]:
-    """The difficulty bins of ``rows`` (one rule, metric and budget) whose 95% interval of
-    ``column`` lies wholly above 0 (``above``) or wholly below it, adjacent bins joined, as
-    cited ranges (``close``: the bracket that ends a range, "]" for the last bin, which holds
-    1)."""
-    rows = rows.sort_values("pass_probability_low")
-    low, high = rows[f"{column}_low"], rows[f"{column}_high"]
-    chosen = rows[(low > 0) if above else (high < 0)]
-    # A run of adjacent bins starts where a bin's lower edge is not the previous one's upper.
-    starts = chosen["pass_probability_low"].ne(chosen["pass_probability_high"].shift())
-    ranges = []
-    for _, run in chosen.groupby(starts.cumsum()):
-        last = cite.last(run)
-        ranges.append({"low": Named(cite.first(run).pass_probability_low, ".1f"),
-                       "high": Named(last.pass_probability_high, ".1f"),
-                       "close": "]" if last.pass_probability_high.value >= 1.0 else ")"})
-    return ranges
 
 
 def unfit(tables: Path, study: str) -> str:
@@ -127,8 +108,10 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
     strata = []
     for rule, rows in top[top["allocation"] != REFERENCE].groupby("allocation", sort=False):
         strata.append({"rule": rule_name(rule), "metrics": [
-            {"metric": METRIC_NAMES[m], "above": _bins(rows, cite, f"{m}_vs_uniform", True),
-             "below": _bins(rows, cite, f"{m}_vs_uniform", False)} for m in METRICS]})
+            {"metric": METRIC_NAMES[m],
+             "above": difficulty_ranges(rows, cite, f"{m}_vs_uniform", True),
+             "below": difficulty_ranges(rows, cite, f"{m}_vs_uniform", False)}
+            for m in METRICS]})
     uniform = top[top["allocation"] == REFERENCE]
     extremes = {}
     for name, query in (("Hardest", uniform["pass_probability_low"].idxmin()),

@@ -16,7 +16,13 @@ import pandas as pd
 from analysis.families import ALPHA
 from analysis.questions import SETTINGS
 from figures.cite import Tables, read_table
-from figures.claims import families, figure_name, printed, with_intervals
+from figures.claims import (
+    difficulty_ranges,
+    families,
+    figure_name,
+    printed,
+    with_intervals,
+)
 from figures.numbers import Named, Scope, macro_name
 from figures.sections import Section
 from figures.style import OKABE_ITO, REFERENCE, outside_legend, save
@@ -26,7 +32,8 @@ from study.model.design import ROLES
 SECTION = Section(table="factorial_effects",
                   title="The protocol as a whole: what each part is worth",
                   template="factorial.md.j2", order=19,
-                  figures=("factorial_effects", "factorial_strata"), paper="factorial.typ.j2")
+                  figures=("factorial_effects", "factorial_strata", "factorial_difficulty"),
+                  paper="factorial.typ.j2")
 PRIMARY = "served_pass_rate"
 """The metric the section's verdicts lead with (``analysis.prompts.factorial.METRICS``)."""
 DIFFERENCE = "+.5f"
@@ -180,6 +187,8 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
         numbers.put("FactorialTokensResamples", one.resamples, ",")
         numbers.put("FactorialTokensMargin", one.margin, "g")
     return {"generators": cite.declared(summary.generators.value), "full": full,
+            "difficulty": _by_difficulty(cite, cite.read(study, "factorial_difficulty"),
+                                         numbers),
             "roles": {role: list(dict.fromkeys(levels.loc[levels["role"] == role, "factor"]))
                       for role in ROLES},
             "environments": environments is not None,
@@ -203,6 +212,28 @@ def claims(cite: Tables, study: str, numbers: Scope) -> dict[str, Any]:
                      "placement", "equivalence"]],
             "mains": _with_difference(cite, effects[effects["order"] == 1].sort_values(
                 "metric", key=metric_order, kind="stable"))[SHOWN]}
+
+
+def _by_difficulty(cite: Tables, table: pd.DataFrame | None,
+                   numbers: Scope) -> list[dict[str, Any]] | None:
+    """Per named pair at the largest compared budget, per metric, the tenths of environment
+    difficulty where the pair's difference is shown above or below 0 by the Bonferroni family
+    of its metric (``factorial_difficulty``), with each family's size and level named; None
+    for a study without a population."""
+    if table is None or table.empty:
+        return None
+    top = table[table["budget"] == table["budget"].max()]
+    numbers.put("FactorialBinBudget", cite.first(top).budget, ",")
+    metrics = [m for m in WORDS if m in set(top["metric"])]
+    for metric in metrics:
+        first = cite.first(top[top["metric"] == metric])
+        numbers.put(f"FactorialBinIntervals{_word(metric)}", first.intervals, ",.0f")
+        numbers.put(f"FactorialBinLevel{_word(metric)}", first.confidence, ".4%")
+    return [{"a": a, "b": b, "metrics": [
+        {"metric": WORDS[m], "word": _word(m),
+         "above": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", True),
+         "below": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", False)}
+        for m in metrics]} for (a, b), rows in top.groupby(["a", "b"], sort=False)]
 
 
 def metric_order(column: pd.Series) -> pd.Series:
@@ -265,6 +296,7 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     found = {figure_name(study, "factorial_effects"): save(figure, out_dir,
                                                            figure_name(study,
                                                                        "factorial_effects"))}
+    found |= _draw_difficulty(tables, out_dir, study)
     strata = read_table(tables, "factorial_strata")
     if strata is None:
         return found
@@ -294,3 +326,37 @@ def draw(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
     found[figure_name(study, "factorial_strata")] = save(figure, out_dir,
                                                          figure_name(study, "factorial_strata"))
     return found
+
+
+def _draw_difficulty(tables: Path, out_dir: Path, study: str) -> dict[str, list[Path]]:
+    """``factorial_difficulty``: each named pair's difference per tenth of environment mean pass
+    probability at the largest compared budget, a panel per metric, bars the Bonferroni
+    family's simultaneous intervals (none where every seed's difference is the same)."""
+    found = read_table(tables, "factorial_difficulty")
+    if found is None or found.empty:
+        return {}
+    budget = int(found["budget"].max())
+    found = found[found["budget"] == budget]
+    metrics = [m for m in WORDS if m in set(found["metric"])]
+    pairs = list(dict.fromkeys(zip(found["a"], found["b"], strict=True)))
+    figure, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 3.0),
+                                squeeze=False, layout="constrained")
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        for i, (a, b) in enumerate(pairs):
+            rows = found[(found["metric"] == metric) & (found["a"] == a) & (found["b"] == b)]
+            middle = (rows["pass_probability_low"] + rows["pass_probability_high"]) / 2
+            # Side by side within a tenth, so that the pairs' bars do not hide one another.
+            offset = (i - (len(pairs) - 1) / 2) * 0.018
+            ax.errorbar(middle + offset, rows["difference"],
+                        yerr=np.vstack([(rows["difference"] - rows["difference_low"]).fillna(0.0),
+                                        (rows["difference_high"] - rows["difference"])
+                                        .fillna(0.0)]),
+                        fmt="os^D"[i % 4], color=OKABE_ITO[i % len(OKABE_ITO)], markersize=3.5,
+                        capsize=2, label=f"{a.replace('_', ' ')} minus {b.replace('_', ' ')}")
+        ax.axhline(0.0, **REFERENCE)
+        ax.set_xlim(0.0, 1.0)
+        ax.set_xlabel("environment mean pass probability\n(tenths, at their midpoints)")
+        ax.set_ylabel(f"difference in\n{WORDS[metric]}")
+    outside_legend(figure, axes[0][0], f"pair, at {budget:,} tokens", below=True)
+    name = figure_name(study, "factorial_difficulty")
+    return {name: save(figure, out_dir, name)}

@@ -40,7 +40,6 @@ from study.core.kernel import (
     spend,
 )
 from study.core.philox import philox_block
-from study.core.prompt_rules import ABSENT_BELOW
 from study.core.softmax import inverse_cdf, softmax_weights
 from study.core.state import (
     BEST,
@@ -272,18 +271,10 @@ def _estimator_factor(estimator, n_arms, p, mu):  # pragma: no cover
 
 
 @inline_jit
-def _present(n_arms, s, j):  # pragma: no cover
-    """Lane j's arms, a double: K, but for a prompt of fewer arms those whose logits are not
-    ``study.core.prompt_rules.ABSENT``; the uniform policy of KL(pi || uniform) is over them."""
-    count = 0.0
-    for k in range(n_arms):
-        count += select(s[arm_row(PARAMS, k) + j] > ABSENT_BELOW, 1.0, 0.0)
-    return count
-
-
-@inline_jit
-def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts) -> None:  # pragma: no cover
-    """Every lane's estimate of the gradient of KL(pi || uniform) at the update's start, into
+def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts,
+                 present) -> None:  # pragma: no cover
+    """Every lane's estimate of the gradient of KL(pi || uniform) at the update's start, the
+    uniform policy over lane j's ``present[j]`` arms (a double: K, or a prompt's fewer), into
     the ``GRADIENT`` rows: exact, or from the first ``counts[j]`` (a double) of lane j's group's
     arms (``pulled``: a many-prompts lane's group may be shorter than the rows) with their
     full-policy ratios pi / mu (``_inverses`` computed); 0 for a lane whose count is 0."""
@@ -293,23 +284,21 @@ def _kl_gradient(n_arms, s, o, lanes, estimator, pulled, counts) -> None:  # pra
     if estimator == EXACT:
         for j in range(lanes):
             inverse = o[lane_row(FULL_INVERSE) + j]
-            present = _present(n_arms, s, j)
             divergence = 0.0
             for k in range(n_arms):
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
-                divergence += p * _log_or_zero(p * present)
+                divergence += p * _log_or_zero(p * present[j])
             for k in range(n_arms):
                 p = s[arm_row(WEIGHTS, k) + j] * inverse
-                o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * present) - divergence)
+                o[arm_row(GRADIENT, k) + j] = p * (_log_or_zero(p * present[j]) - divergence)
         return
     # The factor of each arm once, not a logarithm and a division per rollout: a rollout's is
     # its arm's, picked by a select (an arm outside top-p, whose factor divides by 0, is never
     # drawn).
     for j in range(lanes):
-        present = _present(n_arms, s, j)
         for k in range(n_arms):
             o[arm_row(FACTOR, k) + j] = _estimator_factor(
-                estimator, present, s[arm_row(WEIGHTS, k) + j] * o[lane_row(FULL_INVERSE) + j],
+                estimator, present[j], s[arm_row(WEIGHTS, k) + j] * o[lane_row(FULL_INVERSE) + j],
                 o[arm_row(SAMPLER, k) + j] * o[lane_row(SAMPLER_INVERSE) + j])
     for i in range(pulled.shape[0]):
         for j in range(lanes):
@@ -449,6 +438,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
     waits[:used] = budgets[0]
     factors = np.ones((group, lanes))
     whole = np.full(lanes, np.float64(group))  # every lane's group is whole
+    every = np.full(lanes, np.float64(arms))  # and has every arm
     history = np.zeros(np.int64(_slot_row(arms, lag + 1, 0)))  # lag + 1 blocks of K logits
     o = aligned(rows(padded(arms)) * STRIDE)
     o[:] = 1.0  # KEPT: all, as with top_p 1
@@ -509,7 +499,7 @@ def simulate_offpolicy(name, n_arms, model, shaping, keys, lanes, values, best, 
         _inverses(arms, s, o, width, keep_mask)
         # The KL term's gradient is at the update's start, from the learner's whole policy.
         if beta > 0.0:
-            _kl_gradient(arms, s, o, width, estimator, pulled, whole)
+            _kl_gradient(arms, s, o, width, estimator, pulled, whole, every)
         if keep_mask:
             _update(arms, s, o, o, POLICY, width, scale_step, pulled, advantage, weight,
                     weighting, bits, corrections, factors)

@@ -71,6 +71,7 @@ from study.core.state import (
     PARAMS,
     SCRATCH,
     STRIDE,
+    VALUES,
     VECTOR,
     WEIGHTS,
     WORK_A,
@@ -185,16 +186,33 @@ def _block(arms, model, run_keys, lanes, values, best, prompts, shaping, budgets
 
 
 @jit
-def _absent(arms, s, history, lag, present, lanes) -> None:  # pragma: no cover
+def _absent(arms, s, history, lag, present, lanes):  # pragma: no cover
     """A block's arms past each lane's prompt's arms ``present`` ``ABSENT``, in its state's
     logits and in every slot of its sampler's history (the logits before the first update, read
-    while the update is below the lag); a lane past the block's prompts as its first."""
+    while the update is below the lag), a lane past the block's prompts as its first; each
+    lane's arms, as doubles."""
+    counts = aligned(lanes)
     for j in range(lanes):
         lane = np.uint64(j)  # an unsigned offset (``study.core.state``)
-        for k in range(present[j] if j < present.shape[0] else present[0], arms):
+        mine = present[j] if j < present.shape[0] else present[0]
+        counts[j] = np.float64(mine)
+        for k in range(mine, arms):
             s[arm_row(PARAMS, k) + lane] = ABSENT
             for slot in range(lag + 1):
                 history[_slot_row(arms, slot, k) + lane] = ABSENT
+    return counts
+
+
+@inline_jit
+def _own_arms(s, lanes, counts, pulled, values) -> None:  # pragma: no cover
+    """Every lane's drawn arm held to its prompt's last (``counts``, its arms as doubles) and
+    its value read again where it was past it: a state that is not finite has no weight on any
+    arm, and the inverse CDF then gives the last of the K, which a prompt of fewer has not."""
+    for j in range(lanes):
+        last = counts[j] - 1.0
+        past = pulled[j] > last
+        pulled[j] = select(past, last, pulled[j])
+        values[j] = select(past, s[arm_row(VALUES, np.uint64(last)) + np.uint64(j)], values[j])
 
 
 @jit
@@ -267,6 +285,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
     states.clear()
     samplers = []
     histories = []
+    arm_counts = []  # each block's lanes' arms, as doubles
+    # Whether some prompt has fewer arms than K: its draws are then held to its own arms.
+    uneven = present.min() < arms
     pulled = []
     rewards = []
     answered = []
@@ -287,7 +308,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
         o[:] = 1.0  # KEPT: all, as with top_p 1
         samplers.append(o)
         histories.append(np.zeros(np.int64(_slot_row(arms, lag + 1, 0))))
-        _absent(arms, states[b][0], histories[b], lag, present[lo:lo + used], lanes)
+        arm_counts.append(_absent(arms, states[b][0], histories[b], lag,
+                                  present[lo:lo + used], lanes))
         pulled.append(aligned_rows(room, lanes))
         rewards.append(aligned_rows(room, lanes))
         answered.append(np.zeros(lanes))
@@ -476,6 +498,8 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                     u_length = length_drawn
                 inverse_cdf(arms, o, SAMPLER, lane_row(SAMPLER_NORM), u_action, lanes, w, s,
                             pulled[b][i], chosen)
+                if uneven:
+                    _own_arms(s, lanes, arm_counts[b], pulled[b][i], chosen)
                 _rewards(model, lanes, chosen, u_reward, u_own, parameters, rewards[b][i])
                 if counted:
                     answers(shaping, law, arms, lanes, 0, i, pulled[b], lengths, scale,
@@ -520,7 +544,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                        advantage[:size].reshape((group, wide)),
                        factors[:size].reshape((group, wide)), leave_one_out, zscore,
                        keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits,
-                       corrections, lane_size, quiet, False, per_batch, group)
+                       corrections, lane_size, quiet, False, per_batch, group, arm_counts[b])
                 for j in range(used):
                     rollouts[lo + j] += group
                     groups[lo + j] += 1
@@ -537,7 +561,7 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                        advantage[:size].reshape((longest_b, wide)),
                        factors[:size].reshape((longest_b, wide)), leave_one_out, zscore,
                        keep_mask, beta, estimator, lr, 1.0, weight, weighting, bits,
-                       corrections, lane_size, quiet, True, per_batch, group)
+                       corrections, lane_size, quiet, True, per_batch, group, arm_counts[b])
                 for j in range(used):
                     n = sizes[lo + j]
                     if n > 0:
@@ -605,7 +629,7 @@ def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before,
 @inline_jit
 def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out, zscore,
            keep_mask, beta, estimator, lr, scale_step, weight, weighting, bits, corrections,
-           sizes, quiet, sized, per_batch, group) -> None:  # pragma: no cover
+           sizes, quiet, sized, per_batch, group, present) -> None:  # pragma: no cover
     """A block's group update, as ``study.core.offpolicy.simulate_offpolicy``'s; with
     ``sized``, lane j's group is its first ``sizes[j]`` rollouts (a double; 0: no update),
     its advantages 0 past it and its step lr (1 / n_j), or lr (1 / G) with ``per_batch``,
@@ -630,7 +654,7 @@ def _learn(arms, s, o, lanes, pulled, rewards, advantage, factors, leave_one_out
         count_zero_signal(s, spare, lane_row(ZERO_SIGNAL), lanes, advantage)
     _inverses(arms, s, o, lanes, keep_mask)
     if beta > 0.0:
-        _kl_gradient(arms, s, o, lanes, estimator, pulled, sizes)
+        _kl_gradient(arms, s, o, lanes, estimator, pulled, sizes, present)
     if keep_mask:
         _update(arms, s, o, o, POLICY, lanes, scale_step, pulled, advantage, weight, weighting,
                 bits, corrections, factors)

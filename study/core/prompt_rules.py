@@ -53,9 +53,8 @@ ABSENT = -1e300
 """The logit of an arm a prompt does not have (a population's environment of fewer arms than its
 dataset's K, ``study.model.population``), from the start: finite, so that no product with it is
 NaN, and so far below any logit that its softmax weight is exactly 0 (``fast_exp`` flushes it),
-a step adds exactly 0 to it and a mismatch's noise leaves it as it is. A sum over the arms then
-adds 0.0 for it, and the prompt runs bit for bit as a bandit of its own arms, as the reference
-runs it (``reference/prompts.py``)."""
-ABSENT_BELOW = -1e299
-"""A logit below this is an absent arm's (``ABSENT``): a learner's logits never come near it (a
-run's state turns non-finite first)."""
+a finite step adds exactly 0 to it and a mismatch's noise (at most
+``study.model.config.MAX_MISMATCH`` times a normal draw) leaves it as it is. A sum over the
+arms then adds 0.0 for it, a draw is held to the prompt's own arms (a state that is not finite
+weighs none), and the prompt runs bit for bit as a bandit of its own arms, as the reference runs
+it (``reference/prompts.py``)."""

@@ -280,15 +280,16 @@ def _advantage(j, i, sizes, drawn, if_pass, if_fail):  # pragma: no cover
 @inline_jit
 def _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights, norm,
             sizes, longest, rollouts, groups, zero_signal, run, passed, failed, lane, policy,
-            drawn, uniforms) -> None:  # pragma: no cover
+            drawn, uniforms, last) -> None:  # pragma: no cover
     """Every prompt's group of the pass (prompts with size 0 run none): its rollouts from the
     policy before the update (``weights`` and ``norm`` its softmax), then the group estimator's
     advantages and the update, each prompt with its own group size n_i (``longest`` the
     largest), its step normalised by n_i or, with ``per_batch``, by the configured group size
     ``group``; ``arm_values`` (K, P) the arms' values; ``lane``, ``policy``, ``drawn`` and
     ``uniforms`` room for the pass (``_LANE_ROWS`` rows, K rows, 2 rows per rollout of the
-    longest group, 4 per draw block). The prompts are the lanes of every loop, in lockstep to
-    the longest group, with the K arms unrolled inside (``arms`` a compile-time K): a rollout
+    longest group, 4 per draw block); ``last`` each prompt's last arm. The prompts are the lanes
+    of every loop, in lockstep to the longest group, with the K arms unrolled inside (``arms`` a
+    compile-time K): a rollout
     past a prompt's n_i gets reward 0 and advantage 0, which leave the sums and the logits
     exactly as they were. Every such choice, and the pick of a prompt's draws, its arm's value
     and its advantage, is a ``select`` (a masked move once vectorized), not a branch, which
@@ -321,6 +322,9 @@ def _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, w
             for k in range(arms - 1):
                 cumulative += weights[k, i]
                 arm = select(cumulative <= threshold, arm + 1.0, arm)
+            # A state that is not finite weighs no arm, and the count reaches K - 1: a prompt
+            # of fewer arms draws its own last (``last`` (P,), its arms less one, as doubles).
+            arm = select(arm > last[i], last[i], arm)
             value = 0.0
             for k in range(arms):
                 value = select(arm == k, arm_values[k, i], value)
@@ -413,7 +417,9 @@ def _simulate_run(n_arms, seed, keys, values, present, best, band, lr, estimator
     v = values[seed]
     arm_values = np.ascontiguousarray(v.T)
     logits = np.zeros((arms, prompts))
+    last = np.empty(prompts)
     for i in range(prompts):
+        last[i] = np.float64(present[i] - 1)
         for k in range(present[i], arms):
             logits[k, i] = ABSENT
     weights = np.empty((arms, prompts))
@@ -481,7 +487,7 @@ def _simulate_run(n_arms, seed, keys, values, present, best, band, lr, estimator
             counted_before[2] = zero_signal
         _groups(arms, estimator, per_batch, lr, group, k0, k1, arm_values, logits, weights,
                 norm, sizes, longest, rollouts, groups, zero_signal, run, passed, failed,
-                lane, policy, drawn, uniforms)
+                lane, policy, drawn, uniforms, last)
         while checkpoint < budgets.shape[0] and budgets[checkpoint] <= end:
             budget = budgets[checkpoint]
             if budget == end:  # every group of the pass ran within the budget

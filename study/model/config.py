@@ -51,6 +51,11 @@ spread of drawn means: together they keep every reward within 2^12 in magnitude 
 would have to lie 30 sd out to break it), which the fixed-point sums of the per-step curves need
 to stay inside int64 (``study.core.kernel.CURVE_SCALE``)."""
 MAX_SD = 100.0
+MAX_MISMATCH = 100.0
+"""The largest spread of a sampler's logit noise (``grid.mismatch``): far past any served
+policy's (a spread of 100 makes the sampler all but a uniform draw of a greedy arm), and small
+enough that the noise leaves an arm a prompt does not have where it is
+(``study.core.prompt_rules.ABSENT``)."""
 MAX_LENGTH = 1e6
 """The longest mean answer, in tokens, a config may give an arm (``grid.lengths``)."""
 
@@ -87,11 +92,12 @@ _ANALYSIS_KEYS = {"deployment_pulls", "primary_budgets", "compared_budgets", "eq
                   "pass_rate_margin", "ratio_margin", "same_simulation_as", "headline_lr",
                   "headline_baseline", "reference", "sections", "headline_group_size",
                   "curve_cut", "paper_role", "pass_rate_target", "chosen_after_run"}
-CHOSEN_AFTER_RUN = ("named_rows", "stuck", "tokens_to_target")
+CHOSEN_AFTER_RUN = ("named_rows", "stuck", "tokens_to_target", "difficulty")
 """What a factorial study's analysis may have chosen after its runs had been read, which its
 write-up then says: the comparisons of the rows its factors' roles name
-(``analysis.prompts.factorial.pairs``), the share of stuck prompts as a metric, and the tokens to
-``pass_rate_target``."""
+(``analysis.prompts.factorial.pairs``), the share of stuck prompts as a metric, the tokens to
+``pass_rate_target``, and those comparisons per environment difficulty for a population
+(``factorial_difficulty``)."""
 DEFAULT_HEADLINE_BASELINE = "running_mean"
 """The baseline of the headline cell when a config names none (with ``DEFAULT_LR``, the cell the
 write-up's headline numbers describe)."""
@@ -480,7 +486,7 @@ def _offpolicy(config: StudyConfig, grid: dict[str, Any]) -> tuple[OffPolicy, ..
         return None
     defaults = OffPolicy()
     lag = _each(grid, "lag", [0], lambda field, d: _check_int(field, d, 0, MAX_LAG))
-    mismatch = _each(grid, "mismatch", [0.0], _number)
+    mismatch = _each(grid, "mismatch", [0.0], _mismatch)
     top_p = _each(grid, "top_p", [1.0], _probability_above_zero)
     corrections = _each(grid, "correction", ["none"], _correction)
     beta = _each(grid, "kl_beta", [0.0], _number)
@@ -808,6 +814,14 @@ def _check_int(field: str, value: object, low: int, high: int) -> int:
         raise ConfigError(field, value, "is not an integer")
     if not low <= value <= high:
         raise ConfigError(field, value, f"is outside [{low}, {high}]")
+    return value
+
+
+def _mismatch(field: str, value: object) -> float:
+    """A sampler's logit noise: a number in [0, MAX_MISMATCH]."""
+    value = _number(field, value)
+    if value > MAX_MISMATCH:
+        raise ConfigError(field, value, f"is above {MAX_MISMATCH:g}")
     return value
 
 

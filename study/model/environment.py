@@ -215,7 +215,7 @@ class Environment:
         arm is best (ties have probability 0); a population's, the mean of 1 / K_e over its
         prompts."""
         drawn = self.population
-        if drawn is not None:
+        if drawn is not None and (drawn.arms != self.arms).any():
             return float(np.average(1.0 / drawn.arms, weights=drawn.holdings))
         if self.values is None:
             return 1.0 / self.arms
@@ -238,7 +238,7 @@ class Environment:
         if self.values is not None:
             return {"reward": self.reward, "values": list(self.values), **extra}
         return {"reward": self.reward, "draw": self.draw, "arms": self.arms,
-                **dict(zip(DRAWS[self.draw], self.params, strict=self.draw != population.NAME)),
+                **dict(zip(DRAWS[self.draw][:len(self.params)], self.params, strict=True)),
                 **extra}
 
     def prompt_arms(self) -> np.ndarray:

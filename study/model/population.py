@@ -109,6 +109,8 @@ def draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
     if not 1 <= environments <= prompts:
         raise ValueError(f"{environments} environments cannot hold {prompts} prompts, "
                          "one at least each")
+    if not 2 <= fewest_arms <= arms:
+        raise ValueError(f"fewest_arms {fewest_arms} is not in [2, {arms}] (the arms)")
     return _draw(int(root_seed), int(prompts), int(environments), float(a), float(b),
                  float(sigma), int(arms), int(fewest_arms))
 

@@ -278,7 +278,7 @@ def simulate_values(values: np.ndarray, keys: np.ndarray, lr: float, estimator: 
     (``simulate_dataset`` for a simulation's own values; the tests give theirs)."""
     registry.register_kernels()
     group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
-    present = _present(values, present)
+    present = _prompt_arms(values, present)
     out = tuple(np.zeros((len(keys), len(budgets), count),
                          dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS else np.int64)
                 for name in prompt_rules.FIELDS)
@@ -313,7 +313,7 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     ``simulate_values``). The runs are spread over threads, a share of the seeds each."""
     registry.register_kernels()
     group_of, count = groups or (difficulty_bands(values), prompt_rules.BANDS)
-    present = _present(values, present)
+    present = _prompt_arms(values, present)
     shape = (len(keys), len(budgets), count)
     out = tuple(np.zeros(shape, dtype=np.float64 if name in prompt_rules.FLOAT_FIELDS
                          else np.int64) for name in prompt_rules.FIELDS)
@@ -363,11 +363,16 @@ def warm(simulation: Simulation, keys: np.ndarray) -> None:
         simulate(simulation, keys, (1,))
 
 
-def _present(values: np.ndarray, present: np.ndarray | None) -> np.ndarray:
-    """Each prompt's arms (P,) int64 for the kernels: ``present``, or K each."""
+def _prompt_arms(values: np.ndarray, present: np.ndarray | None) -> np.ndarray:
+    """Each prompt's arms (P,) int64 for the kernels: ``present``, or K each; ValueError unless
+    there is one count per prompt, each in 1 .. K."""
+    prompts, arms = values.shape[1], values.shape[2]
     if present is None:
-        return np.full(values.shape[1], values.shape[2], dtype=np.int64)
-    return np.ascontiguousarray(present, dtype=np.int64)
+        return np.full(prompts, arms, dtype=np.int64)
+    present = np.ascontiguousarray(present, dtype=np.int64)
+    if present.shape != (prompts,) or present.min() < 1 or present.max() > arms:
+        raise ValueError(f"each of the {prompts} prompts needs 1 to {arms} arms")
+    return present
 
 
 def _literal_arms(arms: int) -> int:

@@ -13,14 +13,11 @@ prompts' arms and its population's law (``population_<parameter>``)."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pandas as pd
 
-from analysis.cost import CONFIDENCE
 from analysis.groups import SHARE
-from analysis.pass_rate import DIFFERENCE, interval_columns
+from analysis.pass_rate import DIFFERENCE, family_intervals
 from analysis.prompts.means import interval_columns_of
 from analysis.prompts.outcomes import (
     accuracy_support,
@@ -37,8 +34,8 @@ TEST = ""
 BIN_EDGES = np.linspace(0.0, 1.0, 11)
 """The difficulty bins: environments by their mean pass probability, in tenths."""
 SUMS = ["band_prompts", "correct_prompts", "pass_rate_sum"]
-"""The run columns a bin's per-seed outcomes are made of (and ``served_pass_rate_sum``, where
-the runs have it)."""
+"""The run columns a bin's per-seed outcomes are made of (and ``served_pass_rate_sum`` and
+``stuck_prompts``, where the runs have them)."""
 
 
 def bin_of(pass_probability: np.ndarray) -> np.ndarray:
@@ -51,10 +48,11 @@ def bin_of(pass_probability: np.ndarray) -> np.ndarray:
 def per_seed(inputs: Inputs) -> pd.DataFrame:
     """One row per (cell, budget, difficulty bin, seed): the bin's environments
     (``bin_environments``), its prompts (``bin_prompts``),
-    and the seed's ``accuracy`` and ``pass_rate`` over them (and ``served_pass_rate``)."""
+    and the seed's ``accuracy`` and ``pass_rate`` over them (and, where the runs have them,
+    ``served_pass_rate`` and the share of its prompts ``stuck``)."""
     runs = inputs.environment_runs
     runs = runs[runs[ENVIRONMENT_INDEX] >= 0]
-    sums = [*SUMS, *(["served_pass_rate_sum"] if "served_pass_rate_sum" in runs else [])]
+    sums = [*SUMS, *(name for name in ("served_pass_rate_sum", "stuck_prompts") if name in runs)]
     frames = []
     for _, frame in runs.groupby("cell", sort=True):
         drawn = inputs.environments[frame["environment"].iat[0]].population
@@ -70,6 +68,8 @@ def per_seed(inputs: Inputs) -> pd.DataFrame:
                 "pass_rate": found["pass_rate_sum"] / prompts}
     if "served_pass_rate_sum" in found:
         outcomes["served_pass_rate"] = found["served_pass_rate_sum"] / prompts
+    if "stuck_prompts" in found:
+        outcomes["stuck"] = found["stuck_prompts"] / prompts
     return found.drop(columns=sums[1:]).rename(columns={"band_prompts": "bin_prompts"}).assign(
         **outcomes)
 
@@ -106,14 +106,13 @@ def table(inputs: Inputs) -> pd.DataFrame:
                 differences.append((len(rows), budget, metric, prompts,
                                     frame[metric].to_numpy() - other[metric].to_numpy()))
         rows.append(row)
-    # A family of intervals per budget: Bonferroni over the differences that vary (a rule whose
-    # runs are uniform allocation's in a bin differs by a constant 0 there, with no interval).
-    varying = Counter(budget for _, budget, _, _, found in differences
-                      if not np.all(found == found[0]))
-    for index, budget, metric, prompts, found in differences:
-        level = 1 - (1 - CONFIDENCE) / max(varying[budget], 1)
-        support = difference_support(prompts) if metric == "accuracy" else DIFFERENCE
-        rows[index] |= {**interval_columns(f"{metric}_vs_uniform", found, support, level),
-                        "vs_uniform_intervals": varying[budget],
-                        "vs_uniform_confidence": level}
+    # A family of intervals per budget (a rule whose runs are uniform allocation's in a bin
+    # differs by a constant 0 there, with no interval).
+    intervals = family_intervals(
+        [f"{metric}_vs_uniform" for _, _, metric, _, _ in differences],
+        [found for *_, found in differences], [budget for _, budget, *_ in differences],
+        [difference_support(prompts) if metric == "accuracy" else DIFFERENCE
+         for _, _, metric, prompts, _ in differences])
+    for (index, *_), (columns, size, level) in zip(differences, intervals, strict=True):
+        rows[index] |= {**columns, "vs_uniform_intervals": size, "vs_uniform_confidence": level}
     return pd.DataFrame(rows)

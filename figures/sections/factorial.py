@@ -229,6 +229,11 @@ def _by_difficulty(cite: Tables, table: pd.DataFrame | None,
         first = cite.first(top[top["metric"] == metric])
         numbers.put(f"FactorialBinIntervals{_word(metric)}", first.intervals, ",.0f")
         numbers.put(f"FactorialBinLevel{_word(metric)}", first.confidence, ".4%")
+        # The intervals that are the distribution-free bound (too few seeds differ): they
+        # show nothing beyond zero, which the prose must not read as no difference.
+        numbers.put(f"FactorialBinBounds{_word(metric)}", cite.count(
+            top, f"metric == '{metric}' and budget == {int(first.budget)} "
+                 "and difference_interval == 'bound'"), ",")
     return [{"a": a, "b": b, "metrics": [
         {"metric": WORDS[m], "word": _word(m),
          "above": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", True),

@@ -197,9 +197,14 @@ def difficulty_ranges(rows: pd.DataFrame, cite: Tables, column: str, above: bool
     ``pass_probability_low`` and ``_high``) whose interval of ``column`` lies wholly above 0
     (``above``) or wholly below it, adjacent bins joined, as cited ranges (``close``: the bracket
     that ends a range, "]" for the last bin, which holds 1)."""
-    rows = rows.sort_values("pass_probability_low")
     low, high = rows[f"{column}_low"], rows[f"{column}_high"]
-    chosen = rows[(low > 0) if above else (high < 0)]
+    return tenth_ranges(rows[(low > 0) if above else (high < 0)], cite)
+
+
+def tenth_ranges(chosen: pd.DataFrame, cite: Tables) -> list[dict[str, Any]]:
+    """The difficulty bins ``chosen`` (columns ``pass_probability_low`` and ``_high``),
+    adjacent bins joined, as ``difficulty_ranges`` cites them."""
+    chosen = chosen.sort_values("pass_probability_low")
     # A run of adjacent bins starts where a bin's lower edge is not the previous one's upper.
     starts = chosen["pass_probability_low"].ne(chosen["pass_probability_high"].shift())
     ranges = []

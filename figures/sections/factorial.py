@@ -21,6 +21,7 @@ from figures.claims import (
     families,
     figure_name,
     printed,
+    tenth_ranges,
     with_intervals,
 )
 from figures.numbers import Named, Scope, macro_name
@@ -237,7 +238,9 @@ def _by_difficulty(cite: Tables, table: pd.DataFrame | None,
     return [{"a": a, "b": b, "metrics": [
         {"metric": WORDS[m], "word": _word(m),
          "above": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", True),
-         "below": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", False)}
+         "below": difficulty_ranges(rows[rows["metric"] == m], cite, "difference", False),
+         "bound": tenth_ranges(rows[(rows["metric"] == m)
+                                    & (rows["difference_interval"] == "bound")], cite)}
         for m in metrics]} for (a, b), rows in top.groupby(["a", "b"], sort=False)]
 
 
@@ -349,15 +352,22 @@ def _draw_difficulty(tables: Path, out_dir: Path, study: str) -> dict[str, list[
     for ax, metric in zip(axes[0], metrics, strict=True):
         for i, (a, b) in enumerate(pairs):
             rows = found[(found["metric"] == metric) & (found["a"] == a) & (found["b"] == b)]
-            middle = (rows["pass_probability_low"] + rows["pass_probability_high"]) / 2
             # Side by side within a tenth, so that the pairs' bars do not hide one another.
             offset = (i - (len(pairs) - 1) / 2) * 0.018
-            ax.errorbar(middle + offset, rows["difference"],
-                        yerr=np.vstack([(rows["difference"] - rows["difference_low"]).fillna(0.0),
-                                        (rows["difference_high"] - rows["difference"])
+            colour, marker = OKABE_ITO[i % len(OKABE_ITO)], "os^D"[i % 4]
+            # A bound is as wide as most of the metric's range and shows nothing either way:
+            # its tenth gets a hollow marker without a bar, so that it does not set the scale.
+            bound = rows["difference_interval"] == "bound"
+            shown, loose = rows[~bound], rows[bound]
+            ax.errorbar(_middle(shown) + offset, shown["difference"],
+                        yerr=np.vstack([(shown["difference"] - shown["difference_low"])
+                                        .fillna(0.0),
+                                        (shown["difference_high"] - shown["difference"])
                                         .fillna(0.0)]),
-                        fmt="os^D"[i % 4], color=OKABE_ITO[i % len(OKABE_ITO)], markersize=3.5,
-                        capsize=2, label=f"{a.replace('_', ' ')} minus {b.replace('_', ' ')}")
+                        fmt=marker, color=colour, markersize=3.5, capsize=2,
+                        label=f"{a.replace('_', ' ')} minus {b.replace('_', ' ')}")
+            ax.plot(_middle(loose) + offset, loose["difference"], marker, color=colour,
+                    markerfacecolor="none", markersize=3.5, linestyle="none")
         ax.axhline(0.0, **REFERENCE)
         ax.set_xlim(0.0, 1.0)
         ax.set_xlabel("environment mean pass probability\n(tenths, at their midpoints)")
@@ -365,3 +375,8 @@ def _draw_difficulty(tables: Path, out_dir: Path, study: str) -> dict[str, list[
     outside_legend(figure, axes[0][0], f"pair, at {budget:,} tokens", below=True)
     name = figure_name(study, "factorial_difficulty")
     return {name: save(figure, out_dir, name)}
+
+
+def _middle(rows: pd.DataFrame) -> pd.Series:
+    """Each difficulty bin's midpoint."""
+    return (rows["pass_probability_low"] + rows["pass_probability_high"]) / 2

@@ -390,14 +390,13 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                 if sampling:
                     _served(arms, blocks, states, v, w, width, update, mismatch, top_p,
                             reading, served_before)
-                ends[:] = np.inf
                 while checkpoint < budgets.shape[0]:
                     _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                                   band[seed], ends, sizes, before, before, zero_before,
                                   zero_before, tokens_before, tokens_before, served_before,
                                   served_before, rollouts, groups, lengths, mixed, shown,
                                   shown_norm, counts, spent_mixed, served_mixed, previous,
-                                  out, extra, seed, checkpoint)
+                                  out, extra, seed, checkpoint, True)
                     checkpoint += 1
             continue
         idle = 0
@@ -578,23 +577,13 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
             if sampling:
                 _served(arms, blocks, states, v, w, width, update + 1, mismatch, top_p,
                         reading, served_after)
-        while checkpoint < budgets.shape[0] and budgets[checkpoint] < end:
+        while checkpoint < budgets.shape[0] and budgets[checkpoint] <= end:
             _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
                           band[seed], ends, sizes, before, after, zero_before, zero_after,
                           tokens_before, tokens_after, served_before, served_after, rollouts,
                           groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
-                          served_mixed, previous, out, extra, seed, checkpoint)
-            checkpoint += 1
-        if checkpoint < budgets.shape[0] and budgets[checkpoint] == end:
-            # Every prompt as after the pass, a skipped one's served policy too: its sampler a
-            # version on, as the next pass would read it (the pass's order is not needed, and
-            # not drawn where no checkpoint falls inside the pass).
-            ends[:] = -np.inf
-            _record_mixed(arms, budgets[checkpoint], k0, k1, values[seed], best[seed],
-                          band[seed], ends, sizes, after, after, zero_after, zero_after,
-                          tokens_after, tokens_after, served_after, served_after, rollouts,
-                          groups, lengths, mixed, shown, shown_norm, counts, spent_mixed,
-                          served_mixed, previous, out, extra, seed, checkpoint)
+                          served_mixed, previous, out, extra, seed, checkpoint,
+                          budgets[checkpoint] == end)
             checkpoint += 1
         spent = end
         update += 1
@@ -604,14 +593,16 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
 def _record_mixed(arms, budget, k0, k1, values, best, band, ends, sizes, before, after,
                   zero_before, zero_after, tokens_before, tokens_after, served_before,
                   served_after, rollouts, groups, lengths, mixed, weights, norm, counts,
-                  spent_mixed, served_mixed, previous, out, extra, seed,
-                  checkpoint) -> None:  # pragma: no cover
+                  spent_mixed, served_mixed, previous, out, extra, seed, checkpoint,
+                  at_end) -> None:  # pragma: no cover
     """Record checkpoint ``checkpoint`` (budget ``budget``) inside a pass or at its end: each
     prompt's state after its group where the group ran and ended within the budget in the pass's
     order (``ends``), else before it (``rollouts`` and ``groups`` are the counts after the
-    pass)."""
+    pass); ``at_end``, every prompt's state after the pass, a skipped one's served policy too
+    (its sampler a version on, as the next pass reads it; neither the pass's order nor the
+    state before it is read, and neither is made where no checkpoint falls inside the pass)."""
     for i in range(mixed.shape[1]):
-        ran = sizes[i] > 0 and ends[i] <= budget
+        ran = at_end or (sizes[i] > 0 and ends[i] <= budget)
         for k in range(arms):
             mixed[k, i] = after[k, i] if ran else before[k, i]
         counts[0, i] = rollouts[i] if ran else rollouts[i] - sizes[i]

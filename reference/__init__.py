@@ -217,7 +217,9 @@ class Answers:
     starts, and an answer longer than its ``cut`` costs that many tokens. An update costs its
     answers' tokens when ``tokens``, else its rollouts. ``rollouts`` bounds the rollouts a run
     makes, a hint (the draws are made as far as they are read); ``prompt`` is the many-prompts
-    run's prompt whose answers these are (word 1 of the streams' counters)."""
+    run's prompt whose answers these are (word 1 of the streams' counters); ``judged``, where
+    given, the verdict's parameters in place of those above (a population's environment's,
+    ``study.model.environment.Environment.prompt_verdicts``)."""
 
     key: np.ndarray
     values: list[float]
@@ -231,6 +233,7 @@ class Answers:
     budgets: list[int]
     rollouts: int
     prompt: int = 0
+    judged: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         model = reward_model(self.reward)
@@ -239,6 +242,8 @@ class Answers:
         if self.shaping is not None:
             self.judge = reward_model(self.verdict or DEFAULT_VERDICT)
             self.judged_with = self.verdict_parameters
+        if self.judged is not None:
+            self.judged_with = self.judged
         self.means = [1.0] * len(self.values) if self.lengths is None else list(self.lengths)
         self.longest = model.cut(self.reward_parameters) if hasattr(model, "cut") else math.inf
         self.lifted = (model.lifted_at(self.reward_parameters) if hasattr(model, "lifted_at")

@@ -132,7 +132,8 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
                verdict_parameters: tuple[float, ...] = (), lengths: list[float] | None = None,
                law: str = "fixed", tokens: bool = False, rule: str = "uniform",
                normalization: str = "per_group", groups: tuple[list[int], int] | None = None,
-               arms: int = 0) -> dict[str, list[list[float]]]:
+               arms: int = 0, verdicts: list[tuple[float, ...]] | None = None,
+               prompt_lengths: list[list[float]] | None = None) -> dict[str, list[list[float]]]:
     """One run of many prompts under the allocation rule ``rule`` whose groups come from the
     sampler of ``offpolicy`` (``reference.offpolicy.Trainer``, one per prompt, drawing with the
     prompt's index as word 1 of its streams' counters) and whose answers are
@@ -149,18 +150,21 @@ def run_passes(key: np.ndarray, values: list[list[float]], lr: float, baseline: 
     version u for a prompt that has not learned in the pass, u + 1 for one that has) and the
     policy's expected answer length. The readouts are per band, or per group of ``groups``
     (each prompt's group and how many there are: a population's environments). A prompt has
-    the arms its ``values`` list, the first of ``lengths``, and draws the mismatch noise of the
-    dataset's ``arms`` (default: its own) (``reference.offpolicy.mismatch_noise``)."""
+    the arms its ``values`` list, the first of ``lengths`` (or of its own, ``prompt_lengths[i]``,
+    where given), its verdict's parameters ``verdicts[i]`` where given, and draws the mismatch
+    noise of the dataset's ``arms`` (default: its own) (``reference.offpolicy.mismatch_noise``)."""
     words = key_words(key)
     count = len(values)
     band, width = groups or (bands(values), BANDS)
     divisor = group if normalization == "per_batch" else 0
     # The draws a prompt's first passes need (more are made as they are read).
     most = 4 * group
+    own = [lengths] * count if prompt_lengths is None else prompt_lengths
     trainers = [Trainer(key, list(v), lr, baseline, group, offpolicy,
                         Answers(key, list(v), reward, reward_parameters, verdict,
-                                verdict_parameters, None if lengths is None else
-                                lengths[:len(v)], law, tokens, budgets, most, i), arms)
+                                verdict_parameters, None if own[i] is None else
+                                list(own[i][:len(v)]), law, tokens, budgets, most, i,
+                                None if verdicts is None else tuple(verdicts[i])), arms)
                 for i, v in enumerate(values)]
     record: dict[str, list[list[float]]] = {name: [] for name in FIELDS + PASS_FIELDS}
     # Each prompt's learner mass on its best arms at the previous checkpoint, from the untrained

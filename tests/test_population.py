@@ -23,7 +23,7 @@ from reference import prompts as reference
 from study.core import prompt_rules
 from study.core.streams import POPULATION, run_keys
 from study.model import population, registry
-from study.model.environment import Environment
+from study.model.environment import LENGTH_LAWS, Environment
 from study.model.offpolicy import OffPolicy
 from study.orchestration.runner import run_study
 from study.orchestration.simulate import readout_groups, simulate_passes_values, simulate_values
@@ -34,11 +34,13 @@ ALPHA = 1e-6
 
 def population_of(prompts: int, environments: int, a: float = 0.5, b: float = 0.5,
                   concentration: float = 8.0, sigma: float = 1.5, arms: int = 3,
-                  root_seed: int = 7, fewest_arms: int | None = None) -> Environment:
+                  root_seed: int = 7, fewest_arms: int | None = None, exact_share: float = 0.0,
+                  length_spread: float = 0.0) -> Environment:
     """A population's dataset as a config makes it (its environments of ``fewest_arms`` to
-    ``arms`` arms; ``arms`` each by default)."""
-    law = population.stated((environments, a, b, concentration, sigma, fewest_arms or arms),
-                            arms)
+    ``arms`` arms, ``arms`` each by default; a share ``exact_share`` of exact verifiers, their
+    lengths spread by ``length_spread``)."""
+    law = population.stated((environments, a, b, concentration, sigma, fewest_arms or arms,
+                             exact_share, length_spread), arms)
     return Environment.drawn(population.NAME, arms, law).with_prompts(
         prompts).with_population_seed(root_seed)
 
@@ -133,6 +135,64 @@ def test_the_arms_are_drawn_last_so_a_population_of_k_arms_each_is_unchanged() -
     assert mixed.chance == pytest.approx(np.mean(1.0 / mixed.prompt_arms()), rel=1e-12)
 
 
+def test_the_exact_verifiers_and_length_factors_follow_their_laws() -> None:
+    # 5,000 environments: an exact two-sided binomial test of the exact verifiers' count
+    # against exact_share, and the Kolmogorov-Smirnov test of the log length factors against
+    # normal(0, length_spread), each failing a correct draw with probability ALPHA (the KS
+    # test detects a shift of about 0.034 in the distribution function at n = 5,000).
+    drawn = population_of(20000, 5000, exact_share=0.3, length_spread=0.8).population
+    assert stats.binomtest(int(drawn.exact.sum()), 5000, 0.3).pvalue > ALPHA
+    assert stats.kstest(np.log(drawn.length_factor), stats.norm(0.0, 0.8).cdf).pvalue > ALPHA
+
+
+def test_the_verifiers_and_lengths_are_drawn_last_so_other_laws_are_unchanged() -> None:
+    # The difficulties, shares and arms are those of the same law without them, and the
+    # exact verifiers of a law with lengths spread are those of the law without.
+    base = population_of(500, 40, arms=5, fewest_arms=2)
+    spread = population_of(500, 40, arms=5, fewest_arms=2, exact_share=0.4, length_spread=1.0)
+    exact = population_of(500, 40, arms=5, fewest_arms=2, exact_share=0.4)
+    assert len(base.params) == 6 and len(exact.params) == 7 and len(spread.params) == 8
+    for name in ("pass_probability", "holdings", "band", "arms"):
+        assert np.array_equal(getattr(spread.population, name), getattr(base.population, name))
+    assert np.array_equal(spread.population.exact, exact.population.exact)
+    assert not base.population.exact.any() and (base.population.length_factor == 1.0).all()
+
+
+def test_each_prompt_has_its_environments_verifier_and_lengths() -> None:
+    # An exact environment's prompts have the noisy verifier's rates at 0 (both have the noise
+    # roles); a prompt's lengths are the study's times its environment's factor, whole tokens
+    # from 1 for fixed lengths, at least 1 for geometric means.
+    env = population_of(300, 30, exact_share=0.5, length_spread=1.5).with_reward(
+        "noisy_verifier", (0.2, 0.1))
+    drawn = env.population
+    exact = np.repeat(drawn.exact, drawn.holdings)
+    assert 0 < exact.sum() < 300
+    verdicts = env.prompt_verdicts()
+    assert (verdicts[:, exact] == 0.0).all() and (verdicts[:, ~exact].T == (0.2, 0.1)).all()
+    factor = np.repeat(drawn.length_factor, drawn.holdings)
+    fixed = env.with_lengths((3.0, 1.0, 40.0)).prompt_lengths()
+    assert np.array_equal(fixed, np.maximum(1.0, np.rint(np.outer((3.0, 1.0, 40.0), factor))))
+    geometric = env.with_lengths((3.0, 1.0, 40.0), "geometric").prompt_lengths()
+    assert np.array_equal(geometric, np.maximum(1.0, np.outer((3.0, 1.0, 40.0), factor)))
+
+
+def test_an_exact_verifier_is_the_noisy_verifiers_rates_at_zero() -> None:
+    # Every environment exact: the nested driver's runs are those of the noisy verifier with
+    # rates 0 everywhere (the Bernoulli check, bit for bit), whatever the study's rates.
+    exact = population_of(150, 8, exact_share=1.0)
+    keys = run_keys(3, np.arange(2))
+    values = exact.prompt_values(keys)
+    groups = readout_groups(exact, values)
+    runs = [simulate_passes_values(values, keys, env.with_reward("noisy_verifier", rates), 0.5,
+                                   "group_mean", 4, (300, 1200), OffPolicy(lag=1),
+                                   groups=groups)
+            for env, rates in ((exact, (0.2, 0.1)), (population_of(150, 8), (0.0, 0.0)),
+                               (population_of(150, 8), (0.2, 0.1)))]
+    for name in prompt_rules.FIELDS:
+        assert np.array_equal(getattr(runs[0], name), getattr(runs[1], name)), name
+    assert not np.array_equal(runs[0].pass_rate, runs[2].pass_rate)
+
+
 def test_bands_hold_whole_environments_ranked_by_difficulty() -> None:
     drawn = population_of(400, 37).population
     order = np.argsort(drawn.pass_probability, kind="stable")
@@ -205,6 +265,46 @@ def test_the_nested_driver_agrees_with_the_reference_per_environment(
             assert getattr(out, name)[run].tolist() == expected[name], (run, name)
 
 
+@settings(max_examples=12, deadline=None)
+@given(population_case(), st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([0.0, 1.2]),
+       st.sampled_from(LENGTH_LAWS), st.booleans(),
+       st.sampled_from([name for name in registry.allocation_names()
+                        if not registry.allocation(name).reads_passes]))
+def test_the_nested_driver_gives_each_environment_its_verifier_and_lengths(
+        case: tuple, exact_share: float, length_spread: float, law: str, tokens: bool,
+        rule: str) -> None:
+    # A noisy verifier under the overlong punishment (the pair test_passes compiles), each
+    # environment's verifier exact or not and its answers' lengths its own, in rollouts or
+    # tokens, over two lane blocks: the reference run on each prompt's own verdict and lengths.
+    env, root_seed, seeds, budgets = case
+    law_parameters = population.law(env.params, env.arms)[:-population.OPTIONAL + 1]
+    env = replace(env, prompts=env.prompts + 130, params=population.stated(
+        (*law_parameters, exact_share, length_spread), env.arms))
+    env = env.with_reward("overlong", (12.0, 4.0, 1.0)).with_verdict(
+        "noisy_verifier", (0.2, 0.1)).with_lengths((3.0, 1.0, 8.0), law)
+    keys = run_keys(root_seed, np.arange(seeds))
+    values = env.prompt_values(keys)
+    groups = readout_groups(env, values)
+    present = env.prompt_arms()
+    sampler = OffPolicy(lag=1, correction="tis")
+    out = simulate_passes_values(values, keys, env, 0.5, "group_mean", 4, tuple(budgets),
+                                 sampler, tokens, rule, groups=groups, present=present)
+    verdicts = env.prompt_verdicts().T.tolist()
+    lengths = env.prompt_lengths().T.tolist()
+    for run in range(seeds):
+        expected = reference.run_passes(
+            keys[run], ragged(values[run], present), 0.5, "group_mean", 4, budgets, sampler,
+            env.reward, env.reward_parameters, env.verdict, env.verdict_parameters, None, law,
+            tokens, rule, groups=(groups[0][run].tolist(), groups[1]), arms=env.arms,
+            verdicts=verdicts, prompt_lengths=lengths)
+        for name in (*prompt_rules.FIELDS, "served_pass_rate", "stuck", "tokens"):
+            assert getattr(out, name)[run].tolist() == expected[name], (run, name)
+        # A sum over the policy of each prompt's lengths: the same operations, in the order
+        # test_passes holds every float field to (1e-12).
+        np.testing.assert_allclose(out.expected_length[run], expected["expected_length"],
+                                   rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("nested", [False, True])
 def test_a_prompt_of_fewer_arms_whose_state_is_not_finite_draws_its_own(nested: bool) -> None:
     # An infinite lr (no config allows it; the kernels take it) makes every prompt's logits
@@ -259,6 +359,11 @@ def test_the_runs_are_per_environment_and_sum_to_the_bands() -> None:
     ({"fewest_arms": 1}, 100, "grid.probs[0].fewest_arms"),
     ({"fewest_arms": 4}, 100, "grid.probs[0].fewest_arms"),
     ({"fewest_arms": 2.5}, 100, "grid.probs[0].fewest_arms"),
+    ({"exact_share": 1.5}, 100, "grid.probs[0].exact_share"),
+    ({"exact_share": 0.5}, 100, "grid.probs[0].exact_share"),  # the check has no noise
+    ({"length_spread": -0.1}, 100, "grid.probs[0].length_spread"),
+    ({"length_spread": 3}, 100, "grid.probs[0].length_spread"),
+    ({"length_spread": 0.5}, 100, "grid.probs[0].length_spread"),  # answers of no length
     ({"environments": 50}, 20, "grid.probs[0].environments"),
     ({}, 0, "grid.prompts[0]"),
     ({}, [100, 200], "grid.prompts"),

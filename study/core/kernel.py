@@ -216,14 +216,27 @@ def _record_due(name, updates, checkpoint, used, group, k0, k1, best, values, bu
     return checkpoint
 
 
+def of_lane(table, j):  # type: ignore[no-untyped-def]
+    """Lane j's entries of ``table``: the table itself where every lane has the same (1-D), else
+    its column j (2-D, a row per entry: a column per lane, so that the lanes' entries are
+    adjacent and a lane loop reads them as vectors)."""
+
+
+@inline_overload(of_lane)
+def _of_lane(table, j):  # type: ignore[no-untyped-def]
+    if table.ndim == 1:
+        return lambda table, j: table
+    return lambda table, j: table[:, j]
+
+
 @inline_jit
 def _rewards(model, lanes, values, u_reward, own, parameters,
              rewards) -> None:  # pragma: no cover
     """Every lane's reward into ``rewards``: the reward model's outcome for the pulled arm's value
     in ``values`` (``choose``'s), from the lane's reward draw in ``u_reward`` and own draw in
-    ``own``."""
+    ``own``, with the model's ``parameters``, the lanes' own where 2-D (``of_lane``)."""
     for j in range(lanes):
-        rewards[j] = outcome(model, values[j], u_reward[j], own[j], parameters)
+        rewards[j] = outcome(model, values[j], u_reward[j], own[j], of_lane(parameters, j))
 
 
 @inline_jit
@@ -606,18 +619,19 @@ def answers(shaping, law, n_arms, lanes, row, i, pulled, lengths, scale, length_
             lifted, spending, parameters, answered, rewards) -> None:  # pragma: no cover
     """Every lane's rollout i of the update as an answer: the answer to the arm in ``pulled[i]``
     has ``lengths[arm]`` tokens (``law`` 0), or 1 + floor(ln(1 - u) ``scale[arm]``) with u its
-    length draw in row ``row`` (``GEOMETRIC``); its reward in ``rewards[i]`` shaped by
-    ``shaping`` and its tokens added to ``answered`` (``_answer``)."""
+    length draw in row ``row`` (``GEOMETRIC``), ``lengths`` and ``scale`` the lanes' own where
+    2-D (``of_lane``); its reward in ``rewards[i]`` shaped by ``shaping`` and its tokens added to
+    ``answered`` (``_answer``)."""
     if law == GEOMETRIC:
         for j in range(lanes):
             length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                    * _of_arm(n_arms, scale, pulled[i, j]))
+                                    * _of_arm(n_arms, of_lane(scale, j), pulled[i, j]))
             _answer(shaping, j, length, longest, lifted, spending, parameters, answered,
                     rewards[i])
     else:
         for j in range(lanes):
-            _answer(shaping, j, _of_arm(n_arms, lengths, pulled[i, j]), longest, lifted,
-                    spending, parameters, answered, rewards[i])
+            _answer(shaping, j, _of_arm(n_arms, of_lane(lengths, j), pulled[i, j]), longest,
+                    lifted, spending, parameters, answered, rewards[i])
 
 
 @inline_jit

@@ -135,6 +135,15 @@ def _served(arms, blocks, states, v, scratch, width, update, mismatch, top_p, re
 
 
 @jit
+def _columns(table, lo, used, lanes):  # pragma: no cover
+    """Columns ``lo`` .. ``lo + used`` of ``table`` (a row per entry, a column per prompt) as a
+    block's ``lanes`` lanes' (``study.core.kernel.of_lane``), 0 past ``used``."""
+    out = np.zeros((table.shape[0], lanes))
+    out[:, :used] = table[:, lo:lo + used]
+    return out
+
+
+@jit
 def _record_extra(arms, band, best, logits, weights, norm, lengths, served, previous,
                   spent_tokens, extra, seed, checkpoint) -> None:  # pragma: no cover
     """Add every prompt's tokens spent, and for the prompts whose logits are finite their
@@ -169,7 +178,7 @@ def _record_extra(arms, band, best, logits, weights, norm, lengths, served, prev
             inverse = 1.0 / norm[i]
             length = 0.0
             for k in range(arms):
-                length += (weights[k, i] * inverse) * lengths[k]
+                length += (weights[k, i] * inverse) * lengths[k, i]
             length_out[seed, checkpoint, b] += length
 
 
@@ -286,6 +295,11 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
     samplers = []
     histories = []
     arm_counts = []  # each block's lanes' arms, as doubles
+    # Each block's lanes' verdict parameters, answer lengths and their geometric scales, a
+    # column per lane.
+    verdicts = []
+    answer_lengths = []
+    answer_scales = []
     # Whether some prompt has fewer arms than K: its draws are then held to its own arms.
     uneven = present.min() < arms
     pulled = []
@@ -310,6 +324,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
         histories.append(np.zeros(np.int64(_slot_row(arms, lag + 1, 0))))
         arm_counts.append(_absent(arms, states[b][0], histories[b], lag,
                                   present[lo:lo + used], lanes))
+        verdicts.append(_columns(parameters, lo, used, lanes))
+        answer_lengths.append(_columns(lengths, lo, used, lanes))
+        answer_scales.append(_columns(scale, lo, used, lanes))
         pulled.append(aligned_rows(room, lanes))
         rewards.append(aligned_rows(room, lanes))
         answered.append(np.zeros(lanes))
@@ -424,6 +441,9 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                      c1)
             paid = answered[b]
             paid[:] = 0.0
+            judged = verdicts[b]
+            lane_lengths = answer_lengths[b]
+            lane_scales = answer_scales[b]
             if fixed:
                 # Every lane's group is G rollouts from rollout update G on: one stream block
                 # for every lane.
@@ -499,11 +519,11 @@ def _run(name, n_arms, model, shaping, seed, keys, values, present, best, band, 
                             pulled[b][i], chosen)
                 if uneven:
                     _own_arms(s, lanes, arm_counts[b], pulled[b][i], chosen)
-                _rewards(model, lanes, chosen, u_reward, u_own, parameters, rewards[b][i])
+                _rewards(model, lanes, chosen, u_reward, u_own, judged, rewards[b][i])
                 if counted:
-                    answers(shaping, law, arms, lanes, 0, i, pulled[b], lengths, scale,
-                            u_length, longest, lifted, spending, shaping_parameters, paid,
-                            rewards[b])
+                    answers(shaping, law, arms, lanes, 0, i, pulled[b], lane_lengths,
+                            lane_scales, u_length, longest, lifted, spending,
+                            shaping_parameters, paid, rewards[b])
                 if not fixed:
                     # A rollout past a lane's group is no rollout: reward 0, no tokens. (The
                     # row taken out of the list once: a list's item read in the lane loop is
@@ -715,9 +735,12 @@ def simulate_passes(name, n_arms, model, shaping, keys, values, present, best, b
     groups drawn from the sampler and under the correction and KL term of
     ``study.core.offpolicy.simulate_offpolicy`` (its arguments of the same names), their
     answers metered by ``meter`` (its ``meter``: the budgets count tokens where ``in_tokens``
-    is 1). ``out`` as ``simulate_prompts``'; ``extra`` (served pass rate, tokens, expected
-    length), each (runs, checkpoints, groups) float64 and zeroed, or empty where the sampler
-    is the learner (the first) or the answers have no lengths (the other two)."""
+    is 1), each prompt with its own verdict's ``parameters`` (float64, (parameters, P)) and its
+    own answer lengths and their scales (the meter's first and third, (K, P), or (0, P) where
+    answers have no lengths). ``out`` as ``simulate_prompts``'; ``extra`` (served pass rate,
+    tokens, expected length), each (runs, checkpoints, groups) float64 and zeroed, or empty
+    where the sampler is the learner (the first) or the answers have no lengths (the other
+    two)."""
     nb.literally(name)
     nb.literally(n_arms)
     nb.literally(model)

@@ -23,9 +23,17 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 from study.core import prompt_rules
 from study.model import population, registry
 from study.model.design import ROLES, Design, Factor
-from study.model.environment import DRAW_VALUES, DRAWS, FIXED, LENGTH_LAWS, Environment
+from study.model.environment import (
+    DRAW_VALUES,
+    DRAWS,
+    FIXED,
+    LENGTH_LAWS,
+    MAX_LENGTH,
+    Environment,
+)
 from study.model.offpolicy import ESTIMATORS, OffPolicy, parse_correction
 from study.model.offpolicy import keys as offpolicy_keys
+from study.rewards import ROLES as NOISE_ROLES
 from study.rewards import VALUE_KEYS, RewardModel
 
 DEFAULT_LR = 0.1
@@ -56,8 +64,6 @@ MAX_MISMATCH = 100.0
 policy's (a spread of 100 makes the sampler all but a uniform draw of a greedy arm), and small
 enough that the noise leaves an arm a prompt does not have where it is
 (``study.core.prompt_rules.ABSENT``)."""
-MAX_LENGTH = 1e6
-"""The longest mean answer, in tokens, a config may give an arm (``grid.lengths``)."""
 
 DEFAULT_DEPLOYMENT_PULLS = 100_000
 """D, the pulls a trained policy serves after training, when a config names none: 20 times the
@@ -625,6 +631,16 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
             raise ConfigError("grid.prompts", list(sizes), f"names more than one dataset size "
                               f"beside the population of grid.probs[{i}] (its environments are "
                               "drawn for one size)")
+        verdict = config.environments[0].judged_by
+        if entry.get("exact_share", 0.0) > 0.0 and not any(
+                p.role for p in registry.reward_model(verdict).parameters):
+            raise ConfigError(f"grid.probs[{i}].exact_share", entry["exact_share"],
+                              f"is above 0, and the verdict {verdict} has no noise for an exact "
+                              "verifier to remove (no parameter with a role of "
+                              f"{', '.join(NOISE_ROLES)})")
+        if entry.get("length_spread", 0.0) > 0.0 and "lengths" not in grid:
+            raise ConfigError(f"grid.probs[{i}].length_spread", entry["length_spread"],
+                              "is above 0, and the answers have no lengths (grid.lengths)")
         held = [size for size in sizes if size < entry["environments"]]
         if held:
             raise ConfigError(f"grid.probs[{i}].environments", entry["environments"],
@@ -1004,7 +1020,9 @@ def _drawn(field: str, table: dict[str, Any], key: str) -> Environment:
     _check_keys(field, table, {"draw", "arms", *DRAWS[draw]}, required={"arms"})
     arms = _check_int(f"{field}.arms", table["arms"], 2, MAX_ARMS)
     # A population's environments have the entry's arms each unless it says fewer.
-    defaults = _DRAW_DEFAULTS[draw] | ({"fewest_arms": arms} if draw == population.NAME else {})
+    defaults = _DRAW_DEFAULTS[draw] | (
+        dict(zip(population.PARAMETERS[-population.OPTIONAL:], population.defaults(arms),
+                 strict=True)) if draw == population.NAME else {})
     params = []
     for name in DRAWS[draw]:
         value = table.get(name, defaults.get(name))
@@ -1038,8 +1056,9 @@ def _check_population(field: str, params: list[float], arms: int) -> None:
     """A population's law (``study.model.population``) is one numpy can sample: a whole number
     of environments, beta parameters and a concentration in the range a bandit's beta has, a
     spread of shares in [0, MAX_SIGMA], a whole number of fewest arms from 2 to the entry's
-    arms."""
-    environments, a, b, concentration, sigma, fewest_arms = params
+    arms, a share of exact verifiers in [0, 1] and a spread of lengths in [0,
+    MAX_LENGTH_SPREAD]."""
+    environments, a, b, concentration, sigma, fewest_arms, exact_share, length_spread = params
     if not fewest_arms.is_integer() or not 2 <= fewest_arms <= arms:
         raise ConfigError(f"{field}.fewest_arms", fewest_arms,
                           f"is not a whole number in [2, {arms}] (the entry's arms)")
@@ -1052,6 +1071,11 @@ def _check_population(field: str, params: list[float], arms: int) -> None:
             raise ConfigError(f"{field}.{name}", value, f"is outside [{low:g}, {high:g}]")
     if not 0.0 <= sigma <= population.MAX_SIGMA:
         raise ConfigError(f"{field}.sigma", sigma, f"is outside [0, {population.MAX_SIGMA:g}]")
+    if not 0.0 <= exact_share <= 1.0:
+        raise ConfigError(f"{field}.exact_share", exact_share, "is outside [0, 1]")
+    if not 0.0 <= length_spread <= population.MAX_LENGTH_SPREAD:
+        raise ConfigError(f"{field}.length_spread", length_spread,
+                          f"is outside [0, {population.MAX_LENGTH_SPREAD:g}]")
 
 
 def _choices(field: str, value: object, known: tuple[str, ...]) -> tuple[str, ...]:

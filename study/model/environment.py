@@ -38,6 +38,9 @@ DRAWS: dict[str, tuple[str, ...]] = {"uniform": ("low", "high"), "beta": ("a", "
 environments, ``study.model.population``, among them)."""
 DRAW_VALUES = {"uniform": "probs", "beta": "probs", "normal": "means", population.NAME: "probs"}
 """What each distribution draws: pass probabilities or means (``study.rewards.VALUE_KEYS``)."""
+MAX_LENGTH = 1e6
+"""The longest mean answer, in tokens, a config may give an arm (``grid.lengths``) or a
+population's environment may draw (``Environment.prompt_lengths``)."""
 LENGTH_LAWS = (FIXED, "geometric")
 """How an answer's length is drawn (``Environment.length_law``)."""
 DRAW_REWARD = {"uniform": "bernoulli", "beta": "bernoulli", "normal": "gaussian",
@@ -122,9 +125,10 @@ class Environment:
         if self.population_seed is None:
             raise ValueError("a population's environments need the root seed that draws them "
                              "(with_population_seed)")
-        environments, a, b, _, sigma, fewest_arms = population.law(self.params, self.arms)
+        (environments, a, b, _, sigma, fewest_arms, exact_share,
+         length_spread) = population.law(self.params, self.arms)
         return population.draw(self.population_seed, self.prompts, int(environments), a, b,
-                               sigma, self.arms, int(fewest_arms))
+                               sigma, self.arms, int(fewest_arms), exact_share, length_spread)
 
     @property
     def is_population(self) -> bool:
@@ -139,8 +143,33 @@ class Environment:
     def length_scales(self) -> np.ndarray:
         """1 / ln(1 - 1 / l) of each arm's mean length l (0 for l = 1), the kernel's product
         form of a geometric length's inversion (``study.core.kernel.simulate_tokens``)."""
-        return np.array([0.0 if mean == 1.0 else 1.0 / math.log1p(-1.0 / mean)
-                         for mean in self.lengths or ()])
+        return length_scales(np.asarray(self.lengths or (), dtype=np.float64))
+
+    def prompt_lengths(self) -> np.ndarray:
+        """Each prompt's arms' answer lengths (in mean, by ``length_law``), (K, P): ``lengths``,
+        in a population times the prompt's environment's ``length_factor``
+        (``study.model.population``), whole tokens for fixed lengths, in [1, ``MAX_LENGTH``]."""
+        lengths = np.asarray(self.lengths, dtype=np.float64)[:, None]
+        drawn = self.population
+        if drawn is None:
+            return np.ascontiguousarray(np.broadcast_to(lengths, (self.arms, self.prompts)))
+        scaled = lengths * np.repeat(drawn.length_factor, drawn.holdings)[None, :]
+        if self.length_law == FIXED:
+            scaled = np.rint(scaled)
+        return np.clip(scaled, 1.0, MAX_LENGTH)
+
+    def prompt_verdicts(self) -> np.ndarray:
+        """Each prompt's verdict's parameters (``judged_with``), (parameters, P): in a population,
+        those with a noise role (``study.rewards.ROLES``) 0 for the prompts of an environment
+        whose verifier is exact (``study.model.population``)."""
+        table = np.tile(np.asarray(self.judged_with, dtype=np.float64)[:, None],
+                        (1, self.prompts))
+        drawn = self.population
+        if drawn is not None:
+            noise = np.array([bool(p.role) for p in
+                              registry.reward_model(self.judged_by).parameters], dtype=bool)
+            table[np.ix_(noise, np.repeat(drawn.exact, drawn.holdings))] = 0.0
+        return table
 
     def with_reward(self, reward: str, parameters: tuple[float, ...]) -> Environment:
         """The same arms under the reward model ``reward`` with ``parameters``."""
@@ -276,6 +305,15 @@ class Environment:
         instance per run drawn from its own stream (see the module docstring); a single bandit's
         ``prompt_values``."""
         return np.ascontiguousarray(replace(self, prompts=1).prompt_values(keys)[:, 0, :])
+
+
+def length_scales(means: np.ndarray) -> np.ndarray:
+    """1 / ln(1 - 1 / l) of each mean length l of ``means`` (0 for l = 1), of any shape
+    (``Environment.length_scales``), each by ``math.log1p`` as the reference computes it."""
+    unique, inverse = np.unique(means, return_inverse=True)
+    scales = np.array([0.0 if mean == 1.0 else 1.0 / math.log1p(-1.0 / mean)
+                       for mean in unique])
+    return scales[inverse].reshape(means.shape)
 
 
 def draw_instance(key: np.ndarray, draw: str, params: tuple[float, ...], arms: int) -> np.ndarray:

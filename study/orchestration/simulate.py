@@ -30,7 +30,7 @@ from study.core.prompts import difficulty_bands, simulate_prompts
 from study.core.state import LANES, UNROLLED_ARMS, VECTOR
 from study.core.streams import kernel_keys, run_keys
 from study.model import registry
-from study.model.environment import Environment, best_arms
+from study.model.environment import Environment, best_arms, length_scales
 from study.model.grid import Simulation
 from study.model.offpolicy import ESTIMATORS, OffPolicy
 from study.orchestration.shards import (
@@ -326,13 +326,17 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     sampler = (offpolicy or OffPolicy()).codes()
     allocation = registry.allocation(rule)
     parameters = np.asarray(environment.reward_parameters, dtype=np.float64)
-    meter = (np.asarray(environment.lengths or (), dtype=np.float64),
-             GEOMETRIC if environment.length_law == "geometric" else 0,
-             environment.length_scales(), parameters, int(tokens and counted))
+    # Each prompt's verdict and lengths: a population's its environment's, else the bandit's
+    # for every one of the dataset's prompts (a test's values may have any number).
+    dataset = (environment if environment.is_population
+               else environment.with_prompts(values.shape[1]))
+    lengths = (dataset.prompt_lengths() if counted
+               else np.zeros((0, values.shape[1])))
+    meter = (lengths, GEOMETRIC if environment.length_law == "geometric" else 0,
+             length_scales(lengths), parameters, int(tokens and counted))
     arguments = ("reinforce", _literal_arms(values.shape[2]), environment.judged_by,
                  environment.reward, kernel_keys(keys), values, present,
-                 best_arms(values, present), group_of,
-                 np.asarray(environment.judged_with, dtype=np.float64),
+                 best_arms(values, present), group_of, dataset.prompt_verdicts(),
                  float(lr), estimator == "leave_one_out", estimator == "group_zscore", group,
                  (registry.allocation_names().index(rule), allocation.fixed,
                   allocation.reads_policy, normalization == "per_batch"), *sampler, meter,

@@ -1,6 +1,7 @@
 """Each environment of a population (``study.model.population``) at the study's largest budget: per
 cell and environment, its mean pass probability (``pass_probability``), the prompts it holds, its
-prompts' arms, its difficulty band, and the means over seeds of its share of prompts right
+prompts' arms, its difficulty band, whether its verifier is exact (``exact_verifier``), its
+answers' length factor (``length_factor``), and the means over seeds of its share of prompts right
 (``accuracy``) and of its prompts' pass rate, each with its 95% interval
 (``analysis.prompts.means.interval_columns_of``; none where every seed has the same value)."""
 
@@ -33,6 +34,8 @@ def table(inputs: Inputs) -> pd.DataFrame:
                      "budget": int(frame["budget"].iat[0]), ENVIRONMENT_INDEX: int(index),
                      "pass_probability": float(drawn.pass_probability[index]), "prompts_held": held,
                      "arms": int(drawn.arms[index]), "band": int(drawn.band[index]),
+                     "exact_verifier": bool(drawn.exact[index]),
+                     "length_factor": float(drawn.length_factor[index]),
                      **interval_columns_of("accuracy", (frame["correct_prompts"] / held).to_numpy(),
                                            accuracy_support(held)),
                      **interval_columns_of("pass_rate", (frame["pass_rate_sum"] / held).to_numpy(),

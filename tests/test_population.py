@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from scipy import stats
 
 from analysis.pass_rate import achievable
 from analysis.prompts.outcomes import band_rows
+from analysis.prompts.questions.factorial_effects import support
 from analysis.prompts.study_tables import study_tables
 from conftest import config_text, make_config, run_cli
 from reference import prompts as reference
@@ -139,41 +141,61 @@ def test_the_exact_verifiers_and_length_factors_follow_their_laws() -> None:
     # 5,000 environments: an exact two-sided binomial test of the exact verifiers' count
     # against exact_share, and the Kolmogorov-Smirnov test of the log length factors against
     # normal(0, length_spread), each failing a correct draw with probability ALPHA (the KS
-    # test detects a shift of about 0.034 in the distribution function at n = 5,000).
+    # test detects a shift of about sqrt(-ln(ALPHA / 2) / (2 n)) = 0.038 in the distribution
+    # function at n = 5,000).
     drawn = population_of(20000, 5000, exact_share=0.3, length_spread=0.8).population
     assert stats.binomtest(int(drawn.exact.sum()), 5000, 0.3).pvalue > ALPHA
     assert stats.kstest(np.log(drawn.length_factor), stats.norm(0.0, 0.8).cdf).pvalue > ALPHA
 
 
-def test_the_verifiers_and_lengths_are_drawn_last_so_other_laws_are_unchanged() -> None:
-    # The difficulties, shares and arms are those of the same law without them, and the
-    # exact verifiers of a law with lengths spread are those of the law without.
+def test_the_verifiers_and_lengths_have_streams_of_their_own() -> None:
+    # The difficulties, shares and arms are those of the same law without them; the exact
+    # verifiers do not depend on the lengths' spread or the arms, the length factors not on
+    # the exact share or the arms; a larger exact share makes a superset exact (each
+    # environment's one uniform against the share).
     base = population_of(500, 40, arms=5, fewest_arms=2)
     spread = population_of(500, 40, arms=5, fewest_arms=2, exact_share=0.4, length_spread=1.0)
-    exact = population_of(500, 40, arms=5, fewest_arms=2, exact_share=0.4)
+    exact = population_of(500, 40, arms=5, exact_share=0.4)
+    lengths = population_of(500, 40, arms=5, length_spread=1.0)
+    more = population_of(500, 40, arms=5, exact_share=0.7)
     assert len(base.params) == 6 and len(exact.params) == 7 and len(spread.params) == 8
     for name in ("pass_probability", "holdings", "band", "arms"):
         assert np.array_equal(getattr(spread.population, name), getattr(base.population, name))
     assert np.array_equal(spread.population.exact, exact.population.exact)
-    assert not base.population.exact.any() and (base.population.length_factor == 1.0).all()
+    assert np.array_equal(spread.population.length_factor, lengths.population.length_factor)
+    assert (more.population.exact >= exact.population.exact).all()
+    assert more.population.exact.sum() > exact.population.exact.sum()
+
+
+def test_a_law_or_a_dataset_of_the_wrong_size_is_refused() -> None:
+    with pytest.raises(ValueError, match="5 to 8 parameters, not 4"):
+        population.law((10.0, 1.0, 1.0, 20.0), 3)
+    env = population_of(40, 5)
+    values = population_of(41, 5).prompt_values(run_keys(1, np.arange(1)))
+    with pytest.raises(ValueError, match="holds 40 prompts, and the values 41"):
+        simulate_passes_values(values, run_keys(1, np.arange(1)), env, 0.5, "group_mean", 4,
+                               (100,), OffPolicy(lag=1))
 
 
 def test_each_prompt_has_its_environments_verifier_and_lengths() -> None:
     # An exact environment's prompts have the noisy verifier's rates at 0 (both have the noise
     # roles); a prompt's lengths are the study's times its environment's factor, whole tokens
     # from 1 for fixed lengths, at least 1 for geometric means.
+    # The longest arm's 300,000 tokens take the clip at 1e6 where a factor passes 10 / 3.
     env = population_of(300, 30, exact_share=0.5, length_spread=1.5).with_reward(
         "noisy_verifier", (0.2, 0.1))
     drawn = env.population
-    exact = np.repeat(drawn.exact, drawn.holdings)
+    exact = drawn.exact[drawn.environment_of]
     assert 0 < exact.sum() < 300
     verdicts = env.prompt_verdicts()
     assert (verdicts[:, exact] == 0.0).all() and (verdicts[:, ~exact].T == (0.2, 0.1)).all()
-    factor = np.repeat(drawn.length_factor, drawn.holdings)
-    fixed = env.with_lengths((3.0, 1.0, 40.0)).prompt_lengths()
-    assert np.array_equal(fixed, np.maximum(1.0, np.rint(np.outer((3.0, 1.0, 40.0), factor))))
-    geometric = env.with_lengths((3.0, 1.0, 40.0), "geometric").prompt_lengths()
-    assert np.array_equal(geometric, np.maximum(1.0, np.outer((3.0, 1.0, 40.0), factor)))
+    factor = drawn.length_factor[drawn.environment_of]
+    arms = (3.0, 1.0, 300_000.0)
+    fixed = env.with_lengths(arms).prompt_lengths()
+    assert np.array_equal(fixed, np.clip(np.rint(np.outer(arms, factor)), 1.0, 1e6))
+    geometric = env.with_lengths(arms, "geometric").prompt_lengths()
+    assert np.array_equal(geometric, np.clip(np.outer(arms, factor), 1.0, 1e6))
+    assert (fixed[2] == 1e6).any() and (fixed[1] == 1.0).any() and (fixed[1] > 1.0).any()
 
 
 def test_an_exact_verifier_is_the_noisy_verifiers_rates_at_zero() -> None:
@@ -276,10 +298,33 @@ def test_the_nested_driver_gives_each_environment_its_verifier_and_lengths(
     # A noisy verifier under the overlong punishment (the pair test_passes compiles), each
     # environment's verifier exact or not and its answers' lengths its own, in rollouts or
     # tokens, over two lane blocks: the reference run on each prompt's own verdict and lengths.
+    # The budgets, drawn for the case's prompts, scaled to the 130 more.
     env, root_seed, seeds, budgets = case
+    scale = -(-(env.prompts + 130) // env.prompts)
     law_parameters = population.law(env.params, env.arms)[:-population.OPTIONAL + 1]
     env = replace(env, prompts=env.prompts + 130, params=population.stated(
         (*law_parameters, exact_share, length_spread), env.arms))
+    agrees_per_environment(env, law, tokens, rule, root_seed, seeds,
+                           [budget * scale for budget in budgets])
+
+
+def test_the_nested_driver_gives_mixed_environments_their_verifiers_and_lengths() -> None:
+    # Exact and noisy environments side by side in both lane blocks, lengths spread, tokens,
+    # a rule of sizes per prompt: a driver that read one lane's or one block's column for
+    # every lane would differ from the reference here.
+    env = population_of(200, 12, a=1.0, b=1.0, sigma=0.5, fewest_arms=2, exact_share=0.5,
+                        length_spread=1.2, root_seed=3)
+    drawn = env.population
+    first, second = drawn.exact[drawn.environment_of][:128], drawn.exact[drawn.environment_of][128:]
+    assert 0 < first.sum() < 128 and 0 < second.sum() < 72
+    agrees_per_environment(env, "geometric", True, "skip_zero_signal", 9, 2, [2000, 9000, 30000])
+
+
+def agrees_per_environment(env: Environment, law: str, tokens: bool, rule: str,
+                           root_seed: int, seeds: int, budgets: list[int]) -> None:
+    """The nested driver's runs of the population ``env`` with a noisy verifier under the
+    overlong punishment and lengths of ``law`` equal the reference's on each prompt's own
+    verdict and lengths, field by field."""
     env = env.with_reward("overlong", (12.0, 4.0, 1.0)).with_verdict(
         "noisy_verifier", (0.2, 0.1)).with_lengths((3.0, 1.0, 8.0), law)
     keys = run_keys(root_seed, np.arange(seeds))
@@ -303,6 +348,41 @@ def test_the_nested_driver_gives_each_environment_its_verifier_and_lengths(
         # test_passes holds every float field to (1e-12).
         np.testing.assert_allclose(out.expected_length[run], expected["expected_length"],
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_a_study_of_exact_verifiers_and_spread_lengths_runs_to_its_tables(tmp_path: Path
+                                                                         ) -> None:
+    # From the config to prompts_environments: each environment's verifier and length factor
+    # as drawn, and the runs' tokens those of each prompt's own lengths (a seed never spends
+    # more than a checkpoint counts).
+    config = make_config({"seeds": 3, "root_seed": 5}, prompts=[60], probs=[
+        {"draw": "population", "arms": 3, "environments": 9, "a": 0.5, "b": 0.5,
+         "concentration": 8, "exact_share": 0.5, "length_spread": 0.8}],
+        baseline=["group_mean"], group_size=[4], lr=[0.5], reward_model="length_penalty",
+        penalty=[0.05], verdict="noisy_verifier", false_positive=[0.2], lengths=[[1, 2, 4]],
+        token_budgets=[500, 2000], budgets=None, allocation=["uniform"])
+    env = config.environments[0]
+    assert env.params[-2:] == (0.5, 0.8)
+    runs = run_study(config, progress=False).runs
+    per_seed = runs.groupby(["seed", "budget"])["tokens"].sum()
+    assert (per_seed <= per_seed.index.get_level_values("budget")).all()
+    table = study_tables(runs, "t", config.analysis, {env.text: env}, tmp_path)[
+        "prompts_environments"]
+    drawn = env.population
+    assert table["exact_verifier"].tolist() == drawn.exact.tolist()
+    assert table["length_factor"].tolist() == drawn.length_factor.tolist()
+
+
+def test_an_effect_on_expected_length_lies_within_the_longest_prompts_answer() -> None:
+    # The distribution-free bound of a factorial's effect on the expected length holds only
+    # where every per-seed effect lies in its support: +-the longest answer of any prompt,
+    # which a population's length factors put past the study's lengths.
+    env = population_of(300, 30, length_spread=1.5).with_reward(
+        "length_penalty", (0.05, 1.0, 1.0)).with_lengths((1.0, 2.0, 4.0))
+    longest = float(np.rint(4.0 * env.population.length_factor.max()))
+    assert longest > 4.0
+    found = support(SimpleNamespace(environments={env.text: env}), "expected_length")
+    assert found.values == (-longest, longest) and not found.discrete
 
 
 @pytest.mark.parametrize("nested", [False, True])

@@ -631,9 +631,10 @@ def _many_prompts(config: StudyConfig, grid: dict[str, Any]) -> StudyConfig:
             raise ConfigError("grid.prompts", list(sizes), f"names more than one dataset size "
                               f"beside the population of grid.probs[{i}] (its environments are "
                               "drawn for one size)")
-        verdict = config.environments[0].judged_by
-        if entry.get("exact_share", 0.0) > 0.0 and not any(
-                p.role for p in registry.reward_model(verdict).parameters):
+        quiet = sorted({env.judged_by for env in config.environments if not any(
+            p.role for p in registry.reward_model(env.judged_by).parameters)})
+        if entry.get("exact_share", 0.0) > 0.0 and quiet:
+            verdict = quiet[0]
             raise ConfigError(f"grid.probs[{i}].exact_share", entry["exact_share"],
                               f"is above 0, and the verdict {verdict} has no noise for an exact "
                               "verifier to remove (no parameter with a role of "

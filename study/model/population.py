@@ -23,17 +23,21 @@ The law (a ``grid.probs`` entry ``{draw = "population", ...}``, ``PARAMETERS`` i
   check next to a model-judged one (DeepSeek-V3.2 rewards some environments by rules, others by
   a generative reward model);
 * environment e's answers are ``exp(length_spread z_e)`` times the study's lengths, z_e standard
-  normal (a lognormal factor of median 1: environments differ in how long their answers run),
-  whole tokens for fixed lengths, at least 1 (``Drawn.length_factor``).
+  normal (``Drawn.length_factor``: a lognormal factor of median 1, as environments differ in how
+  long their answers run; ``study.model.environment.Environment.prompt_lengths`` rounds fixed
+  lengths to whole tokens and holds every length in [1, 1e6]).
 
 The environments (m_e and n_e) are drawn once per study, from the root seed's own ``POPULATION``
 stream (``study.core.streams``): every seed and cell of the study trains on the same population,
 and the seeds differ in the prompts' values drawn within it (a study's conclusions are about
 that population, as a trainer's are about its dataset). The arms are drawn after the
-environments' difficulties and shares, and only where ``fewest_arms`` is below K; the exact
-verifiers after them, only where ``exact_share`` is above 0; the length factors last, only where
-``length_spread`` is above 0: a law's difficulties and shares do not depend on the parameters
-after ``sigma``, nor its arms on the two after ``fewest_arms``. The prompts are in environment
+environments' difficulties and shares, and only where ``fewest_arms`` is below K, so a law's
+difficulties and shares do not depend on its ``fewest_arms``. The verifiers and the length
+factors are drawn from streams of their own (the ``POPULATION`` spawn key's children
+``EXACT_STREAM`` and ``LENGTH_STREAM``), one uniform u_e and one normal z_e per environment
+whatever the law's other parameters: two laws that differ in ``exact_share`` alone have the same
+lengths and nested sets of exact environments (those with u_e below each share), and the laws'
+other draws do not depend on either. The prompts are in environment
 order, environment 0's first. An environment's difficulty band is its rank by m_e (ties by
 index) times ``study.core.prompt_rules.BANDS`` div E, so a band holds whole environments.
 """
@@ -61,6 +65,9 @@ OPTIONAL = 3
 BETA_RANGE = (1e-3, 1e3)
 """The range of a drawn bandit's beta parameters (``study.model.config``), in which a
 population's prompts' are held too."""
+EXACT_STREAM, LENGTH_STREAM = 1, 2
+"""The second words of the spawn keys (``POPULATION``, i) of the exact verifiers' and the length
+factors' streams."""
 MAX_LENGTH_SPREAD = 2.0
 """The largest ``length_spread`` (two spreads make an environment's answers about 55 times as
 long as the typical one's, or as short)."""
@@ -80,6 +87,9 @@ def law(params: tuple[float, ...], arms: int) -> tuple[float, ...]:
     """Every parameter of ``PARAMETERS`` from an environment's ``params`` and its ``arms``: the
     defaults (``defaults``) of those ``params`` leaves out."""
     given = len(params) - (len(PARAMETERS) - OPTIONAL)
+    if not 0 <= given <= OPTIONAL:
+        raise ValueError(f"a population's law has {len(PARAMETERS) - OPTIONAL} to "
+                         f"{len(PARAMETERS)} parameters, not {len(params)}")
     return (*params, *defaults(arms)[given:])
 
 
@@ -159,9 +169,7 @@ def draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
 def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
           sigma: float, arms: int, fewest_arms: int, exact_share: float,
           length_spread: float) -> Drawn:
-    state = np.random.SeedSequence(root_seed, spawn_key=(POPULATION,)).generate_state(
-        2, np.uint64)
-    generator = np.random.Generator(np.random.Philox(key=state))
+    generator = _generator(root_seed)
     pass_probability = generator.beta(a, b, environments)
     if sigma == 0.0:
         holdings = np.full(environments, prompts // environments, dtype=np.int64)
@@ -175,10 +183,18 @@ def _draw(root_seed: int, prompts: int, environments: int, a: float, b: float,
     holdings = holdings.astype(np.int64)
     counts = (generator.integers(fewest_arms, arms + 1, environments) if fewest_arms < arms
               else np.full(environments, arms)).astype(np.int64)
-    exact = (generator.random(environments) < exact_share if exact_share > 0.0
-             else np.zeros(environments, dtype=bool))
-    factor = (np.exp(length_spread * generator.standard_normal(environments))
+    exact = (_generator(root_seed, EXACT_STREAM).random(environments) < exact_share
+             if exact_share > 0.0 else np.zeros(environments, dtype=bool))
+    factor = (np.exp(length_spread
+                     * _generator(root_seed, LENGTH_STREAM).standard_normal(environments))
               if length_spread > 0.0 else np.ones(environments))
     for array in (pass_probability, holdings, band, counts, exact, factor):
         array.flags.writeable = False
     return Drawn(pass_probability, holdings, band, counts, exact, factor)
+
+
+def _generator(root_seed: int, *child: int) -> np.random.Generator:
+    """numpy's generator on the root seed's ``POPULATION`` stream, or its child ``child``."""
+    state = np.random.SeedSequence(root_seed, spawn_key=(POPULATION, *child)).generate_state(
+        2, np.uint64)
+    return np.random.Generator(np.random.Philox(key=state))

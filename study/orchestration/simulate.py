@@ -330,6 +330,9 @@ def simulate_passes_values(values: np.ndarray, keys: np.ndarray, environment: En
     # for every one of the dataset's prompts (a test's values may have any number).
     dataset = (environment if environment.is_population
                else environment.with_prompts(values.shape[1]))
+    if dataset.prompts != values.shape[1]:
+        raise ValueError(f"the population holds {dataset.prompts} prompts, and the values "
+                         f"{values.shape[1]}")
     lengths = (dataset.prompt_lengths() if counted
                else np.zeros((0, values.shape[1])))
     meter = (lengths, GEOMETRIC if environment.length_law == "geometric" else 0,

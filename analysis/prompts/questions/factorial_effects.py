@@ -30,10 +30,12 @@ def budgets(inputs: Inputs) -> list[int]:
 
 def support(inputs: Inputs, metric: str) -> Support:
     """Where an effect on ``metric`` lies: within +-1 for a share or a pass rate, within +-the
-    longest mean answer for the expected length."""
+    longest mean answer of any prompt for the expected length (a population's environments
+    have lengths of their own: ``Environment.prompt_lengths``)."""
     if metric != "expected_length":
         return PASS_RATE_RANGE
-    longest = max(max(env.lengths) for env in inputs.environments.values())
+    longest = max(float(env.prompt_lengths().max()) for env in inputs.environments.values()
+                  if env.lengths is not None)
     return Support((-longest, longest), discrete=False)
 
 

@@ -222,11 +222,22 @@ def of_lane(table, j):  # type: ignore[no-untyped-def]
     adjacent and a lane loop reads them as vectors)."""
 
 
+def lane_entry(table, k, j):  # type: ignore[no-untyped-def]
+    """Entry k of lane j of ``table`` (``of_lane``'s), read in place: no view of the column."""
+
+
 @inline_overload(of_lane)
 def _of_lane(table, j):  # type: ignore[no-untyped-def]
     if table.ndim == 1:
         return lambda table, j: table
     return lambda table, j: table[:, j]
+
+
+@inline_overload(lane_entry)
+def _lane_entry(table, k, j):  # type: ignore[no-untyped-def]
+    if table.ndim == 1:
+        return lambda table, k, j: table[k]
+    return lambda table, k, j: table[k, j]
 
 
 @inline_jit
@@ -572,12 +583,12 @@ def simulate_fixed_budget(
 
 
 @inline_jit
-def _of_arm(n_arms, per_arm, arm):  # pragma: no cover
-    """``per_arm[arm]`` for the arm ``arm`` (a double): a ``select`` per arm, which vectorizes
-    where a gather would not (``study.core.arms.pick``)."""
+def _of_arm(n_arms, per_arm, j, arm):  # pragma: no cover
+    """Lane j's ``per_arm[arm]`` (``lane_entry``) for the arm ``arm`` (a double): a ``select``
+    per arm, which vectorizes where a gather would not (``study.core.arms.pick``)."""
     entry = 0.0
     for k in range(n_arms):
-        entry = select(arm == k, per_arm[k], entry)
+        entry = select(arm == k, lane_entry(per_arm, k, j), entry)
     return entry
 
 
@@ -620,17 +631,17 @@ def answers(shaping, law, n_arms, lanes, row, i, pulled, lengths, scale, length_
     """Every lane's rollout i of the update as an answer: the answer to the arm in ``pulled[i]``
     has ``lengths[arm]`` tokens (``law`` 0), or 1 + floor(ln(1 - u) ``scale[arm]``) with u its
     length draw in row ``row`` (``GEOMETRIC``), ``lengths`` and ``scale`` the lanes' own where
-    2-D (``of_lane``); its reward in ``rewards[i]`` shaped by ``shaping`` and its tokens added to
+    2-D (``lane_entry``); its reward in ``rewards[i]`` shaped by ``shaping`` and its tokens added to
     ``answered`` (``_answer``)."""
     if law == GEOMETRIC:
         for j in range(lanes):
             length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                    * _of_arm(n_arms, of_lane(scale, j), pulled[i, j]))
+                                    * _of_arm(n_arms, scale, j, pulled[i, j]))
             _answer(shaping, j, length, longest, lifted, spending, parameters, answered,
                     rewards[i])
     else:
         for j in range(lanes):
-            _answer(shaping, j, _of_arm(n_arms, of_lane(lengths, j), pulled[i, j]), longest,
+            _answer(shaping, j, _of_arm(n_arms, lengths, j, pulled[i, j]), longest,
                     lifted, spending, parameters, answered, rewards[i])
 
 
@@ -752,12 +763,12 @@ def simulate_tokens(name, n_arms, model, shaping, keys, lanes, values, best, len
             if law == GEOMETRIC:
                 for j in range(width):
                     length = 1.0 + np.floor(fast_log(1.0 - length_draws[row, j])
-                                            * _of_arm(arms, scale, pulled[i, j]))
+                                            * _of_arm(arms, scale, j, pulled[i, j]))
                     _answer(shaping, j, length, longest, lifted, spending, shaping_parameters,
                             answered, rewards[i])
             else:
                 for j in range(width):
-                    _answer(shaping, j, _of_arm(arms, lengths, pulled[i, j]), longest, lifted,
+                    _answer(shaping, j, _of_arm(arms, lengths, j, pulled[i, j]), longest, lifted,
                             spending, shaping_parameters, answered, rewards[i])
         # A lane's checkpoints are recorded (a scalar loop) only in the updates that pass one.
         passed = 0

@@ -200,14 +200,16 @@ def test_each_prompt_has_its_environments_verifier_and_lengths() -> None:
 
 def test_an_exact_verifier_is_the_noisy_verifiers_rates_at_zero() -> None:
     # Every environment exact: the nested driver's runs are those of the noisy verifier with
-    # rates 0 everywhere (the Bernoulli check, bit for bit), whatever the study's rates.
+    # rates 0 everywhere (the Bernoulli check, bit for bit), whatever the study's rates; under
+    # the overlong cut, the pair the other tests here compile.
     exact = population_of(150, 8, exact_share=1.0)
     keys = run_keys(3, np.arange(2))
     values = exact.prompt_values(keys)
     groups = readout_groups(exact, values)
-    runs = [simulate_passes_values(values, keys, env.with_reward("noisy_verifier", rates), 0.5,
-                                   "group_mean", 4, (300, 1200), OffPolicy(lag=1),
-                                   groups=groups)
+    runs = [simulate_passes_values(values, keys, env.with_reward("overlong", (12.0, 4.0, 1.0))
+                                   .with_verdict("noisy_verifier", rates)
+                                   .with_lengths((3.0, 1.0, 8.0)), 0.5, "group_mean", 4,
+                                   (300, 1200), OffPolicy(lag=1), groups=groups)
             for env, rates in ((exact, (0.2, 0.1)), (population_of(150, 8), (0.0, 0.0)),
                                (population_of(150, 8), (0.2, 0.1)))]
     for name in prompt_rules.FIELDS:
@@ -358,8 +360,9 @@ def test_a_study_of_exact_verifiers_and_spread_lengths_runs_to_its_tables(tmp_pa
     config = make_config({"seeds": 3, "root_seed": 5}, prompts=[60], probs=[
         {"draw": "population", "arms": 3, "environments": 9, "a": 0.5, "b": 0.5,
          "concentration": 8, "exact_share": 0.5, "length_spread": 0.8}],
-        baseline=["group_mean"], group_size=[4], lr=[0.5], reward_model="length_penalty",
-        penalty=[0.05], verdict="noisy_verifier", false_positive=[0.2], lengths=[[1, 2, 4]],
+        baseline=["group_mean"], group_size=[4], lr=[0.5], reward_model="overlong",
+        max_length=[12], cache_length=[4], verdict="noisy_verifier", false_positive=[0.2],
+        lengths=[[1, 2, 4]],
         token_budgets=[500, 2000], budgets=None, allocation=["uniform"])
     env = config.environments[0]
     assert env.params[-2:] == (0.5, 0.8)
